@@ -1,0 +1,238 @@
+/**
+ * The raw record of a benchmark run and the options that produce it. Everything teapot reports is
+ * derived from these records (see metrics.ts); storage keeps them so any metric can be recomputed.
+ *
+ * Times: one monotonic clock (process.hrtime.bigint()) per run, anchored once to the wall clock.
+ * Offsets are integer microseconds. Request offsets are relative to the run's monotonic anchor;
+ * chunk offsets are relative to their request's start (the instant just before the request is
+ * written to the socket).
+ */
+
+export type ApiKind = 'chat' | 'completions';
+
+/** Where a chunk's output-token count came from, most trustworthy first. */
+export type TokenCountSource =
+  /** `usage.completion_tokens` deltas on every chunk (continuous usage stats). */
+  | 'usage_delta'
+  /** Only the final `usage` is known; it is spread over the token-carrying chunks. */
+  | 'usage_final'
+  /** One token per token-carrying chunk: the last resort when the server reports no usage. */
+  | 'chunk';
+
+export const CHUNK_KIND = {
+  /** Carries visible output text. */
+  content: 0,
+  /** Carries reasoning text (`reasoning_content` / `reasoning`). */
+  reasoning: 1,
+  /** Carries a tool-call delta. */
+  toolCall: 2,
+  /** Role-only, empty delta, or a usage-only chunk: carries no output token. */
+  empty: 3,
+} as const;
+export type ChunkKind = (typeof CHUNK_KIND)[keyof typeof CHUNK_KIND];
+
+export type ErrorClass =
+  | 'connect_refused'
+  | 'connect_error'
+  | 'timeout'
+  | 'http_status'
+  | 'rate_limited'
+  | 'stream_stalled'
+  | 'malformed_stream'
+  | 'stream_error_event'
+  | 'truncated_stream'
+  | 'aborted';
+
+export interface RequestError {
+  kind: ErrorClass;
+  message: string;
+  /** HTTP status for http_status / rate_limited. */
+  status?: number;
+  /** Retry-After in seconds, as the server sent it, for 429s. */
+  retryAfterS?: number;
+}
+
+/** How the request ended. `incomplete`: still running when a duration-bounded run ended. */
+export type RequestOutcome = 'ok' | 'error' | 'incomplete';
+
+/**
+ * One request's raw record. Per-chunk data lives in typed arrays of equal length (one entry per
+ * SSE data event that parsed as a completion chunk, including role-only and usage-only chunks):
+ * about 7 bytes per chunk, so a million token timings fit in a few MB.
+ */
+export interface RequestRecord {
+  /** Issue order within the run, warm-up requests included. */
+  index: number;
+  warmup: boolean;
+  outcome: RequestOutcome;
+  error?: RequestError;
+  /** Intended send time (open loop), from the run anchor; equals startUs for closed loop. */
+  scheduledUs: number;
+  /** Actual start, from the run anchor: just before the request was written. */
+  startUs: number;
+  /** Time to first response byte (headers), from request start; null if none arrived. */
+  ttfbUs: number | null;
+  /** Arrival of each chunk, from request start, taken when the bytes arrived (before parsing). */
+  chunkOffsetsUs: Uint32Array;
+  /** Output tokens carried by each chunk. */
+  chunkTokens: Uint16Array;
+  /** CHUNK_KIND of each chunk. */
+  chunkKinds: Uint8Array;
+  /** Where chunkTokens came from. */
+  tokenSource: TokenCountSource;
+  /** Output tokens: the server's usage.completion_tokens when reported, else the chunk sum. */
+  outputTokens: number;
+  /** Prompt tokens as the server reported them (usage.prompt_tokens); null if not reported. */
+  promptTokens: number | null;
+  /** The prompt length teapot asked for (synthetic workloads) or measured (dataset), in tokens. */
+  targetPromptTokens: number | null;
+  /** The response `id` of the completion, when sent: ties the record to server-side logs/ground truth. */
+  responseId: string | null;
+  /** Server's finish_reason of the last choice, if sent. */
+  finishReason: string | null;
+}
+
+export interface PercentileSummary {
+  count: number;
+  mean: number;
+  std: number;
+  min: number;
+  max: number;
+  p50: number;
+  p90: number;
+  p95: number;
+  p99: number;
+  p999: number;
+}
+
+/** Service-level objectives in milliseconds. A request meets them all, or it is not goodput. */
+export interface Slo {
+  ttftMs?: number;
+  tpotMs?: number;
+  /** Every one of the request's inter-token latencies must be at or under this. */
+  itlMs?: number;
+  e2eMs?: number;
+}
+
+/** Summary metrics of a run, in milliseconds unless the name says otherwise. */
+export interface RunSummary {
+  requests: { total: number; succeeded: number; failed: number; incomplete: number; warmup: number };
+  /** Request-weighted, over successful requests. */
+  ttftMs: PercentileSummary | null;
+  ttfbMs: PercentileSummary | null;
+  /** Request-weighted, over successful requests with at least 2 output tokens. */
+  tpotMs: PercentileSummary | null;
+  /** Token-weighted: every output token after each request's first token chunk is one sample. */
+  itlMs: PercentileSummary | null;
+  /** Raw gaps between consecutive token-carrying chunks. */
+  interChunkMs: PercentileSummary | null;
+  e2eMs: PercentileSummary | null;
+  outputTokens: number;
+  promptTokens: number;
+  /** Output tokens per second of measured wall time (first start to last end). */
+  outputTokensPerS: number;
+  requestsPerS: number;
+  /** Requests per second meeting every SLO; null when the profile sets none. */
+  goodputRps: number | null;
+  errorsByClass: Partial<Record<ErrorClass, number>>;
+  durationS: number;
+}
+
+export interface ClientHealth {
+  /** Event-loop delay over the run, in ms (perf_hooks.monitorEventLoopDelay). */
+  eventLoopDelayMs: { p50: number; p99: number; max: number; mean: number };
+  /** The client itself may have distorted the timings: treat the run as unreliable. */
+  saturated: boolean;
+  saturatedReason?: string;
+}
+
+export interface StreamOptionsReport {
+  /** We asked for `stream_options.include_usage` (and continuous usage stats). */
+  requested: boolean;
+  /** The server rejected them and requests were retried without; counts came from elsewhere. */
+  rejectedByServer: boolean;
+}
+
+export interface RunResult {
+  /** Wall-clock time (ms since epoch) at the monotonic anchor. */
+  wallAnchorMs: number;
+  /** process.hrtime.bigint() at the anchor, as a decimal string (JSON-safe). */
+  monotonicAnchorNs: string;
+  durationUs: number;
+  requests: RequestRecord[];
+  summary: RunSummary;
+  client: ClientHealth;
+  streamOptions: StreamOptionsReport;
+  /** True when the run was aborted from outside before it finished. */
+  aborted: boolean;
+}
+
+export interface Target {
+  /** Base URL up to and including the version segment, e.g. http://host:8000/v1 */
+  baseUrl: string;
+  apiKind: ApiKind;
+  model: string;
+  /** Extra request headers, e.g. { authorization: 'Bearer ...' }. Never logged. */
+  headers?: Record<string, string>;
+}
+
+export type Workload =
+  | {
+      kind: 'synthetic';
+      /** Target prompt length in tokens (approximate: the server's count is recorded). */
+      inputTokens: number;
+      outputTokens: number;
+      /** Relative spread of lengths, 0 = all equal (default). */
+      lengthJitter?: number;
+    }
+  | {
+      kind: 'dataset';
+      /** Prompts to cycle through; a chat workload sends each prompt as one user message. */
+      prompts: Array<{ prompt: string; outputTokens?: number }>;
+      outputTokens?: number;
+    };
+
+export type Load =
+  | { kind: 'closed'; concurrency: number }
+  | {
+      kind: 'open';
+      ratePerS: number;
+      /** poisson: exponential gaps; gamma: gamma gaps with shape = burstiness (<1 burstier). */
+      arrival: 'poisson' | 'gamma' | 'constant';
+      burstiness?: number;
+      /** Cap on requests in flight; arrivals beyond it wait (and their queueing is visible). */
+      maxConcurrency?: number;
+    };
+
+export interface Progress {
+  completed: number;
+  failed: number;
+  inFlight: number;
+  total: number | null;
+  outputTokens: number;
+  elapsedS: number;
+  /** Output tokens/s over the last second or so. */
+  tokensPerS: number;
+}
+
+export interface RunOptions {
+  target: Target;
+  workload: Workload;
+  load: Load;
+  /** Stop after this many measured requests (warm-up excluded). */
+  requests?: number;
+  /** Or stop issuing after this many seconds; requests still running are marked incomplete. */
+  durationS?: number;
+  warmupRequests?: number;
+  /** Makes prompts, lengths and arrival times reproducible. */
+  seed?: number;
+  /** Whole-request timeout. */
+  timeoutMs?: number;
+  /** Longest silence allowed between chunks before the request counts as stalled. */
+  stallTimeoutMs?: number;
+  /** Ask the server to produce exactly the output length (ignore_eos / min_tokens). */
+  forceOutputLength?: boolean;
+  slo?: Slo;
+  signal?: AbortSignal;
+  onProgress?: (progress: Progress) => void;
+}
