@@ -30,7 +30,8 @@ function ensurePnpm() {
 
 function runPnpm(args) {
   const [cmd, ...pre] = ensurePnpm();
-  const res = spawnSync(cmd, [...pre, ...args], { stdio: 'inherit', cwd: root });
+  const env = { ...process.env, TURBO_TELEMETRY_DISABLED: '1', DO_NOT_TRACK: '1' };
+  const res = spawnSync(cmd, [...pre, ...args], { stdio: 'inherit', cwd: root, env });
   return res.status ?? 1;
 }
 
