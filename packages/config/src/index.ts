@@ -1,1 +1,18 @@
-export {};
+export {
+  apiEnvSchema,
+  apiKey,
+  databaseUrl,
+  ENV_HINTS,
+  EnvError,
+  loadApiEnv,
+  LOG_LEVELS,
+  logLevel,
+  parseEnv,
+  port,
+  redisPrefix,
+  redisUrl,
+  secretKey,
+  sharedEnvShape,
+} from './env';
+export type { ApiEnv, EnvSource, LogLevel } from './env';
+export { decryptHeaders, decryptSecret, encryptHeaders, encryptSecret, parseSecretKey } from './secrets';

@@ -1,0 +1,107 @@
+import { z } from 'zod';
+import { parseSecretKey } from './secrets';
+
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+export type EnvSource = Record<string, string | undefined>;
+
+// The pieces are exported one by one so each app composes its own schema from the same definitions.
+export const databaseUrl = z.url({
+  protocol: /^postgres(ql)?$/,
+  error: 'must be a postgres:// or postgresql:// URL',
+});
+export const redisUrl = z.url({ protocol: /^rediss?$/, error: 'must be a redis:// or rediss:// URL' });
+export const redisPrefix = z
+  .string()
+  .regex(/^[A-Za-z0-9_.:-]{1,64}$/, 'must be 1-64 characters of letters, digits, _ . : -')
+  .default('teapot');
+export const secretKey = z.string().transform((text, ctx): Buffer => {
+  const key = parseSecretKey(text);
+  if (key) return key;
+  ctx.addIssue({ code: 'custom', message: 'must be 32 bytes written as base64 (44 characters) or hex (64)' });
+  return z.NEVER;
+});
+export const apiKey = z.string().min(16, 'must be at least 16 characters');
+export const port = z.coerce
+  .number({ error: 'must be a port number' })
+  .int('must be a whole number')
+  .min(0, 'must be 0-65535')
+  .max(65535, 'must be 0-65535')
+  .default(3000);
+export const logLevel = z
+  .enum(LOG_LEVELS, { error: `must be one of ${LOG_LEVELS.join(', ')}` })
+  .default('info');
+
+/** What every teapot process needs: the database, Redis, the secrets key and logging. */
+export const sharedEnvShape = {
+  DATABASE_URL: databaseUrl,
+  REDIS_URL: redisUrl,
+  TEAPOT_REDIS_PREFIX: redisPrefix,
+  TEAPOT_SECRET_KEY: secretKey,
+  LOG_LEVEL: logLevel,
+};
+
+/** How to fix each variable, printed next to the problem. */
+export const ENV_HINTS: Record<string, string> = {
+  DATABASE_URL: 'e.g. postgresql://postgres@127.0.0.1:5432/teapot',
+  REDIS_URL: 'e.g. redis://127.0.0.1:6379',
+  TEAPOT_SECRET_KEY: 'generate one with: openssl rand -base64 32',
+  TEAPOT_API_KEY: 'the first API key (write scope); generate one with: openssl rand -hex 24',
+};
+
+export class EnvError extends Error {
+  constructor(
+    readonly problems: ReadonlyArray<{ variable: string; problem: string }>,
+    app: string,
+  ) {
+    super(
+      `teapot ${app} cannot start: fix these environment variables:\n` +
+        problems
+          .map(({ variable, problem }) => {
+            const hint = ENV_HINTS[variable];
+            return `  ${variable} ${problem}${hint ? ` (${hint})` : ''}`;
+          })
+          .join('\n'),
+    );
+    this.name = 'EnvError';
+  }
+}
+
+/**
+ * Parses the environment against `schema` and reports every missing or invalid variable in one
+ * error. Empty strings count as unset; values are never echoed (some are secrets).
+ */
+export function parseEnv<Schema extends z.ZodType>(
+  schema: Schema,
+  env: EnvSource,
+  app: string,
+): z.output<Schema> {
+  const present: EnvSource = {};
+  for (const [name, value] of Object.entries(env)) {
+    if (value !== undefined && value.trim() !== '') present[name] = value;
+  }
+  const result = schema.safeParse(present);
+  if (result.success) return result.data;
+  const problems = new Map<string, string>();
+  for (const issue of result.error.issues) {
+    const variable = String(issue.path[0] ?? '(environment)');
+    if (problems.has(variable)) continue;
+    problems.set(variable, present[variable] === undefined ? 'is missing' : `is invalid: ${issue.message}`);
+  }
+  throw new EnvError(
+    [...problems].map(([variable, problem]) => ({ variable, problem })),
+    app,
+  );
+}
+
+export const apiEnvSchema = z.object({
+  ...sharedEnvShape,
+  TEAPOT_API_KEY: apiKey,
+  PORT: port,
+});
+export type ApiEnv = z.output<typeof apiEnvSchema>;
+
+export function loadApiEnv(env: EnvSource = process.env): ApiEnv {
+  return parseEnv(apiEnvSchema, env, 'api');
+}
