@@ -1,0 +1,112 @@
+import { randomUUID } from 'node:crypto';
+import { Queue, Worker } from 'bullmq';
+import type { Redis } from 'ioredis';
+import {
+  JOB_NAMES,
+  QUEUE_NAMES,
+  RUN_JOB_OPTIONS,
+  RunQueueProducer,
+  createRedis,
+  queueHealth,
+  queueHealthPrometheus,
+  redisPrefix,
+  type RunJobData,
+} from './index';
+
+const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+
+describe('RunQueueProducer against real Redis', () => {
+  const prefix = `teapot-test-${randomUUID()}`;
+  let connection: Redis;
+  let producer: RunQueueProducer;
+  let queue: Queue<RunJobData>;
+
+  beforeAll(() => {
+    connection = createRedis(REDIS_URL);
+    producer = new RunQueueProducer({ redis: REDIS_URL, prefix });
+    queue = new Queue<RunJobData>(QUEUE_NAMES.runs, { connection, prefix });
+  });
+
+  afterAll(async () => {
+    await queue.obliterate({ force: true });
+    await queue.close();
+    await producer.close();
+    await connection.quit();
+  });
+
+  it('enqueues a run job with the shared options, keyed by the run id', async () => {
+    const runId = randomUUID();
+    const jobId = await producer.enqueueRun(runId);
+    expect(jobId).toBe(runId);
+    const job = await queue.getJob(jobId);
+    expect(job?.name).toBe(JOB_NAMES.run);
+    expect(job?.data).toEqual({ runId });
+    expect(job?.opts.attempts).toBe(RUN_JOB_OPTIONS.attempts);
+    expect(job?.opts.backoff).toEqual(RUN_JOB_OPTIONS.backoff);
+    expect(await job?.getState()).toBe('waiting');
+  });
+
+  it('ignores a second job with the same id (one job per schedule slot)', async () => {
+    const slotKey = `${randomUUID()}@1767225600000`;
+    const first = await producer.enqueueRun(randomUUID(), { jobId: slotKey });
+    const second = await producer.enqueueRun(randomUUID(), { jobId: slotKey });
+    expect(second).toBe(first);
+    const job = await queue.getJob(slotKey);
+    const bulk = await producer.enqueueRuns([{ runId: randomUUID(), jobId: slotKey }]);
+    expect(bulk).toEqual([slotKey]);
+    expect((await queue.getJob(slotKey))?.data).toEqual(job?.data);
+  });
+
+  it('delays a job and enqueues many in one call', async () => {
+    const delayed = await producer.enqueueRun(randomUUID(), { delay: 60_000 });
+    expect(await (await queue.getJob(delayed))?.getState()).toBe('delayed');
+    const runIds = Array.from({ length: 50 }, () => randomUUID());
+    const ids = await producer.enqueueRuns(runIds.map((runId) => ({ runId })));
+    expect(ids).toEqual(runIds);
+  });
+
+  it('reports queue health by state, and a worker sees the jobs under the same prefix', async () => {
+    const before = await queueHealth(queue);
+    expect(before.queue).toBe(QUEUE_NAMES.runs);
+    expect(before.delayed).toBe(1);
+    expect(before.waiting).toBe(52);
+
+    const seen: string[] = [];
+    const workerConnection = createRedis(REDIS_URL);
+    const worker = new Worker<RunJobData>(
+      QUEUE_NAMES.runs,
+      async (job) => {
+        seen.push(job.data.runId);
+      },
+      { connection: workerConnection, prefix, concurrency: 10 },
+    );
+    try {
+      await waitFor(async () => (await queueHealth(queue)).completed === 52);
+    } finally {
+      await worker.close();
+      await workerConnection.quit();
+    }
+    expect(seen).toHaveLength(52);
+    const after = await queueHealth(queue);
+    expect(after).toMatchObject({ waiting: 0, active: 0, delayed: 1, completed: 52, failed: 0 });
+    const text = queueHealthPrometheus([after]);
+    expect(text).toContain('teapot_queue_jobs{queue="runs",state="completed"} 52');
+    expect(text).toContain('# TYPE teapot_queue_jobs gauge');
+  });
+});
+
+describe('redisPrefix', () => {
+  it('reads TEAPOT_REDIS_PREFIX and falls back to teapot', () => {
+    expect(redisPrefix({ TEAPOT_REDIS_PREFIX: 'ci-1' })).toBe('ci-1');
+    expect(redisPrefix({ TEAPOT_REDIS_PREFIX: '  ' })).toBe('teapot');
+    expect(redisPrefix({})).toBe('teapot');
+  });
+});
+
+async function waitFor(check: () => Promise<boolean>, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}

@@ -1,0 +1,68 @@
+import { Queue } from 'bullmq';
+import type { Redis } from 'ioredis';
+import { RUN_JOB_OPTIONS } from './options';
+import { JOB_NAMES, QUEUE_NAMES, type RunJobData } from './queues';
+import { createRedis, redisPrefix } from './redis';
+
+export interface RunQueueProducerOptions {
+  /** A Redis URL (the producer opens and closes its own connection) or a connection it borrows. */
+  redis: string | Redis;
+  /** BullMQ key prefix; defaults to `redisPrefix()` (TEAPOT_REDIS_PREFIX or `teapot`). */
+  prefix?: string;
+}
+
+export interface EnqueueRunOptions {
+  /** Defaults to the run id. A job id already in the queue makes the call a no-op. */
+  jobId?: string;
+  /** Milliseconds before the job may start (BullMQ `delay`). */
+  delay?: number;
+}
+
+export interface RunEnqueueRequest extends EnqueueRunOptions {
+  runId: string;
+}
+
+/** Puts runs on the `runs` queue. Processors live only in the worker. */
+export class RunQueueProducer {
+  readonly queue: Queue<RunJobData>;
+  private readonly ownedConnection: Redis | null;
+
+  constructor(options: RunQueueProducerOptions) {
+    this.ownedConnection = typeof options.redis === 'string' ? createRedis(options.redis) : null;
+    const connection = this.ownedConnection ?? (options.redis as Redis);
+    this.queue = new Queue<RunJobData>(QUEUE_NAMES.runs, {
+      connection,
+      prefix: options.prefix ?? redisPrefix(),
+      defaultJobOptions: RUN_JOB_OPTIONS,
+    });
+  }
+
+  /** Returns the job id (the existing job's when one with that id was already queued). */
+  async enqueueRun(runId: string, options: EnqueueRunOptions = {}): Promise<string> {
+    const job = await this.queue.add(JOB_NAMES.run, { runId }, toJobOptions(runId, options));
+    return job.id ?? runId;
+  }
+
+  /** One round trip for many runs: the scheduler enqueues a whole tick at once. */
+  async enqueueRuns(requests: RunEnqueueRequest[]): Promise<string[]> {
+    if (requests.length === 0) return [];
+    const jobs = await this.queue.addBulk(
+      requests.map(({ runId, ...options }) => ({
+        name: JOB_NAMES.run,
+        data: { runId },
+        opts: toJobOptions(runId, options),
+      })),
+    );
+    return jobs.map((job, i) => job.id ?? requests[i].runId);
+  }
+
+  async close(): Promise<void> {
+    await this.queue.close();
+    if (this.ownedConnection) await this.ownedConnection.quit().catch(() => undefined);
+  }
+}
+
+function toJobOptions(runId: string, options: EnqueueRunOptions): { jobId: string; delay?: number } {
+  const jobId = options.jobId ?? runId;
+  return options.delay && options.delay > 0 ? { jobId, delay: options.delay } : { jobId };
+}
