@@ -16,3 +16,4 @@ export {
 } from './env';
 export type { ApiEnv, EnvSource, LogLevel } from './env';
 export { decryptHeaders, decryptSecret, encryptHeaders, encryptSecret, parseSecretKey } from './secrets';
+export { loadWorkerEnv, workerEnvSchema, type WorkerEnv } from './worker';

@@ -1,0 +1,60 @@
+import { hostname } from 'node:os';
+import { z } from 'zod';
+import { parseEnv, port, sharedEnvShape, type EnvSource } from './env';
+
+function wholeNumber(min: number, max: number, fallback: number) {
+  return z.coerce
+    .number({ error: 'must be a number' })
+    .int('must be a whole number')
+    .min(min, `must be ${min}-${max}`)
+    .max(max, `must be ${min}-${max}`)
+    .default(fallback);
+}
+
+const flag = (fallback: boolean) =>
+  z
+    .enum(['true', 'false', '1', '0', 'yes', 'no'], { error: 'must be true or false' })
+    .transform((text) => text === 'true' || text === '1' || text === 'yes')
+    .default(fallback);
+
+const HOUR_MS = 3_600_000;
+
+export const workerEnvSchema = z.object({
+  ...sharedEnvShape,
+  /** Names this process in runs.worker_id and in locks; unique per process. */
+  WORKER_ID: z
+    .string()
+    .regex(/^[A-Za-z0-9_.@-]{1,100}$/, 'must be 1-100 characters of letters, digits, _ . @ -')
+    .default(() => `${hostname()}-${process.pid}`),
+  /** Runs measured at once by this process (each on a different endpoint). */
+  WORKER_CONCURRENCY: wholeNumber(1, 64, 1),
+  /** BullMQ job lock: a worker that stops renewing it for this long is presumed dead. */
+  WORKER_LOCK_DURATION_MS: wholeNumber(1_000, HOUR_MS, 30_000),
+  /** How often this process looks for jobs whose worker died. */
+  WORKER_STALLED_INTERVAL_MS: wholeNumber(500, HOUR_MS, 15_000),
+  /** Per-endpoint lock lifetime; renewed every third of it while a run is measuring. */
+  ENDPOINT_LOCK_TTL_MS: wholeNumber(1_000, HOUR_MS, 30_000),
+  /** When an endpoint is busy, try the run again after this long. */
+  ENDPOINT_BUSY_RETRY_MS: wholeNumber(100, HOUR_MS, 5_000),
+  /** A run that has not started this long after it was queued (manual runs) is aborted. */
+  RUN_MAX_WAIT_MS: wholeNumber(1_000, 7 * 24 * HOUR_MS, HOUR_MS),
+  /** How long to keep retrying the write of a finished run while the database is down. */
+  PERSIST_RETRY_MAX_MS: wholeNumber(0, 24 * HOUR_MS, 15 * 60_000),
+  /** On SIGTERM, a running benchmark may finish within this; after it, it is aborted and stored. */
+  SHUTDOWN_GRACE_MS: wholeNumber(0, HOUR_MS, 10_000),
+  PROCESSOR_ENABLED: flag(true),
+  SCHEDULER_ENABLED: flag(true),
+  SCHEDULER_TICK_MS: wholeNumber(50, 60_000, 1_000),
+  /** Stale runs (running without a job, queued without a job) are repaired this often. */
+  REAPER_INTERVAL_MS: wholeNumber(1_000, HOUR_MS, 30_000),
+  RETENTION_RAW_DAYS: wholeNumber(1, 36_500, 30),
+  /** When to drop old raw timings (cron, UTC); one worker does it per slot. */
+  RETENTION_CRON: z.string().min(9, 'must be a cron expression, e.g. "17 3 * * *"').default('17 3 * * *'),
+  /** Prometheus `/metrics` listener; unset means none. */
+  WORKER_METRICS_PORT: port.unwrap().optional(),
+});
+export type WorkerEnv = z.output<typeof workerEnvSchema>;
+
+export function loadWorkerEnv(env: EnvSource = process.env): WorkerEnv {
+  return parseEnv(workerEnvSchema, env, 'worker');
+}
