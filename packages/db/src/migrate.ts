@@ -1,0 +1,145 @@
+import { createHash, randomUUID } from 'node:crypto';
+import { readdirSync, readFileSync, existsSync } from 'node:fs';
+import path from 'node:path';
+import type { Client } from 'pg';
+import { connect } from './connection';
+
+/** `prisma/migrations` of the repository (the same relative place from src/ and dist/). */
+export const MIGRATIONS_DIR = path.resolve(__dirname, '../../../prisma/migrations');
+
+/** The key Prisma's own migrate takes, so this runner and `prisma migrate deploy` exclude each other. */
+const PRISMA_ADVISORY_LOCK = 72707369;
+
+/** Prisma's DDL for its bookkeeping table, verbatim. */
+const CREATE_MIGRATIONS_TABLE = `CREATE TABLE IF NOT EXISTS "_prisma_migrations" (
+    "id"                    VARCHAR(36) PRIMARY KEY NOT NULL,
+    "checksum"              VARCHAR(64) NOT NULL,
+    "finished_at"           TIMESTAMPTZ,
+    "migration_name"        VARCHAR(255) NOT NULL,
+    "logs"                  TEXT,
+    "rolled_back_at"        TIMESTAMPTZ,
+    "started_at"            TIMESTAMPTZ NOT NULL DEFAULT now(),
+    "applied_steps_count"   INTEGER NOT NULL DEFAULT 0
+)`;
+
+export interface MigrationFile {
+  name: string;
+  sql: string;
+  /** sha256 hex of the file, as Prisma computes it. */
+  checksum: string;
+}
+
+export interface MigrateOptions {
+  migrationsDir?: string;
+  log?: (line: string) => void;
+}
+
+export interface MigrateResult {
+  applied: string[];
+  alreadyApplied: string[];
+}
+
+export function readMigrations(migrationsDir = MIGRATIONS_DIR): MigrationFile[] {
+  return readdirSync(migrationsDir, { withFileTypes: true })
+    .filter(
+      (entry) => entry.isDirectory() && existsSync(path.join(migrationsDir, entry.name, 'migration.sql')),
+    )
+    .map((entry) => entry.name)
+    .sort()
+    .map((name) => {
+      const bytes = readFileSync(path.join(migrationsDir, name, 'migration.sql'));
+      return {
+        name,
+        sql: bytes.toString('utf8'),
+        checksum: createHash('sha256').update(bytes).digest('hex'),
+      };
+    });
+}
+
+interface AppliedRow {
+  migration_name: string;
+  checksum: string;
+  finished_at: Date | null;
+  rolled_back_at: Date | null;
+}
+
+/**
+ * Applies pending migrations in name order, each in its own transaction together with its
+ * `_prisma_migrations` row, under Prisma's advisory lock. Refuses to go on when an applied
+ * migration's file changed or a failed migration is recorded.
+ */
+export async function migrate(databaseUrl: string, options: MigrateOptions = {}): Promise<MigrateResult> {
+  const files = readMigrations(options.migrationsDir);
+  const log = options.log ?? (() => undefined);
+  const client = await connect(databaseUrl);
+  try {
+    await client.query('SELECT pg_advisory_lock($1)', [PRISMA_ADVISORY_LOCK]);
+    try {
+      return await applyPending(client, files, log);
+    } finally {
+      await client.query('SELECT pg_advisory_unlock($1)', [PRISMA_ADVISORY_LOCK]);
+    }
+  } finally {
+    await client.end();
+  }
+}
+
+async function applyPending(
+  client: Client,
+  files: MigrationFile[],
+  log: (line: string) => void,
+): Promise<MigrateResult> {
+  await client.query(CREATE_MIGRATIONS_TABLE);
+  const { rows } = await client.query<AppliedRow>(
+    'SELECT migration_name, checksum, finished_at, rolled_back_at FROM "_prisma_migrations" ORDER BY started_at',
+  );
+  const failed = rows.filter((row) => row.finished_at === null && row.rolled_back_at === null);
+  if (failed.length > 0) {
+    throw new Error(
+      `Migration ${failed.map((r) => r.migration_name).join(', ')} failed earlier and is recorded as unfinished in _prisma_migrations: ` +
+        'repair the database, then mark it with `prisma migrate resolve` (or delete its row) before migrating again.',
+    );
+  }
+  const applied = new Map(
+    rows.filter((r) => r.finished_at !== null).map((r) => [r.migration_name, r.checksum]),
+  );
+  const result: MigrateResult = { applied: [], alreadyApplied: [] };
+  for (const file of files) {
+    const checksum = applied.get(file.name);
+    if (checksum !== undefined) {
+      if (checksum !== file.checksum) {
+        throw new Error(
+          `Migration ${file.name} was modified after it was applied (checksum in database ${checksum}, file ${file.checksum}): ` +
+            'never edit an applied migration; restore the file and add a new migration instead.',
+        );
+      }
+      result.alreadyApplied.push(file.name);
+      continue;
+    }
+    await applyOne(client, file);
+    log(`applied ${file.name}`);
+    result.applied.push(file.name);
+  }
+  return result;
+}
+
+async function applyOne(client: Client, file: MigrationFile): Promise<void> {
+  await client.query('BEGIN');
+  try {
+    const id = randomUUID();
+    await client.query(
+      'INSERT INTO "_prisma_migrations" (id, checksum, migration_name, started_at, applied_steps_count) VALUES ($1, $2, $3, now(), 0)',
+      [id, file.checksum, file.name],
+    );
+    await client.query(file.sql);
+    await client.query(
+      'UPDATE "_prisma_migrations" SET finished_at = clock_timestamp(), applied_steps_count = 1 WHERE id = $1',
+      [id],
+    );
+    await client.query('COMMIT');
+  } catch (err) {
+    await client.query('ROLLBACK');
+    const message = err instanceof Error ? err.message : String(err);
+    throw new Error(`Migration ${file.name} failed and was rolled back: ${message}`, { cause: err });
+  }
+}

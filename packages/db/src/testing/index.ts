@@ -1,0 +1,32 @@
+import { randomBytes } from 'node:crypto';
+import { dropDatabase, ensureDatabase } from '../connection';
+import { migrate } from '../migrate';
+
+export interface TestDatabase {
+  /** Connection string of the new, migrated database. */
+  url: string;
+  /** Terminates its connections and drops it. */
+  drop(): Promise<void>;
+}
+
+const DEFAULT_SERVER_URL = 'postgresql://postgres@127.0.0.1:5432/postgres';
+
+/**
+ * Creates `teapot_test_<random>` on the server of `serverUrl` (default: TEAPOT_TEST_DATABASE_URL,
+ * then DATABASE_URL, then the local Postgres) and migrates it with the real `migrate()`.
+ */
+export async function createTestDatabase(serverUrl?: string): Promise<TestDatabase> {
+  const url = new URL(
+    serverUrl ?? process.env.TEAPOT_TEST_DATABASE_URL ?? process.env.DATABASE_URL ?? DEFAULT_SERVER_URL,
+  );
+  url.pathname = `/teapot_test_${randomBytes(6).toString('hex')}`;
+  const databaseUrl = url.toString();
+  await ensureDatabase(databaseUrl);
+  try {
+    await migrate(databaseUrl);
+  } catch (err) {
+    await dropDatabase(databaseUrl);
+    throw err;
+  }
+  return { url: databaseUrl, drop: () => dropDatabase(databaseUrl) };
+}
