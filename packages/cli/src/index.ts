@@ -1,1 +1,1 @@
-export {};
+export { runCli, EXIT, type CliIo } from './cli';

@@ -1,0 +1,320 @@
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+import type { ApiKind, Load } from '@teapot/measure';
+import { parseSlo, type SloGate } from './slo';
+import { UsageError } from './usage-error';
+
+export interface SimulatorChoice {
+  gpu?: string;
+  model?: string;
+  quant?: string;
+  maxBatch?: number;
+  chunkedPrefill?: boolean;
+}
+
+export type WorkloadChoice =
+  | { kind: 'synthetic'; inputTokens: number; outputTokens: number }
+  | { kind: 'dataset'; path: string; outputTokens?: number };
+
+export interface BenchArgs {
+  help: boolean;
+  /** null: benchmark the built-in simulator, started in-process. */
+  url: string | null;
+  model: string | null;
+  apiKind: ApiKind;
+  /** Request headers, auth included. Values are secrets: never print them. */
+  headers: Record<string, string>;
+  simulator: SimulatorChoice;
+  workload: WorkloadChoice;
+  load: Load;
+  requests?: number;
+  durationS?: number;
+  warmupRequests: number;
+  seed?: number;
+  timeoutMs?: number;
+  forceOutputLength: boolean;
+  slos: SloGate[];
+  /** Where the JSON result goes: a path, '-' for stdout, or null for none. */
+  json: string | null;
+  raw: boolean;
+}
+
+/** The demo `teapot bench` gives with no flags: ~10-20 s against the simulated H100 / 8B / FP16. */
+export const BENCH_DEFAULTS = {
+  concurrency: 8,
+  requests: 64,
+  inputTokens: 128,
+  outputTokens: 128,
+  simulator: { gpu: 'h100-sxm', model: 'llama-8b', quant: 'fp16' },
+} as const;
+
+const OPTIONS = {
+  help: { type: 'boolean', short: 'h' },
+  url: { type: 'string' },
+  model: { type: 'string' },
+  api: { type: 'string' },
+  header: { type: 'string', multiple: true },
+  'api-key': { type: 'string' },
+  concurrency: { type: 'string' },
+  rate: { type: 'string' },
+  arrival: { type: 'string' },
+  burstiness: { type: 'string' },
+  'max-concurrency': { type: 'string' },
+  requests: { type: 'string' },
+  duration: { type: 'string' },
+  warmup: { type: 'string' },
+  'input-tokens': { type: 'string' },
+  'output-tokens': { type: 'string' },
+  dataset: { type: 'string' },
+  seed: { type: 'string' },
+  timeout: { type: 'string' },
+  'no-force-length': { type: 'boolean' },
+  slo: { type: 'string', multiple: true },
+  json: { type: 'string' },
+  raw: { type: 'boolean' },
+  'sim-gpu': { type: 'string' },
+  'sim-model': { type: 'string' },
+  'sim-quant': { type: 'string' },
+  'sim-max-batch': { type: 'string' },
+  'sim-chunked-prefill': { type: 'string' },
+} as const satisfies ParseArgsConfig['options'];
+
+type Values = ReturnType<typeof parseArgs<{ options: typeof OPTIONS; strict: true }>>['values'];
+
+/** Parses the flags after `teapot bench`. Throws UsageError on anything it cannot use. */
+export function parseBenchArgs(argv: string[], env: NodeJS.ProcessEnv = {}): BenchArgs {
+  const values = readFlags(argv);
+  const help = values.help === true;
+  if (help) return { ...defaultArgs(), help };
+
+  const url = values.url === undefined ? null : parseUrl(values.url);
+  const headers = parseHeaders(values.header ?? []);
+  const apiKey = values['api-key'] ?? (url === null ? undefined : env.OPENAI_API_KEY);
+  if (values['api-key'] === '') throw new UsageError('--api-key: expected a key, got an empty value');
+  if (apiKey && !hasHeader(headers, 'authorization')) headers.authorization = `Bearer ${apiKey}`;
+
+  const simulator = parseSimulator(values);
+  if (url !== null) {
+    const simFlag = (Object.keys(values) as Array<keyof Values>).find((k) => k.startsWith('sim-'));
+    if (simFlag)
+      throw new UsageError(
+        `--${simFlag} configures the built-in simulator; it cannot be combined with --url`,
+      );
+  }
+
+  const requests = optional(values.requests, (raw) => integer('--requests', raw, 1));
+  const durationS = optional(values.duration, (raw) => positive('--duration', raw));
+  if (requests !== undefined && durationS !== undefined)
+    throw new UsageError(
+      '--requests and --duration are alternatives: stop after N requests or after S seconds',
+    );
+  if (values.raw && values.json === undefined)
+    throw new UsageError('--raw needs --json PATH|- (it adds per-request records to the JSON result)');
+  if (values.json === '') throw new UsageError('--json: expected a file path or - for stdout');
+
+  return {
+    help,
+    url,
+    model: values.model === undefined ? null : nonEmpty('--model', values.model),
+    apiKind: parseApiKind(values.api),
+    headers,
+    simulator,
+    workload: parseWorkload(values),
+    load: parseLoad(values),
+    requests: requests ?? (durationS === undefined ? BENCH_DEFAULTS.requests : undefined),
+    durationS,
+    warmupRequests: optional(values.warmup, (raw) => integer('--warmup', raw, 0)) ?? 0,
+    seed: optional(values.seed, (raw) => integer('--seed', raw, 0)),
+    timeoutMs: optional(values.timeout, (raw) => positive('--timeout', raw) * 1000),
+    forceOutputLength: values['no-force-length'] !== true,
+    slos: parseSlos(values.slo ?? []),
+    json: values.json ?? null,
+    raw: values.raw === true,
+  };
+}
+
+function defaultArgs(): BenchArgs {
+  return {
+    help: false,
+    url: null,
+    model: null,
+    apiKind: 'chat',
+    headers: {},
+    simulator: {},
+    workload: {
+      kind: 'synthetic',
+      inputTokens: BENCH_DEFAULTS.inputTokens,
+      outputTokens: BENCH_DEFAULTS.outputTokens,
+    },
+    load: { kind: 'closed', concurrency: BENCH_DEFAULTS.concurrency },
+    requests: BENCH_DEFAULTS.requests,
+    warmupRequests: 0,
+    forceOutputLength: true,
+    slos: [],
+    json: null,
+    raw: false,
+  };
+}
+
+function readFlags(argv: string[]): Values {
+  try {
+    return parseArgs({ args: argv, options: OPTIONS, strict: true, allowPositionals: false }).values;
+  } catch (error) {
+    throw new UsageError(describeParseError(error));
+  }
+}
+
+/** Turns node:util's parse errors into one short line naming the flag. */
+function describeParseError(error: unknown): string {
+  const code = (error as { code?: string }).code;
+  const message = error instanceof Error ? error.message : String(error);
+  const quoted = /'(-{1,2}[^' ]*|[^']*)/.exec(message)?.[1] ?? '';
+  const flag = /--?[\w-]+/.exec(quoted)?.[0] ?? quoted;
+  switch (code) {
+    case 'ERR_PARSE_ARGS_UNKNOWN_OPTION':
+      return `unknown flag ${flag}`;
+    case 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE':
+      return message.includes('does not take an argument')
+        ? `${flag} is a switch and takes no value`
+        : `${flag} needs a value (write ${flag}=VALUE for a value that starts with -)`;
+    case 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL':
+      return `unexpected argument "${quoted}": every setting is a --flag`;
+    default:
+      return message;
+  }
+}
+
+function parseUrl(raw: string): string {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new UsageError(`--url: expected an http(s) base URL like http://127.0.0.1:8000/v1, got "${raw}"`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new UsageError(`--url: expected an http:// or https:// URL, got "${url.protocol}"`);
+  if (url.username || url.password)
+    throw new UsageError('--url: put credentials in --api-key or --header, not in the URL');
+  const path = url.pathname.replace(/\/+$/, '');
+  if (/\/(chat\/)?completions$/.test(path))
+    throw new UsageError(
+      '--url: give the base URL (e.g. http://host:8000/v1), not the endpoint path; pick the endpoint with --api',
+    );
+  // A bare host means the OpenAI layout under /v1, which is what every server we target serves.
+  url.pathname = path === '' ? '/v1' : path;
+  return url.toString().replace(/\/+$/, '');
+}
+
+function parseHeaders(raw: string[]): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const header of raw) {
+    const colon = header.indexOf(':');
+    const name = colon < 0 ? '' : header.slice(0, colon).trim();
+    if (colon < 0 || !/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name))
+      throw new UsageError(`--header: expected 'Name: value' with a valid header name`);
+    if (hasHeader(headers, name)) throw new UsageError(`--header: ${name} is given twice`);
+    headers[name] = header.slice(colon + 1).trim();
+  }
+  return headers;
+}
+
+function hasHeader(headers: Record<string, string>, name: string): boolean {
+  return Object.keys(headers).some((key) => key.toLowerCase() === name.toLowerCase());
+}
+
+function parseApiKind(raw: string | undefined): ApiKind {
+  if (raw === undefined || raw === 'chat') return 'chat';
+  if (raw === 'completions') return 'completions';
+  throw new UsageError(`--api: expected chat or completions, got "${raw}"`);
+}
+
+function parseSimulator(values: Values): SimulatorChoice {
+  const choice: SimulatorChoice = {};
+  if (values['sim-gpu'] !== undefined) choice.gpu = nonEmpty('--sim-gpu', values['sim-gpu']);
+  if (values['sim-model'] !== undefined) choice.model = nonEmpty('--sim-model', values['sim-model']);
+  if (values['sim-quant'] !== undefined) choice.quant = nonEmpty('--sim-quant', values['sim-quant']);
+  if (values['sim-max-batch'] !== undefined)
+    choice.maxBatch = integer('--sim-max-batch', values['sim-max-batch'], 1);
+  const chunked = values['sim-chunked-prefill'];
+  if (chunked !== undefined) {
+    if (!['on', 'off', 'true', 'false'].includes(chunked))
+      throw new UsageError(`--sim-chunked-prefill: expected on or off, got "${chunked}"`);
+    choice.chunkedPrefill = chunked === 'on' || chunked === 'true';
+  }
+  return choice;
+}
+
+function parseWorkload(values: Values): WorkloadChoice {
+  const outputTokens = optional(values['output-tokens'], (raw) => integer('--output-tokens', raw, 1));
+  if (values.dataset !== undefined) {
+    if (values['input-tokens'] !== undefined)
+      throw new UsageError(
+        '--input-tokens cannot be combined with --dataset: the prompts come from the file',
+      );
+    return { kind: 'dataset', path: nonEmpty('--dataset', values.dataset), outputTokens };
+  }
+  return {
+    kind: 'synthetic',
+    inputTokens:
+      optional(values['input-tokens'], (raw) => integer('--input-tokens', raw, 1)) ??
+      BENCH_DEFAULTS.inputTokens,
+    outputTokens: outputTokens ?? BENCH_DEFAULTS.outputTokens,
+  };
+}
+
+function parseLoad(values: Values): Load {
+  if (values.rate === undefined) {
+    for (const flag of ['arrival', 'burstiness', 'max-concurrency'] as const)
+      if (values[flag] !== undefined)
+        throw new UsageError(`--${flag} shapes an open-loop load and needs --rate R`);
+    const concurrency = optional(values.concurrency, (raw) => integer('--concurrency', raw, 1));
+    return { kind: 'closed', concurrency: concurrency ?? BENCH_DEFAULTS.concurrency };
+  }
+  if (values.concurrency !== undefined)
+    throw new UsageError(
+      '--concurrency and --rate are alternatives: N requests in flight (closed loop) or R requests/s (open loop); cap an open loop with --max-concurrency',
+    );
+  const ratePerS = positive('--rate', values.rate);
+  const burstiness = optional(values.burstiness, (raw) => positive('--burstiness', raw));
+  const arrival = values.arrival ?? (burstiness === undefined ? 'poisson' : 'gamma');
+  if (arrival !== 'poisson' && arrival !== 'gamma' && arrival !== 'constant')
+    throw new UsageError(`--arrival: expected poisson, gamma or constant, got "${arrival}"`);
+  if (burstiness !== undefined && arrival !== 'gamma')
+    throw new UsageError(
+      `--burstiness is the shape of gamma arrivals; it needs --arrival gamma, not ${arrival}`,
+    );
+  const maxConcurrency = optional(values['max-concurrency'], (raw) => integer('--max-concurrency', raw, 1));
+  return { kind: 'open', ratePerS, arrival, burstiness, maxConcurrency };
+}
+
+function parseSlos(raw: string[]): SloGate[] {
+  const gates: SloGate[] = [];
+  for (const spec of raw) {
+    const gate = parseSlo(spec);
+    if (gates.some((g) => g.name === gate.name)) throw new UsageError(`--slo: ${gate.name} is given twice`);
+    gates.push(gate);
+  }
+  return gates;
+}
+
+function optional<T>(raw: string | undefined, parse: (raw: string) => T): T | undefined {
+  return raw === undefined ? undefined : parse(raw);
+}
+
+function nonEmpty(flag: string, raw: string): string {
+  if (raw.trim() === '') throw new UsageError(`${flag}: expected a value, got an empty string`);
+  return raw;
+}
+
+function integer(flag: string, raw: string, min: number): number {
+  const value = Number(raw);
+  if (!/^\d+$/.test(raw) || !Number.isSafeInteger(value) || value < min)
+    throw new UsageError(`${flag}: expected a whole number >= ${min}, got "${raw}"`);
+  return value;
+}
+
+function positive(flag: string, raw: string): number {
+  const value = Number(raw);
+  if (!/^(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i.test(raw) || !Number.isFinite(value) || value <= 0)
+    throw new UsageError(`${flag}: expected a number > 0, got "${raw}"`);
+  return value;
+}

@@ -1,0 +1,189 @@
+import { readFile, writeFile } from 'node:fs/promises';
+import {
+  parseJsonlPrompts,
+  runBenchmark,
+  type RunOptions,
+  type RunResult,
+  type TokenCountSource,
+  type Workload,
+} from '@teapot/measure';
+import { startSimulator, type RunningSimulator } from '@teapot/simulator';
+import { parseBenchArgs, type BenchArgs } from './args';
+import { BENCH_HELP, USAGE } from './help';
+import { formatJsonResult } from './json-output';
+import { ProgressReporter, type ProgressStream } from './progress';
+import { renderReport } from './report';
+import { evaluateSlos, requestSlo } from './slo';
+import { UsageError } from './usage-error';
+
+export interface CliIo {
+  stdout: { write(text: string): unknown };
+  stderr: ProgressStream;
+  env: NodeJS.ProcessEnv;
+  /** Aborts a running benchmark (Ctrl-C); what finished is still reported. */
+  signal?: AbortSignal;
+}
+
+export const EXIT = { ok: 0, error: 1, sloMissed: 2 } as const;
+
+/** `teapot <argv>`; resolves to the exit code. Never throws for a user's mistake. */
+export async function runCli(argv: string[], io: CliIo): Promise<number> {
+  const [command, ...rest] = argv;
+  if (command === '--help' || command === '-h' || command === 'help') {
+    io.stdout.write(BENCH_HELP);
+    return EXIT.ok;
+  }
+  if (command !== 'bench') {
+    io.stderr.write(command === undefined ? USAGE : `teapot: unknown command "${command}"\n${USAGE}`);
+    return EXIT.error;
+  }
+  try {
+    const args = parseBenchArgs(rest, io.env);
+    if (args.help) {
+      io.stdout.write(BENCH_HELP);
+      return EXIT.ok;
+    }
+    return await bench(args, io);
+  } catch (error) {
+    if (!(error instanceof UsageError || error instanceof BenchError)) throw error;
+    const hint = error instanceof UsageError ? `\nRun 'teapot bench --help' for the flags.` : '';
+    io.stderr.write(`teapot bench: ${error.message}${hint}\n`);
+    return EXIT.error;
+  }
+}
+
+/** A benchmark that could not run or produced nothing: one line, exit code 1. */
+class BenchError extends Error {}
+
+async function bench(args: BenchArgs, io: CliIo): Promise<number> {
+  const workload = await loadWorkload(args);
+  let simulator: RunningSimulator | null = null;
+  try {
+    let baseUrl = args.url;
+    let simulated: string | null = null;
+    if (baseUrl === null) {
+      simulator = await startSimulator({ ...args.simulator });
+      baseUrl = simulator.baseUrl;
+      simulated = describeSimulator(simulator);
+      io.stderr.write(`teapot bench: no --url, so benchmarking the built-in simulator: ${simulated}\n`);
+    }
+    const model = args.model ?? (await firstModel(baseUrl, args.headers));
+
+    const slo = requestSlo(args.slos);
+    const progress = new ProgressReporter(io.stderr, args.durationS);
+    const options: RunOptions = {
+      target: { baseUrl, apiKind: args.apiKind, model, headers: args.headers },
+      workload,
+      load: args.load,
+      requests: args.requests,
+      durationS: args.durationS,
+      warmupRequests: args.warmupRequests,
+      seed: args.seed,
+      timeoutMs: args.timeoutMs,
+      forceOutputLength: args.forceOutputLength,
+      slo,
+      signal: io.signal,
+      onProgress: (p) => progress.update(p),
+    };
+    let result: RunResult;
+    try {
+      result = await runBenchmark(options);
+    } finally {
+      progress.finish();
+    }
+
+    const verdicts = evaluateSlos(args.slos, result.summary);
+    const table = renderReport({
+      baseUrl,
+      apiKind: args.apiKind,
+      model,
+      simulator: simulated,
+      load: args.load,
+      workload: args.workload,
+      forceOutputLength: args.forceOutputLength,
+      summary: result.summary,
+      client: result.client,
+      streamOptions: result.streamOptions,
+      tokenSources: countTokenSources(result),
+      slo: verdicts,
+      aborted: result.aborted,
+    });
+    (args.json === '-' ? io.stderr : io.stdout).write(table);
+    if (args.json !== null) {
+      const json = formatJsonResult(
+        result,
+        { args, baseUrl, model, simulator: simulated, slo: verdicts },
+        args.raw,
+      );
+      if (args.json === '-') io.stdout.write(json);
+      else await writeJson(args.json, json);
+    }
+
+    const { requests } = result.summary;
+    if (requests.succeeded === 0 && requests.failed > 0) {
+      io.stderr.write(`teapot bench: every request failed; is ${baseUrl} up and serving ${model}?\n`);
+      return EXIT.error;
+    }
+    return verdicts.every((v) => v.pass) ? EXIT.ok : EXIT.sloMissed;
+  } finally {
+    await simulator?.close();
+  }
+}
+
+async function loadWorkload(args: BenchArgs): Promise<Workload> {
+  const choice = args.workload;
+  if (choice.kind === 'synthetic') return choice;
+  let text: string;
+  try {
+    text = await readFile(choice.path, 'utf8');
+  } catch (error) {
+    throw new BenchError(
+      `--dataset: cannot read ${choice.path} (${(error as NodeJS.ErrnoException).code ?? error})`,
+    );
+  }
+  try {
+    return { kind: 'dataset', prompts: parseJsonlPrompts(text), outputTokens: choice.outputTokens };
+  } catch (error) {
+    throw new BenchError(`--dataset ${choice.path}: ${error instanceof Error ? error.message : error}`);
+  }
+}
+
+/** Without --model, use what the server says it serves, as OpenAI clients do. */
+async function firstModel(baseUrl: string, headers: Record<string, string>): Promise<string> {
+  let response: Response;
+  try {
+    response = await fetch(`${baseUrl}/models`, { headers, signal: AbortSignal.timeout(10_000) });
+  } catch (error) {
+    const cause = (error as { cause?: { code?: string } }).cause?.code ?? (error as Error).message;
+    throw new BenchError(
+      `cannot reach ${baseUrl}/models (${cause}); is the server up? (--model skips this lookup)`,
+    );
+  }
+  const body = (await response.json().catch(() => null)) as { data?: Array<{ id?: unknown }> } | null;
+  const id = body?.data?.[0]?.id;
+  if (!response.ok || typeof id !== 'string')
+    throw new BenchError(
+      `${baseUrl}/models answered ${response.status} without a model id; pass --model NAME`,
+    );
+  return id;
+}
+
+async function writeJson(path: string, json: string): Promise<void> {
+  try {
+    await writeFile(path, json);
+  } catch (error) {
+    throw new BenchError(`--json: cannot write ${path} (${(error as NodeJS.ErrnoException).code ?? error})`);
+  }
+}
+
+function countTokenSources(result: RunResult): Partial<Record<TokenCountSource, number>> {
+  const counts: Partial<Record<TokenCountSource, number>> = {};
+  for (const record of result.requests)
+    if (record.outcome === 'ok' && !record.warmup)
+      counts[record.tokenSource] = (counts[record.tokenSource] ?? 0) + 1;
+  return counts;
+}
+
+function describeSimulator(simulator: RunningSimulator): string {
+  return simulator.baseUrl;
+}

@@ -1,0 +1,55 @@
+import { BENCH_DEFAULTS } from './args';
+import { LATENCY_STATS, THROUGHPUT_METRICS } from './slo';
+
+const d = BENCH_DEFAULTS;
+
+export const USAGE = `Usage: teapot bench [flags]     (teapot bench --help for the flags)\n`;
+
+export const BENCH_HELP = `Usage: teapot bench [flags]
+
+Benchmarks an OpenAI-compatible streaming endpoint and prints TTFT, TPOT, ITL and E2E percentiles.
+Without --url it starts the built-in simulated endpoint (${d.simulator.gpu} / ${d.simulator.model} / ${d.simulator.quant}).
+
+Target
+  --url URL                 base URL up to the version, e.g. http://127.0.0.1:8000/v1 (a bare host means /v1)
+  --model NAME              model to request (default: the first one /v1/models lists)
+  --api chat|completions    endpoint to stream from (default chat)
+  --header 'Name: value'    extra request header, repeatable; values are never printed
+  --api-key KEY             sent as Authorization: Bearer KEY (default: $OPENAI_API_KEY when --url is set)
+
+Load (one of)
+  --concurrency N           closed loop: N requests in flight (default ${d.concurrency})
+  --rate R                  open loop: R requests/s from precomputed send times
+    --arrival A             poisson (default), gamma or constant
+    --burstiness B          gamma shape; < 1 is burstier, 1 is Poisson (implies --arrival gamma)
+    --max-concurrency N     cap on requests in flight; later arrivals wait
+Length (one of)
+  --requests N              measured requests, warm-up excluded (default ${d.requests})
+  --duration S              stop issuing after S seconds; requests still running are left out
+  --warmup N                requests sent first and left out of the results (default 0)
+
+Workload
+  --input-tokens N          synthetic prompt length (default ${d.inputTokens})
+  --output-tokens N         output length (default ${d.outputTokens})
+  --dataset FILE.jsonl      prompts from a file, one JSON object per line ({"prompt": ..., "output_tokens"?: N})
+  --no-force-length         do not ask the server for exactly --output-tokens (ignore_eos / min_tokens)
+  --seed N                  reproducible prompts, lengths and arrival times
+  --timeout S               whole-request timeout in seconds
+
+Gates and output
+  --slo NAME=VALUE          repeatable; exit code 2 when one is missed. Latency ceilings in ms:
+                            {ttft,tpot,itl,e2e}_{${LATENCY_STATS.join(',')}}_ms, e.g. --slo itl_p99_ms=50;
+                            throughput floors: ${Object.keys(THROUGHPUT_METRICS).join(', ')}.
+                            Goodput counts the requests within every latency ceiling (the loosest per metric).
+  --json PATH|-             write the full result as JSON (- for stdout; the table then goes to stderr)
+  --raw                     with --json: include every request's raw per-chunk record
+
+Built-in simulator (without --url)
+  --sim-gpu G               h100-sxm, h200, a100-80gb, l4, ...
+  --sim-model M             llama-8b, llama-70b, ...
+  --sim-quant Q             fp16, fp8, int4
+  --sim-max-batch N         continuous-batching limit
+  --sim-chunked-prefill on|off
+
+Exit codes: 0 ok, 1 error (bad flags, every request failed), 2 an SLO was missed.
+`;

@@ -1,0 +1,27 @@
+#!/usr/bin/env node
+import { runCli } from './cli';
+
+// The first Ctrl-C stops the run and still prints what finished; a second one quits at once.
+const interrupt = new AbortController();
+process.on('SIGINT', () => {
+  if (interrupt.signal.aborted) process.exit(130);
+  process.stderr.write('\nteapot bench: stopping (Ctrl-C again to quit now)\n');
+  interrupt.abort();
+});
+
+runCli(process.argv.slice(2), {
+  stdout: process.stdout,
+  stderr: process.stderr,
+  env: process.env,
+  signal: interrupt.signal,
+}).then(
+  (code) => {
+    process.exitCode = interrupt.signal.aborted && code === 0 ? 130 : code;
+  },
+  (error: unknown) => {
+    process.stderr.write(
+      `teapot bench: internal error: ${error instanceof Error ? error.stack : String(error)}\n`,
+    );
+    process.exitCode = 1;
+  },
+);

@@ -1,0 +1,176 @@
+import type {
+  ClientHealth,
+  ErrorClass,
+  Load,
+  PercentileSummary,
+  RunSummary,
+  StreamOptionsReport,
+  TokenCountSource,
+} from '@teapot/measure';
+import type { WorkloadChoice } from './args';
+import type { SloVerdict } from './slo';
+
+/** Everything the results table shows; built from a RunResult, or by hand in tests. */
+export interface BenchReport {
+  baseUrl: string;
+  apiKind: string;
+  model: string;
+  /** One line naming the simulated GPU/model/quantization, when the built-in simulator served. */
+  simulator: string | null;
+  load: Load;
+  workload: WorkloadChoice;
+  forceOutputLength: boolean;
+  summary: RunSummary;
+  client: ClientHealth;
+  streamOptions: StreamOptionsReport;
+  /** Successful requests by where their token counts came from. */
+  tokenSources: Partial<Record<TokenCountSource, number>>;
+  slo: SloVerdict[];
+  aborted: boolean;
+}
+
+const LATENCY_ROWS: Array<[label: string, key: 'ttftMs' | 'tpotMs' | 'itlMs' | 'interChunkMs' | 'e2eMs']> = [
+  ['TTFT', 'ttftMs'],
+  ['TPOT', 'tpotMs'],
+  ['ITL', 'itlMs'],
+  ['inter-chunk', 'interChunkMs'],
+  ['E2E', 'e2eMs'],
+];
+const LATENCY_COLUMNS: Array<[label: string, stat: keyof PercentileSummary]> = [
+  ['P50', 'p50'],
+  ['P90', 'p90'],
+  ['P99', 'p99'],
+  ['P99.9', 'p999'],
+  ['mean', 'mean'],
+];
+
+const TOKEN_SOURCES: Record<TokenCountSource, string> = {
+  usage_delta: 'server usage on every chunk',
+  usage_final: 'final server usage, spread over chunks',
+  chunk: 'one token per chunk (no usage from the server: an estimate)',
+};
+
+export const DEFINITIONS = [
+  'TTFT: request start to the first chunk carrying an output token; E2E: to the last one.',
+  'ITL is token-weighted: each output token after the first token chunk is one sample (a chunk of m tokens gives m samples of gap/m).',
+  'TPOT is request-weighted: (last token - first token) / (output tokens - 1) per request. Inter-chunk: raw gaps between token chunks.',
+];
+
+export function renderReport(report: BenchReport): string {
+  const { summary } = report;
+  const lines: string[] = [];
+  lines.push(`teapot bench · ${report.baseUrl} · ${report.apiKind} · ${report.model}`);
+  if (report.simulator) lines.push(`simulated: ${report.simulator}`);
+  lines.push(
+    `load: ${describeLoad(report.load)} · workload: ${describeWorkload(report.workload, report.forceOutputLength)}`,
+  );
+  if (report.aborted) lines.push('ABORTED before the end: the figures cover the requests that finished.');
+  lines.push('');
+
+  const latencyRows = LATENCY_ROWS.map(([label, key]) => {
+    const distribution = summary[key];
+    return [label, ...LATENCY_COLUMNS.map(([, stat]) => (distribution ? ms(distribution[stat]) : '-'))];
+  });
+  lines.push(...table([['latency (ms)', ...LATENCY_COLUMNS.map(([label]) => label)], ...latencyRows]));
+  lines.push('');
+
+  const { requests } = summary;
+  const facts: Array<[string, string]> = [
+    [
+      'throughput',
+      `${fixed(summary.outputTokensPerS, 1)} output tok/s · ${fixed(summary.requestsPerS, 2)} req/s over ${fixed(summary.durationS, 2)} s`,
+    ],
+  ];
+  if (summary.goodputRps !== null) {
+    const share =
+      summary.requestsPerS > 0
+        ? ` (${fixed((100 * summary.goodputRps) / summary.requestsPerS, 1)}% of requests)`
+        : '';
+    facts.push(['goodput', `${fixed(summary.goodputRps, 2)} req/s meet every latency SLO${share}`]);
+  }
+  facts.push(['requests', describeRequests(requests)]);
+  facts.push(['tokens', describeTokens(report)]);
+  facts.push(['counted by', describeTokenCounts(report)]);
+  facts.push(['errors', describeErrors(summary.errorsByClass)]);
+  const loop = report.client.eventLoopDelayMs;
+  facts.push(['client', `event-loop delay p99 ${ms(loop.p99)} ms · max ${ms(loop.max)} ms`]);
+  if (report.client.saturated)
+    facts.push([
+      '',
+      `WARNING client saturated${report.client.saturatedReason ? `: ${report.client.saturatedReason}` : ''} — the timings may show the client, not the server`,
+    ]);
+  lines.push(...table(facts, 'left'));
+
+  if (report.slo.length > 0) {
+    lines.push('');
+    const sloRows = report.slo.map(({ gate, actual, pass }) => [
+      gate.name,
+      gate.kind === 'latency' ? `<= ${ms(gate.maxMs)}` : `>= ${fixed(gate.min, 1)}`,
+      actual === null ? 'no data' : gate.kind === 'latency' ? ms(actual) : fixed(actual, 1),
+      pass ? 'pass' : 'FAIL',
+    ]);
+    lines.push(...table([['SLO', 'target', 'actual', ''], ...sloRows]));
+  }
+
+  lines.push('', ...DEFINITIONS);
+  return lines.join('\n') + '\n';
+}
+
+export function describeLoad(load: Load): string {
+  if (load.kind === 'closed') return `closed loop, ${load.concurrency} in flight`;
+  const shape = load.arrival === 'gamma' ? `gamma (burstiness ${load.burstiness ?? 1})` : load.arrival;
+  const cap = load.maxConcurrency === undefined ? '' : `, at most ${load.maxConcurrency} in flight`;
+  return `open loop, ${load.ratePerS} req/s ${shape}${cap}`;
+}
+
+function describeWorkload(workload: WorkloadChoice, forced: boolean): string {
+  const output = forced ? 'out (forced)' : 'out (max)';
+  if (workload.kind === 'synthetic')
+    return `${workload.inputTokens} in / ${workload.outputTokens} ${output} tokens`;
+  const perPrompt = workload.outputTokens === undefined ? '' : `, ${workload.outputTokens} ${output} tokens`;
+  return `prompts from ${workload.path}${perPrompt}`;
+}
+
+function describeRequests(requests: RunSummary['requests']): string {
+  const parts = [`${requests.succeeded} ok`, `${requests.failed} failed`];
+  if (requests.incomplete > 0) parts.push(`${requests.incomplete} still running at the end (left out)`);
+  if (requests.warmup > 0) parts.push(`${requests.warmup} warm-up (left out)`);
+  return parts.join(' · ');
+}
+
+function describeTokens(report: BenchReport): string {
+  const { summary } = report;
+  const asked = report.workload.kind === 'synthetic' ? ` (asked ${report.workload.inputTokens}/request)` : '';
+  return `${summary.outputTokens} output · ${summary.promptTokens} prompt as the server counted${asked}`;
+}
+
+function describeTokenCounts(report: BenchReport): string {
+  const sources = (Object.keys(TOKEN_SOURCES) as TokenCountSource[])
+    .filter((source) => (report.tokenSources[source] ?? 0) > 0)
+    .map((source) => `${TOKEN_SOURCES[source]}: ${report.tokenSources[source]} requests`);
+  if (report.streamOptions.rejectedByServer)
+    sources.push('the server rejected stream_options, so requests were retried without');
+  return sources.length > 0 ? sources.join(' · ') : 'no successful request';
+}
+
+function describeErrors(errors: Partial<Record<ErrorClass, number>>): string {
+  const entries = Object.entries(errors).filter(([, count]) => (count ?? 0) > 0);
+  return entries.length === 0 ? 'none' : entries.map(([kind, count]) => `${kind} ${count}`).join(' · ');
+}
+
+function ms(value: number): string {
+  return fixed(value, 2);
+}
+
+function fixed(value: number, digits: number): string {
+  return Number.isFinite(value) ? value.toFixed(digits) : '-';
+}
+
+/** Pads each column to its widest cell: the first column to the left, the others as `align` says. */
+function table(rows: string[][], align: 'left' | 'right' = 'right'): string[] {
+  const widths: number[] = [];
+  for (const row of rows) row.forEach((cell, i) => (widths[i] = Math.max(widths[i] ?? 0, cell.length)));
+  const pad = (cell: string, i: number) =>
+    i === 0 || align === 'left' ? cell.padEnd(widths[i]) : cell.padStart(widths[i]);
+  return rows.map((row) => row.map(pad).join('  ').trimEnd());
+}
