@@ -9,5 +9,8 @@ const env = { ...process.env, PRISMA_HIDE_UPDATE_MESSAGE: '1', CHECKPOINT_DISABL
 env.PRISMA_SCHEMA_ENGINE_BINARY ??= process.execPath;
 const schema = path.resolve(__dirname, '../../../prisma/schema.prisma');
 const prismaCli = require.resolve('prisma/build/index.js');
-const res = spawnSync(process.execPath, [prismaCli, 'generate', '--schema', schema], { stdio: 'inherit', env });
+const res = spawnSync(process.execPath, [prismaCli, 'generate', '--schema', schema], {
+  stdio: 'inherit',
+  env,
+});
 process.exit(res.status ?? 1);

@@ -30,3 +30,6 @@ export async function createTestDatabase(serverUrl?: string): Promise<TestDataba
   }
   return { url: databaseUrl, drop: () => dropDatabase(databaseUrl) };
 }
+
+export { schemaDrift, RAW_SQL_OBJECTS } from '../drift';
+export type { SchemaDriftOptions, SchemaShape } from '../drift';

@@ -1,0 +1,69 @@
+import { readFileSync, writeFileSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { Client } from 'pg';
+import { createTestDatabase, type TestDatabase } from '../testing';
+import { SCHEMA_PATH } from './dmmf';
+import { schemaDrift } from '.';
+
+describe('schema drift', () => {
+  let testDb: TestDatabase;
+  beforeAll(async () => {
+    testDb = await createTestDatabase();
+  });
+  afterAll(() => testDb.drop());
+
+  it('finds none between schema.prisma and the migrated database', async () => {
+    expect(await schemaDrift(testDb.url)).toEqual([]);
+  });
+
+  it('notices a schema edit that no migration made', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'teapot-drift-'));
+    const edited = path.join(dir, 'schema.prisma');
+    const schema = readFileSync(SCHEMA_PATH, 'utf8');
+    writeFileSync(
+      edited,
+      schema
+        .replace(/\n( {2}note +String\?)/, '\n$1\n  rack String?')
+        .replace('onDelete: SetNull)', 'onDelete: Cascade)')
+        .replace('@@index([gpuModel])', '@@index([gpuModel], type: Hash)')
+        .replace(/enum ApiKind \{\n {2}chat\n/, 'enum ApiKind {\n  chat\n  embeddings\n'),
+    );
+    expect((await schemaDrift(testDb.url, { schemaPath: edited })).sort()).toEqual(
+      [
+        '- columns: serving_configs.rack text',
+        '- enums: ApiKind: chat, embeddings, completions',
+        '+ enums: ApiKind: chat, completions',
+        '- foreignKeys: runs.runs_profile_id_fkey (profile_id) -> profiles(id) ON DELETE CASCADE ON UPDATE CASCADE',
+        '+ foreignKeys: runs.runs_profile_id_fkey (profile_id) -> profiles(id) ON DELETE SET NULL ON UPDATE CASCADE',
+        '- indexes: serving_configs index serving_configs_gpu_model_idx USING hash (gpu_model)',
+        '+ indexes: serving_configs index serving_configs_gpu_model_idx USING btree (gpu_model)',
+      ].sort(),
+    );
+  });
+
+  it('notices a database change that schema.prisma does not declare', async () => {
+    const altered = await createTestDatabase();
+    const client = new Client({ connectionString: altered.url });
+    await client.connect();
+    try {
+      await client.query('ALTER TABLE run_requests ALTER COLUMN ttft_us TYPE bigint');
+      await client.query('ALTER TABLE runs ALTER COLUMN attempts DROP DEFAULT');
+      await client.query('CREATE INDEX run_requests_outcome_idx ON run_requests (outcome)');
+      await client.query('ALTER TABLE run_requests ADD CONSTRAINT positive_chunks CHECK (chunk_count >= 0)');
+      expect((await schemaDrift(altered.url)).sort()).toEqual(
+        [
+          '+ columns: run_requests.ttft_us bigint',
+          '- columns: run_requests.ttft_us integer',
+          '+ columns: runs.attempts integer NOT NULL',
+          '- columns: runs.attempts integer NOT NULL DEFAULT 0',
+          '+ indexes: run_requests index run_requests_outcome_idx USING btree (outcome)',
+          '+ constraints: run_requests.positive_chunks CHECK ((chunk_count >= 0))',
+        ].sort(),
+      );
+    } finally {
+      await client.end();
+      await altered.drop();
+    }
+  });
+});
