@@ -1,5 +1,12 @@
 import { connect } from '../connection';
-import { formatColumn, formatForeignKey, formatIndex, SHAPE_KINDS, type SchemaShape } from './shape';
+import {
+  emptyShape,
+  formatColumn,
+  formatForeignKey,
+  formatIndex,
+  SHAPE_KINDS,
+  type SchemaShape,
+} from './shape';
 
 const PUBLIC_TABLES = `c.relnamespace = 'public'::regnamespace AND c.relname <> '_prisma_migrations'`;
 
@@ -15,15 +22,7 @@ const ACTIONS: Record<string, string> = {
 export async function databaseShape(databaseUrl: string): Promise<SchemaShape> {
   const client = await connect(databaseUrl);
   try {
-    const shape: SchemaShape = {
-      tables: [],
-      enums: [],
-      columns: [],
-      indexes: [],
-      foreignKeys: [],
-      constraints: [],
-      triggers: [],
-    };
+    const shape = emptyShape();
     const tables = await client.query<{ name: string }>(
       `SELECT c.relname AS name FROM pg_class c WHERE c.relkind IN ('r', 'p', 'v', 'm') AND ${PUBLIC_TABLES}`,
     );

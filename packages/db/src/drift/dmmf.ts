@@ -60,7 +60,11 @@ export function loadDmmf(schemaPath = SCHEMA_PATH): DmmfDatamodel {
     const generator = `generator dmmf {\n  provider = ${JSON.stringify(`node ${GENERATOR}`)}\n  output = ${JSON.stringify(output)}\n}`;
     const schema = readFileSync(schemaPath, 'utf8').replace(/^generator\s+\w+\s*\{[\s\S]*?^\}/gm, '');
     writeFileSync(path.join(dir, 'schema.prisma'), `${generator}\n${schema}`);
-    const env: NodeJS.ProcessEnv = { ...process.env, PRISMA_HIDE_UPDATE_MESSAGE: '1', CHECKPOINT_DISABLE: '1' };
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      PRISMA_HIDE_UPDATE_MESSAGE: '1',
+      CHECKPOINT_DISABLE: '1',
+    };
     env.PRISMA_SCHEMA_ENGINE_BINARY ??= process.execPath;
     const cli = require.resolve('prisma/build/index.js');
     const res = spawnSync(process.execPath, [cli, 'generate', '--schema', path.join(dir, 'schema.prisma')], {

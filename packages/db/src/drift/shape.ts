@@ -16,6 +16,10 @@ export interface SchemaShape {
 }
 
 export type ShapeKind = keyof SchemaShape;
+
+export function emptyShape(): SchemaShape {
+  return { tables: [], enums: [], columns: [], indexes: [], foreignKeys: [], constraints: [], triggers: [] };
+}
 export const SHAPE_KINDS: ShapeKind[] = [
   'tables',
   'enums',
@@ -157,15 +161,7 @@ export function formatForeignKey(
 export function expectedShape(dmmf: DmmfDatamodel): SchemaShape {
   const enumNames = new Map(dmmf.enums.map((e) => [e.name, e.dbName ?? e.name]));
   const models = new Map(dmmf.models.map((m) => [m.name, m]));
-  const shape: SchemaShape = {
-    tables: [],
-    enums: [],
-    columns: [],
-    indexes: [],
-    foreignKeys: [],
-    constraints: [],
-    triggers: [],
-  };
+  const shape = emptyShape();
 
   for (const e of dmmf.enums) {
     shape.enums.push(`${enumNames.get(e.name)}: ${e.values.map((v) => v.dbName ?? v.name).join(', ')}`);
