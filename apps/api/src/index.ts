@@ -1,1 +1,2 @@
-export {};
+export { createApp, type CreateAppOptions } from './app';
+export { buildOpenApiDocument } from './openapi';

@@ -1,0 +1,34 @@
+import { DynamicModule, Module } from '@nestjs/common';
+import type { ApiEnv } from '@teapot/config';
+import type { DestinationStream } from 'pino';
+import { AuthModule } from './auth/auth.module';
+import { EndpointsModule } from './endpoints/endpoints.module';
+import { EnvModule } from './env/env.module';
+import { HealthModule } from './health/health.module';
+import { LoggingModule } from './logging/logging.module';
+import { PrismaModule } from './prisma/prisma.module';
+import { ProfilesModule } from './profiles/profiles.module';
+import { QueueModule } from './queue/queue.module';
+import { RunsModule } from './runs/runs.module';
+import { ServingConfigsModule } from './serving-configs/serving-configs.module';
+
+@Module({})
+export class AppModule {
+  static forRoot(env: ApiEnv, logDestination?: DestinationStream): DynamicModule {
+    return {
+      module: AppModule,
+      imports: [
+        EnvModule.forRoot(env),
+        LoggingModule.forRoot(env.LOG_LEVEL, logDestination),
+        PrismaModule,
+        QueueModule,
+        AuthModule,
+        HealthModule,
+        EndpointsModule,
+        ServingConfigsModule,
+        ProfilesModule,
+        RunsModule,
+      ],
+    };
+  }
+}

@@ -1,0 +1,50 @@
+import { ValidationPipe } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import type { ApiEnv } from '@teapot/config';
+import { Logger } from 'nestjs-pino';
+import type { DestinationStream } from 'pino';
+import { AppModule } from './app.module';
+import { ApiErrorFilter, BODY_LIMIT_BYTES } from './errors/api-error.filter';
+import { RequestValidationException } from './errors/request-validation.exception';
+import { refuseNonJsonBodies, refusePrototypeKeys } from './http/json-body';
+import { assignRequestId } from './logging/request-id';
+import { serveOpenApi } from './openapi';
+
+export interface CreateAppOptions {
+  /** Where logs go (tests capture them); stdout by default. */
+  logDestination?: DestinationStream;
+}
+
+/** The whole API, configured but not listening: main.ts and the e2e tests both start it from here. */
+export async function createApp(
+  env: ApiEnv,
+  options: CreateAppOptions = {},
+): Promise<NestExpressApplication> {
+  const app = await NestFactory.create<NestExpressApplication>(
+    AppModule.forRoot(env, options.logDestination),
+    {
+      bodyParser: false,
+      bufferLogs: true,
+    },
+  );
+  app.useLogger(app.get(Logger));
+  app.disable('x-powered-by');
+  app.use(assignRequestId);
+  app.use(refuseNonJsonBodies);
+  app.useBodyParser('json', { limit: BODY_LIMIT_BYTES, reviver: refusePrototypeKeys });
+  app.useGlobalPipes(
+    new ValidationPipe({
+      whitelist: true,
+      forbidNonWhitelisted: true,
+      forbidUnknownValues: true,
+      transform: true,
+      validationError: { target: false, value: false },
+      exceptionFactory: (errors) => RequestValidationException.fromValidationErrors(errors),
+    }),
+  );
+  app.useGlobalFilters(new ApiErrorFilter());
+  app.enableShutdownHooks();
+  serveOpenApi(app);
+  return app;
+}

@@ -1,0 +1,34 @@
+import { Body, Controller, Delete, Get, Param, Post } from '@nestjs/common';
+import { ApiBadRequestResponse, ApiNotFoundResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import { uuidParam } from '../common/params';
+import { ErrorBody } from '../errors/error-body';
+import { Access } from './access.decorator';
+import { ApiKeysService } from './api-keys.service';
+import { ApiKeyDto, ApiKeyListDto, CreateApiKeyDto, CreatedApiKeyDto } from './dto/api-key.dto';
+
+@ApiTags('api-keys')
+@Controller('api-keys')
+export class ApiKeysController {
+  constructor(private readonly apiKeys: ApiKeysService) {}
+
+  @Post()
+  @Access('write')
+  @ApiBadRequestResponse({ type: ErrorBody })
+  create(@Body() input: CreateApiKeyDto): Promise<CreatedApiKeyDto> {
+    return this.apiKeys.create(input);
+  }
+
+  @Get()
+  @Access('read')
+  async list(): Promise<ApiKeyListDto> {
+    return { items: await this.apiKeys.list() };
+  }
+
+  @Delete(':id')
+  @Access('write')
+  @ApiOkResponse({ type: ApiKeyDto, description: 'The key, now revoked. Revoking twice is harmless.' })
+  @ApiNotFoundResponse({ type: ErrorBody })
+  revoke(@Param('id', uuidParam('id')) id: string): Promise<ApiKeyDto> {
+    return this.apiKeys.revoke(id);
+  }
+}

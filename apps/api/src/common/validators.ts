@@ -1,0 +1,115 @@
+import { CronExpressionParser } from 'cron-parser';
+import { registerDecorator, ValidateIf, type ValidationOptions } from 'class-validator';
+
+/** Shortest time between two scheduled runs of one profile. */
+export const MIN_SCHEDULE_INTERVAL_S = 5;
+
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,100}$/;
+const MAX_HEADERS = 20;
+const MAX_HEADER_VALUE = 8192;
+
+/**
+ * Optional, but not nullable: `undefined` skips validation, `null` is validated (and refused) —
+ * unlike @IsOptional, which would let a null reach a NOT NULL column.
+ */
+export function IsAbsentOr(): PropertyDecorator {
+  return ValidateIf((_object, value) => value !== undefined);
+}
+
+/** A map of HTTP header name to value: token names, string values without line breaks. */
+export function IsHeaderMap(options?: ValidationOptions): PropertyDecorator {
+  return custom('isHeaderMap', options, (value) => {
+    if (!isPlainObject(value)) return 'must be an object of header name to value';
+    const entries = Object.entries(value);
+    if (entries.length > MAX_HEADERS) return `must have at most ${MAX_HEADERS} headers`;
+    for (const [name, headerValue] of entries) {
+      if (!HEADER_NAME.test(name)) return 'must have header names made of HTTP token characters';
+      if (
+        typeof headerValue !== 'string' ||
+        headerValue.length > MAX_HEADER_VALUE ||
+        /[\r\n\0]/.test(headerValue)
+      ) {
+        return `must have string values of at most ${MAX_HEADER_VALUE} characters without line breaks`;
+      }
+    }
+    return null;
+  });
+}
+
+/** A free-form JSON object, bounded so it stays a settings bag rather than a payload. */
+export function IsBoundedJsonObject(
+  maxDepth: number,
+  maxBytes: number,
+  options?: ValidationOptions,
+): PropertyDecorator {
+  return custom('isBoundedJsonObject', options, (value) => {
+    if (!isPlainObject(value)) return 'must be a JSON object';
+    if (depthOf(value, maxDepth + 1) > maxDepth) return `must be nested at most ${maxDepth} levels deep`;
+    if (Buffer.byteLength(JSON.stringify(value)) > maxBytes)
+      return `must be at most ${maxBytes} bytes as JSON`;
+    return null;
+  });
+}
+
+/** A cron expression (5 fields, or 6 with seconds) whose runs are at least the minimum interval apart. */
+export function IsCronExpression(options?: ValidationOptions): PropertyDecorator {
+  return custom('isCronExpression', options, (value) => {
+    if (typeof value !== 'string' || value.length > 120)
+      return 'must be a cron expression of at most 120 characters';
+    let times: number[];
+    try {
+      const expression = CronExpressionParser.parse(value, { strict: false });
+      times = Array.from({ length: 5 }, () => expression.next().getTime());
+    } catch (error) {
+      return `must be a valid cron expression (${error instanceof Error ? error.message : 'unparseable'})`;
+    }
+    const shortestGapS = Math.min(...times.slice(1).map((t, i) => (t - times[i]) / 1000));
+    if (shortestGapS < MIN_SCHEDULE_INTERVAL_S) {
+      return `must not fire more often than every ${MIN_SCHEDULE_INTERVAL_S} s`;
+    }
+    return null;
+  });
+}
+
+export function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** Depth of nested objects/arrays, counting stops at `limit` so hostile nesting costs little. */
+function depthOf(value: unknown, limit: number): number {
+  if (typeof value !== 'object' || value === null) return 0;
+  if (limit <= 0) return 1;
+  let deepest = 0;
+  for (const child of Object.values(value)) {
+    deepest = Math.max(deepest, depthOf(child, limit - 1));
+    if (deepest >= limit) break;
+  }
+  return deepest + 1;
+}
+
+/** Registers a validator whose check returns the problem, or null when the value is fine. */
+function custom(
+  name: string,
+  options: ValidationOptions | undefined,
+  problemOf: (value: unknown) => string | null,
+) {
+  return (target: object, propertyName: string | symbol): void => {
+    const problems = new WeakMap<object, string>();
+    registerDecorator({
+      name,
+      target: target.constructor,
+      propertyName: String(propertyName),
+      options,
+      validator: {
+        validate(value: unknown, args) {
+          const problem = problemOf(value);
+          if (problem && args) problems.set(args.object, problem);
+          return problem === null;
+        },
+        defaultMessage(args) {
+          return `${args?.property ?? 'value'} ${(args && problems.get(args.object)) ?? 'is invalid'}`;
+        },
+      },
+    });
+  };
+}

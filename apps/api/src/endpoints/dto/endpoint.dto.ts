@@ -1,0 +1,137 @@
+import { ApiProperty, ApiPropertyOptional, OmitType, PartialType } from '@nestjs/swagger';
+import { Type } from 'class-transformer';
+import {
+  ArrayMaxSize,
+  IsArray,
+  IsBoolean,
+  IsIn,
+  IsOptional,
+  IsString,
+  IsUrl,
+  Length,
+  Matches,
+  MaxLength,
+  ValidateNested,
+} from 'class-validator';
+import { PageQueryDto } from '../../common/pagination';
+import { QueryArray, QueryBoolean } from '../../common/query';
+import { IsAbsentOr, IsHeaderMap } from '../../common/validators';
+import { CreateServingConfigDto } from '../../serving-configs/dto/serving-config.dto';
+
+export const API_KINDS = ['chat', 'completions'] as const;
+export type ApiKindValue = (typeof API_KINDS)[number];
+
+const TAG = /^[A-Za-z0-9_.:/=-]{1,64}$/;
+const NO_CONTROL_CHARACTERS = /^[^\p{C}]+$/u;
+
+export class CreateEndpointDto {
+  @ApiProperty({ example: 'llama-8b-h100-fp8', maxLength: 200, description: 'Unique.' })
+  @IsString()
+  @Length(1, 200)
+  @Matches(NO_CONTROL_CHARACTERS, { message: 'name must not contain control characters' })
+  name!: string;
+
+  @ApiProperty({
+    example: 'http://10.0.0.7:8000/v1',
+    description: 'Up to and including the version segment.',
+  })
+  @IsString()
+  @MaxLength(2048)
+  @IsUrl(
+    { protocols: ['http', 'https'], require_protocol: true, require_tld: false, disallow_auth: true },
+    { message: 'baseUrl must be an http(s) URL without credentials (put those in authHeaders)' },
+  )
+  baseUrl!: string;
+
+  @ApiProperty({ enum: API_KINDS })
+  @IsIn(API_KINDS)
+  apiKind!: ApiKindValue;
+
+  @ApiProperty({ example: 'meta-llama/Llama-3.1-8B-Instruct', maxLength: 200 })
+  @IsString()
+  @Length(1, 200)
+  model!: string;
+
+  @ApiPropertyOptional({
+    type: 'object',
+    additionalProperties: { type: 'string' },
+    example: { authorization: 'Bearer sk-...' },
+    description: 'Sent with every benchmark request. Stored encrypted; responses show the names only.',
+  })
+  @IsAbsentOr()
+  @IsHeaderMap()
+  authHeaders?: Record<string, string>;
+
+  @ApiPropertyOptional({ type: [String], example: ['h100', 'prod'], maxItems: 50 })
+  @IsAbsentOr()
+  @IsArray()
+  @ArrayMaxSize(50)
+  @IsString({ each: true })
+  @Matches(TAG, { each: true, message: 'tags must be 1-64 characters of letters, digits and _ . : / = -' })
+  tags?: string[];
+
+  @ApiPropertyOptional({
+    type: CreateServingConfigDto,
+    description: 'Becomes serving configuration version 1.',
+  })
+  @IsAbsentOr()
+  @ValidateNested()
+  @Type(() => CreateServingConfigDto)
+  config?: CreateServingConfigDto;
+}
+
+export class UpdateEndpointDto extends PartialType(OmitType(CreateEndpointDto, ['config'] as const), {
+  skipNullProperties: false,
+}) {
+  @ApiPropertyOptional({ description: 'true archives (hides from lists, no new runs); false restores.' })
+  @IsAbsentOr()
+  @IsBoolean()
+  archived?: boolean;
+}
+
+export class ListEndpointsQueryDto extends PageQueryDto {
+  @ApiPropertyOptional({ type: [String], description: 'Endpoints carrying every one of these tags.' })
+  @QueryArray(20)
+  @Matches(TAG, { each: true, message: 'tag must be 1-64 characters of letters, digits and _ . : / = -' })
+  tag?: string[];
+
+  @ApiPropertyOptional({ description: 'Part of the name, case-insensitive.' })
+  @IsOptional()
+  @IsString()
+  @Length(1, 200)
+  name?: string;
+
+  @ApiPropertyOptional({ default: false })
+  @QueryBoolean()
+  includeArchived?: boolean;
+}
+
+export class DeleteEndpointQueryDto {
+  @ApiPropertyOptional({
+    default: false,
+    description: 'Archive instead of deleting: needed once runs reference the endpoint.',
+  })
+  @QueryBoolean()
+  archive?: boolean;
+}
+
+export class EndpointDto {
+  @ApiProperty({ format: 'uuid' }) id!: string;
+  @ApiProperty() name!: string;
+  @ApiProperty() baseUrl!: string;
+  @ApiProperty({ enum: API_KINDS }) apiKind!: ApiKindValue;
+  @ApiProperty() model!: string;
+
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: { type: 'string', enum: ['****'] },
+    example: { authorization: '****' },
+    description: 'Names of the stored auth headers; values are never returned.',
+  })
+  authHeaders!: Record<string, string>;
+
+  @ApiProperty({ type: [String] }) tags!: string[];
+  @ApiProperty({ type: Date, nullable: true }) archivedAt!: Date | null;
+  @ApiProperty() createdAt!: Date;
+  @ApiProperty() updatedAt!: Date;
+}

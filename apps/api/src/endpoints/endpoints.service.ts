@@ -1,0 +1,116 @@
+import { ConflictException, Injectable, NotFoundException } from '@nestjs/common';
+import type { Endpoint, Prisma } from '@teapot/db';
+import { afterCursor, type Page, toPage } from '../common/pagination';
+import { PrismaService } from '../prisma/prisma.service';
+import { servingConfigData } from '../serving-configs/serving-configs.service';
+import type {
+  CreateEndpointDto,
+  EndpointDto,
+  ListEndpointsQueryDto,
+  UpdateEndpointDto,
+} from './dto/endpoint.dto';
+import { EndpointSecrets } from './endpoint-secrets';
+
+@Injectable()
+export class EndpointsService {
+  constructor(
+    private readonly prisma: PrismaService,
+    private readonly secrets: EndpointSecrets,
+  ) {}
+
+  async create(input: CreateEndpointDto): Promise<EndpointDto> {
+    const { authHeaders, tags, config, ...fields } = input;
+    const endpoint = await this.prisma.endpoint.create({
+      data: {
+        ...fields,
+        ...this.secrets.seal(authHeaders ?? {}),
+        tags: unique(tags ?? []),
+        ...(config ? { configs: { create: { ...servingConfigData(config), version: 1 } } } : {}),
+      },
+    });
+    return this.toDto(endpoint);
+  }
+
+  async list(query: ListEndpointsQueryDto): Promise<Page<EndpointDto>> {
+    const where: Prisma.EndpointWhereInput = {
+      ...(query.includeArchived ? {} : { archivedAt: null }),
+      ...(query.tag ? { tags: { hasEvery: query.tag } } : {}),
+      ...(query.name ? { name: { contains: query.name, mode: 'insensitive' } } : {}),
+      ...afterCursor('createdAt', query.cursor),
+    };
+    const rows = await this.prisma.endpoint.findMany({
+      where,
+      orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
+      take: query.limit + 1,
+    });
+    return toPage(
+      rows,
+      query.limit,
+      (row) => row.createdAt,
+      (row) => this.toDto(row),
+    );
+  }
+
+  async get(id: string): Promise<EndpointDto> {
+    return this.toDto(await this.find(id));
+  }
+
+  async update(id: string, input: UpdateEndpointDto): Promise<EndpointDto> {
+    const { authHeaders, tags, archived, ...fields } = input;
+    await this.find(id);
+    const endpoint = await this.prisma.endpoint.update({
+      where: { id },
+      data: {
+        ...fields,
+        ...(authHeaders === undefined ? {} : this.secrets.seal(authHeaders)),
+        ...(tags === undefined ? {} : { tags: unique(tags) }),
+        ...(archived === undefined ? {} : { archivedAt: archived ? new Date() : null }),
+      },
+    });
+    return this.toDto(endpoint);
+  }
+
+  /** Deleting would orphan stored runs, so an endpoint with runs can only be archived. */
+  async remove(id: string, archive: boolean): Promise<EndpointDto | null> {
+    const endpoint = await this.find(id);
+    if (archive) {
+      if (endpoint.archivedAt) return this.toDto(endpoint);
+      return this.toDto(
+        await this.prisma.endpoint.update({ where: { id }, data: { archivedAt: new Date() } }),
+      );
+    }
+    const runs = await this.prisma.run.count({ where: { endpointId: id } });
+    if (runs > 0) {
+      throw new ConflictException(
+        `Endpoint ${id} has ${runs} run(s) and cannot be deleted; archive it instead with DELETE /endpoints/${id}?archive=true.`,
+      );
+    }
+    await this.prisma.endpoint.delete({ where: { id } });
+    return null;
+  }
+
+  private async find(id: string): Promise<Endpoint> {
+    const endpoint = await this.prisma.endpoint.findUnique({ where: { id } });
+    if (!endpoint) throw new NotFoundException(`No endpoint ${id}.`);
+    return endpoint;
+  }
+
+  private toDto(endpoint: Endpoint): EndpointDto {
+    return {
+      id: endpoint.id,
+      name: endpoint.name,
+      baseUrl: endpoint.baseUrl,
+      apiKind: endpoint.apiKind,
+      model: endpoint.model,
+      authHeaders: this.secrets.masked(endpoint.authHeaderNames),
+      tags: endpoint.tags,
+      archivedAt: endpoint.archivedAt,
+      createdAt: endpoint.createdAt,
+      updatedAt: endpoint.updatedAt,
+    };
+  }
+}
+
+function unique(values: string[]): string[] {
+  return [...new Set(values)];
+}

@@ -1,0 +1,115 @@
+import { STATUS_CODES } from 'node:http';
+import { type ArgumentsHost, Catch, type ExceptionFilter, HttpException, Logger } from '@nestjs/common';
+import type { Response } from 'express';
+import type { ErrorBody } from './error-body';
+import { RequestValidationException } from './request-validation.exception';
+
+export const BODY_LIMIT_BYTES = 1024 * 1024;
+
+/** Maps every error to an HTTP response, once: the only place that decides status codes. */
+@Catch()
+export class ApiErrorFilter implements ExceptionFilter {
+  private readonly logger = new Logger('ApiErrorFilter');
+
+  catch(exception: unknown, host: ArgumentsHost): void {
+    const response = host.switchToHttp().getResponse<Response>();
+    const body = toErrorBody(exception);
+    if (body.statusCode >= 500) this.logger.error(exception);
+    if (response.headersSent) {
+      // A streamed export failed half way: the status is gone, so cut the stream short.
+      response.destroy();
+      return;
+    }
+    if (body.statusCode === 401) response.setHeader('WWW-Authenticate', 'Bearer');
+    response.status(body.statusCode).json(body);
+  }
+}
+
+export function toErrorBody(exception: unknown): ErrorBody {
+  if (exception instanceof RequestValidationException) {
+    return { ...errorBody(400, exception.message), details: exception.details };
+  }
+  if (exception instanceof HttpException) {
+    return errorBody(exception.getStatus(), httpExceptionMessage(exception));
+  }
+  return bodyParserError(exception) ?? prismaError(exception) ?? errorBody(500, 'Internal server error.');
+}
+
+function errorBody(statusCode: number, message: string): ErrorBody {
+  return { statusCode, error: STATUS_CODES[statusCode] ?? 'Error', message };
+}
+
+function httpExceptionMessage(exception: HttpException): string {
+  const response = exception.getResponse();
+  if (typeof response === 'string') return response;
+  const message = (response as { message?: unknown }).message;
+  if (Array.isArray(message)) return message.join('; ');
+  return typeof message === 'string' ? message : exception.message;
+}
+
+interface BodyParserError {
+  type: string;
+  status: number;
+  message: string;
+}
+
+function isBodyParserError(error: unknown): error is BodyParserError {
+  const candidate = error as Partial<BodyParserError> | null;
+  return typeof candidate?.type === 'string' && typeof candidate.status === 'number';
+}
+
+/** Body-parser errors other than malformed JSON, which Nest already turns into a BadRequestException. */
+function bodyParserError(error: unknown): ErrorBody | null {
+  if (!isBodyParserError(error)) return null;
+  switch (error.type) {
+    case 'entity.too.large':
+      return errorBody(413, `Request body is larger than ${BODY_LIMIT_BYTES / 1024 / 1024} MB.`);
+    case 'encoding.unsupported':
+    case 'charset.unsupported':
+      return errorBody(415, error.message);
+    default:
+      return error.status >= 400 && error.status < 500 ? errorBody(error.status, error.message) : null;
+  }
+}
+
+// Duck-typed so the filter does not depend on one generated client instance.
+function prismaError(error: unknown): ErrorBody | null {
+  const candidate = error as { name?: unknown; code?: unknown; meta?: Record<string, unknown> } | null;
+  if (candidate?.name !== 'PrismaClientKnownRequestError' || typeof candidate.code !== 'string') return null;
+  switch (candidate.code) {
+    case 'P2025':
+      return errorBody(404, 'Not found.');
+    case 'P2002':
+      return errorBody(
+        409,
+        `Already exists: another ${modelOf(candidate.meta)} has the same ${uniqueFields(candidate.meta)}.`,
+      );
+    case 'P2000':
+    case 'P2020':
+      return errorBody(400, 'A value does not fit its database column (too long or out of range).');
+    case 'P2003':
+    case 'P2014':
+      return errorBody(409, 'Still referenced by other records (e.g. runs); archive it instead of deleting.');
+    default:
+      return null;
+  }
+}
+
+function modelOf(meta: Record<string, unknown> | undefined): string {
+  return typeof meta?.modelName === 'string' ? meta.modelName.toLowerCase() : 'record';
+}
+
+/** The driver adapter names the violated index (e.g. `endpoints_name_key`); the fields are inside. */
+function uniqueFields(meta: Record<string, unknown> | undefined): string {
+  if (Array.isArray(meta?.target)) return meta.target.join(', ');
+  const cause = (
+    meta?.driverAdapterError as { cause?: { constraint?: { index?: unknown }; table?: unknown } }
+  )?.cause;
+  const index = cause?.constraint?.index;
+  if (typeof index !== 'string') return 'unique fields';
+  const table = typeof cause?.table === 'string' ? cause.table : index.split('_')[0];
+  return index
+    .replace(new RegExp(`^${table}_`), '')
+    .replace(/_key$/, '')
+    .replace(/_/g, ' ');
+}

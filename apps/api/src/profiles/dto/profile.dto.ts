@@ -1,0 +1,204 @@
+import { ApiExtraModels, ApiProperty, ApiPropertyOptional, OmitType, PartialType } from '@nestjs/swagger';
+import { Type } from 'class-transformer';
+import {
+  IsBoolean,
+  IsInt,
+  IsObject,
+  IsOptional,
+  IsString,
+  IsUUID,
+  Length,
+  Matches,
+  Max,
+  Min,
+  ValidateNested,
+} from 'class-validator';
+import type { Load, Slo, Workload } from '@teapot/measure';
+import { PageQueryDto } from '../../common/pagination';
+import { IsAbsentOr, IsCronExpression, MIN_SCHEDULE_INTERVAL_S } from '../../common/validators';
+import {
+  ClosedLoadDto,
+  DatasetWorkloadDto,
+  LoadKindDto,
+  loadSchema,
+  loadType,
+  OpenLoadDto,
+  SloDto,
+  SyntheticWorkloadDto,
+  WorkloadKindDto,
+  workloadSchema,
+  workloadType,
+} from './workload.dto';
+
+const INT32_MAX = 2 ** 31 - 1;
+const DAY_S = 86_400;
+
+@ApiExtraModels(SyntheticWorkloadDto, DatasetWorkloadDto, ClosedLoadDto, OpenLoadDto)
+export class CreateProfileDto {
+  @ApiProperty({ example: 'chat-512-in-256-out-c8', maxLength: 200, description: 'Unique per endpoint.' })
+  @IsString()
+  @Length(1, 200)
+  @Matches(/^[^\p{C}]+$/u, { message: 'name must not contain control characters' })
+  name!: string;
+
+  @ApiProperty({ format: 'uuid' })
+  @IsUUID()
+  endpointId!: string;
+
+  @ApiProperty(workloadSchema)
+  @IsObject()
+  @ValidateNested()
+  @Type(() => WorkloadKindDto, workloadType)
+  workload!: SyntheticWorkloadDto | DatasetWorkloadDto;
+
+  @ApiProperty(loadSchema)
+  @IsObject()
+  @ValidateNested()
+  @Type(() => LoadKindDto, loadType)
+  load!: ClosedLoadDto | OpenLoadDto;
+
+  @ApiPropertyOptional({
+    type: Number,
+    nullable: true,
+    minimum: 1,
+    maximum: 1_000_000,
+    description: 'Measured requests per run (warm-up excluded). Set this, durationS, or both.',
+  })
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Max(1_000_000)
+  requestCount?: number | null;
+
+  @ApiPropertyOptional({
+    type: Number,
+    nullable: true,
+    minimum: 1,
+    maximum: DAY_S,
+    description: 'Stop issuing requests after this many seconds.',
+  })
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Max(DAY_S)
+  durationS?: number | null;
+
+  @ApiPropertyOptional({ minimum: 0, maximum: 10_000, default: 0 })
+  @IsAbsentOr()
+  @IsInt()
+  @Min(0)
+  @Max(10_000)
+  warmupRequests?: number;
+
+  @ApiPropertyOptional({
+    type: Number,
+    nullable: true,
+    minimum: 0,
+    maximum: INT32_MAX,
+    description: 'Makes prompts, lengths and arrivals reproducible.',
+  })
+  @IsOptional()
+  @IsInt()
+  @Min(0)
+  @Max(INT32_MAX)
+  seed?: number | null;
+
+  @ApiPropertyOptional({ minimum: 1000, maximum: 3_600_000, default: 120_000 })
+  @IsAbsentOr()
+  @IsInt()
+  @Min(1000)
+  @Max(3_600_000)
+  timeoutMs?: number;
+
+  @ApiPropertyOptional({ minimum: 100, maximum: 3_600_000, default: 30_000 })
+  @IsAbsentOr()
+  @IsInt()
+  @Min(100)
+  @Max(3_600_000)
+  stallTimeoutMs?: number;
+
+  @ApiPropertyOptional({ default: true, description: 'Ask the server for exactly the output length.' })
+  @IsAbsentOr()
+  @IsBoolean()
+  forceOutputLength?: boolean;
+
+  @ApiPropertyOptional({ type: SloDto })
+  @IsAbsentOr()
+  @IsObject()
+  @ValidateNested()
+  @Type(() => SloDto)
+  slo?: SloDto;
+
+  @ApiPropertyOptional({
+    type: String,
+    nullable: true,
+    example: '0 */6 * * *',
+    description: 'Cron schedule (UTC); or use scheduleIntervalS.',
+  })
+  @IsOptional()
+  @IsCronExpression()
+  scheduleCron?: string | null;
+
+  @ApiPropertyOptional({
+    type: Number,
+    nullable: true,
+    minimum: MIN_SCHEDULE_INTERVAL_S,
+    maximum: 30 * DAY_S,
+  })
+  @IsOptional()
+  @IsInt()
+  @Min(MIN_SCHEDULE_INTERVAL_S)
+  @Max(30 * DAY_S)
+  scheduleIntervalS?: number | null;
+
+  @ApiPropertyOptional({
+    minimum: 0,
+    maximum: DAY_S,
+    default: 0,
+    description: 'Random delay added to each slot.',
+  })
+  @IsAbsentOr()
+  @IsInt()
+  @Min(0)
+  @Max(DAY_S)
+  scheduleJitterS?: number;
+
+  @ApiPropertyOptional({ default: true, description: 'Scheduled runs happen only while enabled.' })
+  @IsAbsentOr()
+  @IsBoolean()
+  enabled?: boolean;
+}
+
+/** The endpoint of a profile is fixed: runs of one profile compare one endpoint over time. */
+export class UpdateProfileDto extends PartialType(OmitType(CreateProfileDto, ['endpointId'] as const), {
+  skipNullProperties: false,
+}) {}
+
+export class ListProfilesQueryDto extends PageQueryDto {
+  @ApiPropertyOptional({ format: 'uuid' })
+  @IsOptional()
+  @IsUUID()
+  endpointId?: string;
+}
+
+export class ProfileDto {
+  @ApiProperty({ format: 'uuid' }) id!: string;
+  @ApiProperty() name!: string;
+  @ApiProperty({ format: 'uuid' }) endpointId!: string;
+  @ApiProperty(workloadSchema) workload!: Workload;
+  @ApiProperty(loadSchema) load!: Load;
+  @ApiProperty({ type: Number, nullable: true }) requestCount!: number | null;
+  @ApiProperty({ type: Number, nullable: true }) durationS!: number | null;
+  @ApiProperty() warmupRequests!: number;
+  @ApiProperty({ type: Number, nullable: true }) seed!: number | null;
+  @ApiProperty() timeoutMs!: number;
+  @ApiProperty() stallTimeoutMs!: number;
+  @ApiProperty() forceOutputLength!: boolean;
+  @ApiProperty({ type: SloDto }) slo!: Slo;
+  @ApiProperty({ type: String, nullable: true }) scheduleCron!: string | null;
+  @ApiProperty({ type: Number, nullable: true }) scheduleIntervalS!: number | null;
+  @ApiProperty() scheduleJitterS!: number;
+  @ApiProperty() enabled!: boolean;
+  @ApiProperty() createdAt!: Date;
+  @ApiProperty() updatedAt!: Date;
+}

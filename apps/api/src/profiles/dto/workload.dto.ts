@@ -1,0 +1,205 @@
+import { applyDecorators } from '@nestjs/common';
+import { ApiProperty, ApiPropertyOptional, getSchemaPath } from '@nestjs/swagger';
+import { Type } from 'class-transformer';
+import {
+  ArrayMaxSize,
+  ArrayMinSize,
+  IsArray,
+  IsIn,
+  IsInt,
+  IsNumber,
+  IsObject,
+  IsString,
+  Length,
+  Max,
+  Min,
+  ValidateNested,
+} from 'class-validator';
+import type { Load, Slo, Workload } from '@teapot/measure';
+import { IsAbsentOr } from '../../common/validators';
+
+const MAX_TOKENS = 1_000_000;
+const MAX_CONCURRENCY = 10_000;
+const FINITE = { allowNaN: false, allowInfinity: false } as const;
+
+type SyntheticWorkload = Extract<Workload, { kind: 'synthetic' }>;
+type DatasetWorkload = Extract<Workload, { kind: 'dataset' }>;
+type ClosedLoad = Extract<Load, { kind: 'closed' }>;
+type OpenLoad = Extract<Load, { kind: 'open' }>;
+
+export const WORKLOAD_KINDS = ['synthetic', 'dataset'] as const;
+export const LOAD_KINDS = ['closed', 'open'] as const;
+export const ARRIVALS = ['poisson', 'gamma', 'constant'] as const;
+
+/** What an unknown `kind` is read as: only `kind` is checked, so the error names it. */
+export class WorkloadKindDto {
+  @ApiProperty({ enum: WORKLOAD_KINDS })
+  @IsIn(WORKLOAD_KINDS)
+  kind!: Workload['kind'];
+}
+
+export class SyntheticWorkloadDto implements SyntheticWorkload {
+  @ApiProperty({ enum: ['synthetic'] })
+  @IsIn(['synthetic'])
+  kind!: 'synthetic';
+
+  @ApiProperty({
+    minimum: 1,
+    maximum: MAX_TOKENS,
+    example: 512,
+    description: 'Target prompt length in tokens.',
+  })
+  @IsInt()
+  @Min(1)
+  @Max(MAX_TOKENS)
+  inputTokens!: number;
+
+  @ApiProperty({ minimum: 1, maximum: MAX_TOKENS, example: 256 })
+  @IsInt()
+  @Min(1)
+  @Max(MAX_TOKENS)
+  outputTokens!: number;
+
+  @ApiPropertyOptional({ minimum: 0, maximum: 1, description: 'Relative spread of lengths; 0 = all equal.' })
+  @IsAbsentOr()
+  @IsNumber(FINITE)
+  @Min(0)
+  @Max(1)
+  lengthJitter?: number;
+}
+
+export class DatasetPromptDto {
+  @ApiProperty({ maxLength: 200_000 })
+  @IsString()
+  @Length(1, 200_000)
+  prompt!: string;
+
+  @ApiPropertyOptional({ minimum: 1, maximum: MAX_TOKENS })
+  @IsAbsentOr()
+  @IsInt()
+  @Min(1)
+  @Max(MAX_TOKENS)
+  outputTokens?: number;
+}
+
+export class DatasetWorkloadDto implements DatasetWorkload {
+  @ApiProperty({ enum: ['dataset'] })
+  @IsIn(['dataset'])
+  kind!: 'dataset';
+
+  @ApiProperty({ type: [DatasetPromptDto], minItems: 1, maxItems: 10_000 })
+  @IsArray()
+  @ArrayMinSize(1)
+  @ArrayMaxSize(10_000)
+  @IsObject({ each: true })
+  @ValidateNested({ each: true })
+  @Type(() => DatasetPromptDto)
+  prompts!: DatasetPromptDto[];
+
+  @ApiPropertyOptional({
+    minimum: 1,
+    maximum: MAX_TOKENS,
+    description: 'For prompts that do not set their own.',
+  })
+  @IsAbsentOr()
+  @IsInt()
+  @Min(1)
+  @Max(MAX_TOKENS)
+  outputTokens?: number;
+}
+
+export class LoadKindDto {
+  @ApiProperty({ enum: LOAD_KINDS })
+  @IsIn(LOAD_KINDS)
+  kind!: Load['kind'];
+}
+
+export class ClosedLoadDto implements ClosedLoad {
+  @ApiProperty({ enum: ['closed'] })
+  @IsIn(['closed'])
+  kind!: 'closed';
+
+  @ApiProperty({ minimum: 1, maximum: MAX_CONCURRENCY, example: 8, description: 'Requests kept in flight.' })
+  @IsInt()
+  @Min(1)
+  @Max(MAX_CONCURRENCY)
+  concurrency!: number;
+}
+
+export class OpenLoadDto implements OpenLoad {
+  @ApiProperty({ enum: ['open'] })
+  @IsIn(['open'])
+  kind!: 'open';
+
+  @ApiProperty({ minimum: 0.001, maximum: 100_000, example: 4 })
+  @IsNumber(FINITE)
+  @Min(0.001)
+  @Max(100_000)
+  ratePerS!: number;
+
+  @ApiProperty({ enum: ARRIVALS })
+  @IsIn(ARRIVALS)
+  arrival!: OpenLoad['arrival'];
+
+  @ApiPropertyOptional({ minimum: 0.01, maximum: 100, description: 'Gamma shape; below 1 is burstier.' })
+  @IsAbsentOr()
+  @IsNumber(FINITE)
+  @Min(0.01)
+  @Max(100)
+  burstiness?: number;
+
+  @ApiPropertyOptional({ minimum: 1, maximum: MAX_CONCURRENCY })
+  @IsAbsentOr()
+  @IsInt()
+  @Min(1)
+  @Max(MAX_CONCURRENCY)
+  maxConcurrency?: number;
+}
+
+function SloMs(): PropertyDecorator {
+  return applyDecorators(
+    ApiPropertyOptional({ minimum: 0.001, maximum: 86_400_000 }),
+    IsAbsentOr(),
+    IsNumber(FINITE),
+    Min(0.001),
+    Max(86_400_000),
+  );
+}
+
+/** Milliseconds; a request meets them all or it is not goodput. */
+export class SloDto implements Slo {
+  @SloMs() ttftMs?: number;
+  @SloMs() tpotMs?: number;
+  @SloMs() itlMs?: number;
+  @SloMs() e2eMs?: number;
+}
+
+export const workloadSchema = {
+  oneOf: [{ $ref: getSchemaPath(SyntheticWorkloadDto) }, { $ref: getSchemaPath(DatasetWorkloadDto) }],
+  discriminator: { propertyName: 'kind' },
+};
+export const loadSchema = {
+  oneOf: [{ $ref: getSchemaPath(ClosedLoadDto) }, { $ref: getSchemaPath(OpenLoadDto) }],
+  discriminator: { propertyName: 'kind' },
+};
+
+export const workloadType = {
+  discriminator: {
+    property: 'kind',
+    subTypes: [
+      { value: SyntheticWorkloadDto, name: 'synthetic' },
+      { value: DatasetWorkloadDto, name: 'dataset' },
+    ],
+  },
+  keepDiscriminatorProperty: true,
+};
+export const loadType = {
+  discriminator: {
+    property: 'kind',
+    subTypes: [
+      { value: ClosedLoadDto, name: 'closed' },
+      { value: OpenLoadDto, name: 'open' },
+    ],
+  },
+  keepDiscriminatorProperty: true,
+};

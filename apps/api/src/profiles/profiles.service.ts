@@ -1,0 +1,116 @@
+import { Injectable, NotFoundException } from '@nestjs/common';
+import type { Prisma, Profile } from '@teapot/db';
+import type { Load, Slo, Workload } from '@teapot/measure';
+import { afterCursor, type Page, toPage } from '../common/pagination';
+import type { ProblemDetail } from '../errors/error-body';
+import { RequestValidationException } from '../errors/request-validation.exception';
+import { PrismaService } from '../prisma/prisma.service';
+import type { CreateProfileDto, ListProfilesQueryDto, ProfileDto, UpdateProfileDto } from './dto/profile.dto';
+
+type ScheduleAndBounds = Pick<Profile, 'requestCount' | 'durationS' | 'scheduleCron' | 'scheduleIntervalS'>;
+
+@Injectable()
+export class ProfilesService {
+  constructor(private readonly prisma: PrismaService) {}
+
+  async create(input: CreateProfileDto): Promise<ProfileDto> {
+    assertCoherent({
+      requestCount: input.requestCount ?? null,
+      durationS: input.durationS ?? null,
+      scheduleCron: input.scheduleCron ?? null,
+      scheduleIntervalS: input.scheduleIntervalS ?? null,
+    });
+    const endpoint = await this.prisma.endpoint.count({ where: { id: input.endpointId } });
+    if (!endpoint)
+      throw new RequestValidationException([{ field: 'endpointId', problem: 'names no endpoint' }]);
+    const { workload, load, slo, ...fields } = input;
+    const profile = await this.prisma.profile.create({
+      data: {
+        ...fields,
+        workload: toJson(workload),
+        load: toJson(load),
+        ...(slo ? { slo: toJson(slo) } : {}),
+      },
+    });
+    return toProfileDto(profile);
+  }
+
+  async list(query: ListProfilesQueryDto): Promise<Page<ProfileDto>> {
+    const rows = await this.prisma.profile.findMany({
+      where: {
+        ...(query.endpointId ? { endpointId: query.endpointId } : {}),
+        ...afterCursor('createdAt', query.cursor),
+      },
+      orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
+      take: query.limit + 1,
+    });
+    return toPage(rows, query.limit, (row) => row.createdAt, toProfileDto);
+  }
+
+  async get(id: string): Promise<ProfileDto> {
+    return toProfileDto(await this.find(id));
+  }
+
+  /** Checks the profile as it will be after the change, so a patch cannot break its coherence. */
+  async update(id: string, input: UpdateProfileDto): Promise<ProfileDto> {
+    const current = await this.find(id);
+    assertCoherent({
+      requestCount: input.requestCount === undefined ? current.requestCount : input.requestCount,
+      durationS: input.durationS === undefined ? current.durationS : input.durationS,
+      scheduleCron: input.scheduleCron === undefined ? current.scheduleCron : input.scheduleCron,
+      scheduleIntervalS:
+        input.scheduleIntervalS === undefined ? current.scheduleIntervalS : input.scheduleIntervalS,
+    });
+    const { workload, load, slo, ...fields } = input;
+    const profile = await this.prisma.profile.update({
+      where: { id },
+      data: {
+        ...fields,
+        ...(workload ? { workload: toJson(workload) } : {}),
+        ...(load ? { load: toJson(load) } : {}),
+        ...(slo ? { slo: toJson(slo) } : {}),
+      },
+    });
+    return toProfileDto(profile);
+  }
+
+  /** Runs of the profile stay (they carry its snapshot); they just lose the link. */
+  async remove(id: string): Promise<void> {
+    await this.find(id);
+    await this.prisma.profile.delete({ where: { id } });
+  }
+
+  private async find(id: string): Promise<Profile> {
+    const profile = await this.prisma.profile.findUnique({ where: { id } });
+    if (!profile) throw new NotFoundException(`No profile ${id}.`);
+    return profile;
+  }
+}
+
+function assertCoherent(profile: ScheduleAndBounds): void {
+  const problems: ProblemDetail[] = [];
+  if (profile.requestCount === null && profile.durationS === null) {
+    problems.push({ field: 'requestCount', problem: 'or durationS must be set: a run needs an end' });
+  }
+  if (profile.scheduleCron !== null && profile.scheduleIntervalS !== null) {
+    problems.push({
+      field: 'scheduleCron',
+      problem: 'and scheduleIntervalS are exclusive: set one schedule',
+    });
+  }
+  if (problems.length) throw new RequestValidationException(problems);
+}
+
+/** DTO instances as plain JSON values for the Json columns. */
+function toJson(value: object): Prisma.InputJsonObject {
+  return JSON.parse(JSON.stringify(value)) as Prisma.InputJsonObject;
+}
+
+export function toProfileDto(profile: Profile): ProfileDto {
+  return {
+    ...profile,
+    workload: profile.workload as unknown as Workload,
+    load: profile.load as unknown as Load,
+    slo: profile.slo as Slo,
+  };
+}

@@ -1,0 +1,38 @@
+import { Global, Inject, Module, type OnApplicationShutdown } from '@nestjs/common';
+import type { ApiEnv } from '@teapot/config';
+import { createRedis, RunQueueProducer } from '@teapot/jobs';
+import { API_ENV } from '../env/env.module';
+
+export const QUEUE_REDIS = Symbol('QUEUE_REDIS');
+export type QueueRedis = ReturnType<typeof createRedis>;
+
+/** One Redis connection for the API: the run producer and the health ping share it. */
+@Global()
+@Module({
+  providers: [
+    {
+      provide: QUEUE_REDIS,
+      inject: [API_ENV],
+      // Commands wait for a reconnect once, then fail: a request gets a 503 instead of hanging.
+      useFactory: (env: ApiEnv): QueueRedis => createRedis(env.REDIS_URL, { maxRetriesPerRequest: 1 }),
+    },
+    {
+      provide: RunQueueProducer,
+      inject: [QUEUE_REDIS, API_ENV],
+      useFactory: (redis: QueueRedis, env: ApiEnv) =>
+        new RunQueueProducer({ redis, prefix: env.TEAPOT_REDIS_PREFIX }),
+    },
+  ],
+  exports: [QUEUE_REDIS, RunQueueProducer],
+})
+export class QueueModule implements OnApplicationShutdown {
+  constructor(
+    private readonly producer: RunQueueProducer,
+    @Inject(QUEUE_REDIS) private readonly redis: QueueRedis,
+  ) {}
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.producer.close();
+    await this.redis.quit().catch(() => this.redis.disconnect());
+  }
+}

@@ -1,0 +1,140 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { IsIn, IsISO8601, IsOptional, IsUUID } from 'class-validator';
+import type { ClientHealth, RunSummary } from '@teapot/measure';
+import { PageQueryDto } from '../../common/pagination';
+import { QueryArray } from '../../common/query';
+import { ServingConfigDto } from '../../serving-configs/dto/serving-config.dto';
+
+export const RUN_STATUSES = ['queued', 'running', 'succeeded', 'partial', 'failed', 'aborted'] as const;
+export type RunStatusValue = (typeof RUN_STATUSES)[number];
+export const RUN_TRIGGERS = ['schedule', 'manual', 'deployment'] as const;
+
+export class TriggerRunDto {
+  @ApiProperty({ format: 'uuid', description: 'Run this profile now against its endpoint.' })
+  @IsUUID()
+  profileId!: string;
+}
+
+export class ListRunsQueryDto extends PageQueryDto {
+  @ApiPropertyOptional({ format: 'uuid' })
+  @IsOptional()
+  @IsUUID()
+  endpointId?: string;
+
+  @ApiPropertyOptional({ format: 'uuid' })
+  @IsOptional()
+  @IsUUID()
+  profileId?: string;
+
+  @ApiPropertyOptional({ enum: RUN_STATUSES, isArray: true, description: 'Any of these statuses.' })
+  @QueryArray(RUN_STATUSES.length)
+  @IsIn(RUN_STATUSES, { each: true })
+  status?: RunStatusValue[];
+
+  @ApiPropertyOptional({ example: '2026-01-01T00:00:00Z', description: 'Queued at or after (ISO 8601).' })
+  @IsOptional()
+  @IsISO8601({ strict: true })
+  from?: string;
+
+  @ApiPropertyOptional({ example: '2026-02-01T00:00:00Z', description: 'Queued before (ISO 8601).' })
+  @IsOptional()
+  @IsISO8601({ strict: true })
+  to?: string;
+}
+
+export class RunDto {
+  @ApiProperty({ format: 'uuid' }) id!: string;
+  @ApiProperty({ format: 'uuid' }) endpointId!: string;
+  @ApiProperty({
+    type: String,
+    format: 'uuid',
+    nullable: true,
+    description: 'The serving configuration live when queued.',
+  })
+  configId!: string | null;
+  @ApiProperty({ type: String, format: 'uuid', nullable: true }) profileId!: string | null;
+  @ApiProperty({ enum: RUN_STATUSES }) status!: RunStatusValue;
+  @ApiProperty({ enum: RUN_TRIGGERS }) trigger!: (typeof RUN_TRIGGERS)[number];
+  @ApiProperty() queuedAt!: Date;
+  @ApiProperty({ type: Date, nullable: true }) startedAt!: Date | null;
+  @ApiProperty({ type: Date, nullable: true }) finishedAt!: Date | null;
+  @ApiProperty() attempts!: number;
+  @ApiProperty({ type: String, nullable: true, description: 'Why the run failed or was aborted.' }) error!:
+    string | null;
+  @ApiProperty({ type: Number, nullable: true }) durationUs!: number | null;
+  @ApiProperty({ type: Number, nullable: true }) ttftP50Ms!: number | null;
+  @ApiProperty({ type: Number, nullable: true }) ttftP99Ms!: number | null;
+  @ApiProperty({ type: Number, nullable: true }) tpotP50Ms!: number | null;
+  @ApiProperty({ type: Number, nullable: true }) tpotP99Ms!: number | null;
+  @ApiProperty({ type: Number, nullable: true }) itlP50Ms!: number | null;
+  @ApiProperty({ type: Number, nullable: true }) itlP99Ms!: number | null;
+  @ApiProperty({ type: Number, nullable: true }) e2eP50Ms!: number | null;
+  @ApiProperty({ type: Number, nullable: true }) e2eP99Ms!: number | null;
+  @ApiProperty({ type: Number, nullable: true }) outputTokensPerS!: number | null;
+  @ApiProperty({ type: Number, nullable: true }) requestsPerS!: number | null;
+  @ApiProperty({ type: Number, nullable: true }) goodputRps!: number | null;
+  @ApiProperty({ type: Number, nullable: true }) requestsSucceeded!: number | null;
+  @ApiProperty({ type: Number, nullable: true }) requestsFailed!: number | null;
+  @ApiProperty({ type: Number, nullable: true }) requestsIncomplete!: number | null;
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: { type: 'number' },
+    description: 'Failed requests by error class.',
+  })
+  errorCounts!: unknown;
+  @ApiProperty({
+    type: Boolean,
+    nullable: true,
+    description: 'The client itself was the bottleneck: not a result.',
+  })
+  clientSaturated!: boolean | null;
+}
+
+export class RunDetailDto extends RunDto {
+  @ApiProperty({
+    type: 'object',
+    nullable: true,
+    additionalProperties: true,
+    description: "The measurement package's RunSummary.",
+  })
+  summary!: RunSummary | null;
+
+  @ApiProperty({
+    type: 'object',
+    nullable: true,
+    additionalProperties: true,
+    description: "The measurement package's ClientHealth.",
+  })
+  clientHealth!: ClientHealth | null;
+
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: true,
+    description: 'The profile as it was when the run was queued.',
+  })
+  profileSnapshot!: unknown;
+
+  @ApiProperty({ type: ServingConfigDto, nullable: true })
+  config!: ServingConfigDto | null;
+
+  @ApiProperty({ type: Date, nullable: true, description: 'Wall clock at the monotonic anchor of the run.' })
+  wallAnchor!: Date | null;
+
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    description: 'process.hrtime.bigint() at the anchor, decimal.',
+  })
+  monotonicAnchorNs!: string | null;
+
+  @ApiProperty({ type: Boolean, nullable: true }) streamOptionsRequested!: boolean | null;
+  @ApiProperty({
+    type: Boolean,
+    nullable: true,
+    description: 'The server refused stream_options; counts came from elsewhere.',
+  })
+  streamOptionsRejected!: boolean | null;
+  @ApiProperty({ type: Number, nullable: true }) eventLoopDelayP99Ms!: number | null;
+  @ApiProperty({ type: Number, nullable: true }) eventLoopDelayMaxMs!: number | null;
+  @ApiProperty({ type: String, nullable: true }) workerId!: string | null;
+}

@@ -1,0 +1,163 @@
+import {
+  ConflictException,
+  Injectable,
+  Logger,
+  NotFoundException,
+  ServiceUnavailableException,
+} from '@nestjs/common';
+import type { Prisma, Run, ServingConfig } from '@teapot/db';
+import { RunQueueProducer } from '@teapot/jobs';
+import type { ClientHealth, RunSummary } from '@teapot/measure';
+import { afterCursor, type Page, toPage } from '../common/pagination';
+import { RequestValidationException } from '../errors/request-validation.exception';
+import { withTimeout } from '../common/timeout';
+import { PrismaService } from '../prisma/prisma.service';
+import { toProfileDto } from '../profiles/profiles.service';
+import type { ListRunsQueryDto, RunDetailDto, RunDto } from './dto/run.dto';
+
+const ENQUEUE_TIMEOUT_MS = 5_000;
+
+@Injectable()
+export class RunsService {
+  private readonly logger = new Logger(RunsService.name);
+
+  constructor(
+    private readonly prisma: PrismaService,
+    private readonly queue: RunQueueProducer,
+  ) {}
+
+  /** Queues a run of the profile with the endpoint's live configuration; the worker takes it from there. */
+  async trigger(profileId: string): Promise<RunDetailDto> {
+    const profile = await this.prisma.profile.findUnique({
+      where: { id: profileId },
+      include: { endpoint: true },
+    });
+    if (!profile) throw new RequestValidationException([{ field: 'profileId', problem: 'names no profile' }]);
+    if (profile.endpoint.archivedAt) {
+      throw new ConflictException(
+        `Endpoint ${profile.endpointId} is archived; restore it (PATCH /endpoints/${profile.endpointId} {"archived": false}) to run it.`,
+      );
+    }
+    const { endpoint: _endpoint, ...row } = profile;
+    const liveConfig = await this.prisma.servingConfig.findFirst({
+      where: { endpointId: profile.endpointId },
+      orderBy: { version: 'desc' },
+    });
+    const run = await this.prisma.run.create({
+      data: {
+        endpointId: profile.endpointId,
+        configId: liveConfig?.id ?? null,
+        profileId,
+        // The worker reads the Profile row's fields from here (apps/worker profile-snapshot.ts).
+        profileSnapshot: JSON.parse(JSON.stringify(toProfileDto(row))) as Prisma.InputJsonObject,
+        trigger: 'manual',
+      },
+      include: { config: true },
+    });
+    try {
+      await withTimeout(this.queue.enqueueRun(run.id), ENQUEUE_TIMEOUT_MS, 'Redis');
+    } catch (error) {
+      this.logger.error(error);
+      await this.prisma.run.update({
+        where: { id: run.id },
+        data: {
+          status: 'failed',
+          finishedAt: new Date(),
+          error: 'Could not be queued: Redis did not accept the job.',
+        },
+      });
+      throw new ServiceUnavailableException(
+        `The run queue (Redis) is unavailable, so run ${run.id} was recorded as failed; retry once /health shows redis up.`,
+      );
+    }
+    return toRunDetail(run);
+  }
+
+  async list(query: ListRunsQueryDto): Promise<Page<RunDto>> {
+    const queuedAt: Prisma.DateTimeFilter = {
+      ...(query.from ? { gte: parseDate(query.from, 'from') } : {}),
+      ...(query.to ? { lt: parseDate(query.to, 'to') } : {}),
+    };
+    const rows = await this.prisma.run.findMany({
+      where: {
+        ...(query.endpointId ? { endpointId: query.endpointId } : {}),
+        ...(query.profileId ? { profileId: query.profileId } : {}),
+        ...(query.status ? { status: { in: query.status } } : {}),
+        ...(query.from || query.to ? { queuedAt } : {}),
+        ...afterCursor('queuedAt', query.cursor),
+      },
+      orderBy: [{ queuedAt: 'desc' }, { id: 'desc' }],
+      take: query.limit + 1,
+    });
+    return toPage(rows, query.limit, (row) => row.queuedAt, toRunDto);
+  }
+
+  async get(id: string): Promise<RunDetailDto> {
+    const run = await this.prisma.run.findUnique({ where: { id }, include: { config: true } });
+    if (!run) throw new NotFoundException(`No run ${id}.`);
+    return toRunDetail(run);
+  }
+
+  /** Throws 404 unless the run exists; the request readers need nothing else of it. */
+  async requireRun(id: string): Promise<void> {
+    const found = await this.prisma.run.count({ where: { id } });
+    if (!found) throw new NotFoundException(`No run ${id}.`);
+  }
+}
+
+function parseDate(text: string, field: string): Date {
+  const date = new Date(text);
+  if (Number.isNaN(date.getTime()))
+    throw new RequestValidationException([{ field, problem: 'is not a real date' }]);
+  return date;
+}
+
+function toRunDto(run: Run): RunDto {
+  return {
+    id: run.id,
+    endpointId: run.endpointId,
+    configId: run.configId,
+    profileId: run.profileId,
+    status: run.status,
+    trigger: run.trigger,
+    queuedAt: run.queuedAt,
+    startedAt: run.startedAt,
+    finishedAt: run.finishedAt,
+    attempts: run.attempts,
+    error: run.error,
+    durationUs: run.durationUs === null ? null : Number(run.durationUs),
+    ttftP50Ms: run.ttftP50Ms,
+    ttftP99Ms: run.ttftP99Ms,
+    tpotP50Ms: run.tpotP50Ms,
+    tpotP99Ms: run.tpotP99Ms,
+    itlP50Ms: run.itlP50Ms,
+    itlP99Ms: run.itlP99Ms,
+    e2eP50Ms: run.e2eP50Ms,
+    e2eP99Ms: run.e2eP99Ms,
+    outputTokensPerS: run.outputTokensPerS,
+    requestsPerS: run.requestsPerS,
+    goodputRps: run.goodputRps,
+    requestsSucceeded: run.requestsSucceeded,
+    requestsFailed: run.requestsFailed,
+    requestsIncomplete: run.requestsIncomplete,
+    errorCounts: run.errorCounts,
+    clientSaturated: run.clientSaturated,
+  };
+}
+
+function toRunDetail(run: Run & { config: ServingConfig | null }): RunDetailDto {
+  return {
+    ...toRunDto(run),
+    summary: run.summary as RunSummary | null,
+    clientHealth: run.clientHealth as ClientHealth | null,
+    profileSnapshot: run.profileSnapshot,
+    config: run.config,
+    wallAnchor: run.wallAnchor,
+    monotonicAnchorNs: run.monotonicAnchorNs === null ? null : run.monotonicAnchorNs.toString(),
+    streamOptionsRequested: run.streamOptionsRequested,
+    streamOptionsRejected: run.streamOptionsRejected,
+    eventLoopDelayP99Ms: run.eventLoopDelayP99Ms,
+    eventLoopDelayMaxMs: run.eventLoopDelayMaxMs,
+    workerId: run.workerId,
+  };
+}

@@ -1,0 +1,42 @@
+import { Body, Controller, Get, Param, Post } from '@nestjs/common';
+import { ApiBadRequestResponse, ApiNotFoundResponse, ApiTags } from '@nestjs/swagger';
+import { Access } from '../auth/access.decorator';
+import { positiveIntParam, uuidParam } from '../common/params';
+import { ErrorBody } from '../errors/error-body';
+import { CreateServingConfigDto, ServingConfigDto, ServingConfigListDto } from './dto/serving-config.dto';
+import { ServingConfigsService } from './serving-configs.service';
+
+/** Versions are only added: a run points at the version that was live, so history never changes. */
+@ApiTags('serving configurations')
+@ApiNotFoundResponse({ type: ErrorBody, description: 'No such endpoint or version.' })
+@Controller('endpoints/:endpointId/configs')
+export class ServingConfigsController {
+  constructor(private readonly configs: ServingConfigsService) {}
+
+  @Post()
+  @Access('write')
+  @ApiBadRequestResponse({ type: ErrorBody })
+  add(
+    @Param('endpointId', uuidParam('endpointId')) endpointId: string,
+    @Body() input: CreateServingConfigDto,
+  ): Promise<ServingConfigDto> {
+    return this.configs.add(endpointId, input);
+  }
+
+  @Get()
+  @Access('read')
+  async list(
+    @Param('endpointId', uuidParam('endpointId')) endpointId: string,
+  ): Promise<ServingConfigListDto> {
+    return { items: await this.configs.list(endpointId) };
+  }
+
+  @Get(':version')
+  @Access('read')
+  get(
+    @Param('endpointId', uuidParam('endpointId')) endpointId: string,
+    @Param('version', positiveIntParam('version')) version: number,
+  ): Promise<ServingConfigDto> {
+    return this.configs.get(endpointId, version);
+  }
+}

@@ -1,0 +1,57 @@
+import { Injectable, NotFoundException } from '@nestjs/common';
+import { Prisma } from '@teapot/db';
+import { PrismaService } from '../prisma/prisma.service';
+import type { CreateServingConfigDto, ServingConfigDto } from './dto/serving-config.dto';
+
+const VERSION_ATTEMPTS = 5;
+
+@Injectable()
+export class ServingConfigsService {
+  constructor(private readonly prisma: PrismaService) {}
+
+  /** Adds the next version. Two concurrent adds race on (endpoint, version): the loser retries. */
+  async add(endpointId: string, input: CreateServingConfigDto): Promise<ServingConfigDto> {
+    await this.requireEndpoint(endpointId);
+    for (let attempt = 1; ; attempt++) {
+      const latest = await this.prisma.servingConfig.aggregate({
+        where: { endpointId },
+        _max: { version: true },
+      });
+      try {
+        return await this.prisma.servingConfig.create({
+          data: { ...servingConfigData(input), endpointId, version: (latest._max.version ?? 0) + 1 },
+        });
+      } catch (error) {
+        const raced = error instanceof Prisma.PrismaClientKnownRequestError && error.code === 'P2002';
+        if (!raced || attempt >= VERSION_ATTEMPTS) throw error;
+      }
+    }
+  }
+
+  async list(endpointId: string): Promise<ServingConfigDto[]> {
+    await this.requireEndpoint(endpointId);
+    return this.prisma.servingConfig.findMany({ where: { endpointId }, orderBy: { version: 'desc' } });
+  }
+
+  async get(endpointId: string, version: number): Promise<ServingConfigDto> {
+    const config = await this.prisma.servingConfig.findUnique({
+      where: { endpointId_version: { endpointId, version } },
+    });
+    if (!config)
+      throw new NotFoundException(`Endpoint ${endpointId} has no serving configuration version ${version}.`);
+    return config;
+  }
+
+  private async requireEndpoint(id: string): Promise<void> {
+    const found = await this.prisma.endpoint.count({ where: { id } });
+    if (!found) throw new NotFoundException(`No endpoint ${id}.`);
+  }
+}
+
+/** The DTO as Prisma input: `extra` defaults to {} in the database when absent. */
+export function servingConfigData(
+  input: CreateServingConfigDto,
+): Omit<Prisma.ServingConfigUncheckedCreateInput, 'endpointId' | 'version'> {
+  const { extra, ...fields } = input;
+  return { ...fields, ...(extra === undefined ? {} : { extra: extra as Prisma.InputJsonObject }) };
+}

@@ -1,0 +1,75 @@
+import { randomBytes } from 'node:crypto';
+import { Writable } from 'node:stream';
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import { type ApiEnv, loadApiEnv } from '@teapot/config';
+import { createRedis } from '@teapot/jobs';
+import { createTestDatabase, type TestDatabase } from '@teapot/db/testing';
+import request from 'supertest';
+import type TestAgent from 'supertest/lib/agent';
+import { createApp } from '../src/app';
+import { PrismaService } from '../src/prisma/prisma.service';
+
+export interface RunningApi {
+  app: NestExpressApplication;
+  env: ApiEnv;
+  db: TestDatabase;
+  prisma: PrismaService;
+  /** supertest against the listening server. */
+  http: TestAgent;
+  /** The TEAPOT_API_KEY (write scope), as an Authorization header value. */
+  auth: string;
+  /** Every log line the app wrote so far. */
+  logs(): string;
+  close(): Promise<void>;
+}
+
+/** The real app from createApp(), on port 0, over its own database and Redis prefix. */
+export async function startApi(): Promise<RunningApi> {
+  const db = await createTestDatabase();
+  const env = loadApiEnv({
+    DATABASE_URL: db.url,
+    REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
+    TEAPOT_REDIS_PREFIX: `teapot_test_${randomBytes(6).toString('hex')}`,
+    TEAPOT_SECRET_KEY: randomBytes(32).toString('base64'),
+    TEAPOT_API_KEY: `tpk_test_${randomBytes(18).toString('base64url')}`,
+    LOG_LEVEL: 'info',
+    PORT: '0',
+  });
+  const lines: string[] = [];
+  const sink = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      lines.push(chunk.toString('utf8'));
+      done();
+    },
+  });
+  const app = await createApp(env, { logDestination: sink });
+  await app.listen(0, '127.0.0.1');
+  return {
+    app,
+    env,
+    db,
+    prisma: app.get(PrismaService),
+    http: request(app.getHttpServer()),
+    auth: `Bearer ${env.TEAPOT_API_KEY}`,
+    logs: () => lines.join(''),
+    async close() {
+      await app.close();
+      await deleteRedisKeys(env.REDIS_URL, env.TEAPOT_REDIS_PREFIX);
+      await db.drop();
+    },
+  };
+}
+
+async function deleteRedisKeys(url: string, prefix: string): Promise<void> {
+  const redis = createRedis(url);
+  try {
+    let cursor = '0';
+    do {
+      const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 500);
+      if (keys.length) await redis.del(...keys);
+      cursor = next;
+    } while (cursor !== '0');
+  } finally {
+    await redis.quit();
+  }
+}
