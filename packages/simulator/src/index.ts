@@ -1,1 +1,44 @@
-export {};
+export { startSimulator, DeploymentError } from './server';
+export type { RunningSimulator, SimulatorOptions, SimulatorStats } from './server';
+export { groundTruthFromJson, groundTruthToJson } from './ground-truth';
+export type {
+  GroundTruth,
+  GroundTruthEvent,
+  GroundTruthEventKind,
+  GroundTruthFault,
+  GroundTruthJson,
+  GroundTruthLimits,
+} from './ground-truth';
+export { FAULT_MODES } from './faults';
+export type { FaultMode, FaultOptions } from './faults';
+export {
+  DEFAULT_LATENCY_PARAMS,
+  allReduceTimeS,
+  decodeStepTimeS,
+  describeDeployment,
+  kvBytesPerTokenPerGpu,
+  matmulFlopsPerS,
+  prefillTimeS,
+  resolveDeployment,
+  stepTimeBreakdown,
+  stepTimeS,
+  weightBytesPerGpu,
+} from './latency-model';
+export type {
+  Deployment,
+  DeploymentInput,
+  LatencyParams,
+  StepTimeBreakdown,
+  StepWork,
+} from './latency-model';
+export {
+  BYTES_PER_PARAM,
+  GPU_PRESETS,
+  KV_BYTES_PER_ELEMENT,
+  KV_CACHE_DTYPES,
+  MODEL_PRESETS,
+  WEIGHT_QUANTS,
+} from './presets';
+export type { GpuName, GpuSpec, KvCacheDtype, ModelName, ModelSpec, WeightQuant } from './presets';
+export type { EngineStats, LatenessSummary } from './engine';
+export { countWords } from './vocabulary';
