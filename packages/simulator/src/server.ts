@@ -18,28 +18,18 @@ import {
   describeDeployment,
   resolveDeployment,
   type Deployment,
-  type LatencyParams,
+  type DeploymentInput,
 } from './latency-model';
 import { ApiError, parseCompletionRequest, type ApiKind } from './openai-request';
-import type { GpuName, GpuSpec, KvCacheDtype, ModelName, ModelSpec, WeightQuant } from './presets';
 import { deriveSeed, geometricLength, seededRandom } from './rng';
 import { VOCABULARY } from './vocabulary';
 
-export interface SimulatorOptions {
+/** Deployment fields (gpu, model, quant, kvCacheDtype, tp, latency) default to llama-8b fp16 on one H100 SXM. */
+export interface SimulatorOptions extends DeploymentInput {
   /** 0 (default) picks a free port. */
   port?: number;
   /** Default 127.0.0.1. */
   host?: string;
-  gpu?: GpuName | GpuSpec;
-  model?: ModelName | ModelSpec;
-  /** Weight quantization (default fp16). */
-  quant?: WeightQuant;
-  /** KV-cache dtype (default bf16). */
-  kvCacheDtype?: KvCacheDtype;
-  /** Tensor parallelism (default 1). */
-  tp?: number;
-  /** Overrides of the latency model's efficiency constants. */
-  latency?: Partial<LatencyParams>;
   /** Running sequences per step (default 256). */
   maxBatch?: number;
   /** Default false: a new prompt's prefill stalls every running stream for one step. */
@@ -96,14 +86,7 @@ const GROUND_TRUTH_PATH = '/v1/_teapot/ground-truth';
 export { DeploymentError };
 
 export async function startSimulator(options: SimulatorOptions = {}): Promise<RunningSimulator> {
-  const deployment = resolveDeployment({
-    gpu: options.gpu,
-    model: options.model,
-    quant: options.quant,
-    kvCacheDtype: options.kvCacheDtype,
-    tp: options.tp,
-    latency: options.latency,
-  });
+  const deployment = resolveDeployment(options);
   const settings = resolveSettings(options, deployment);
   const modelName = options.servedModelName ?? deployment.model.name;
   const seed = options.seed ?? 1;

@@ -1,0 +1,180 @@
+#!/usr/bin/env node
+import { parseArgs } from 'node:util';
+import { FAULT_MODES, isFaultMode } from './faults';
+import { DeploymentError } from './latency-model';
+import {
+  GPU_PRESETS,
+  KV_CACHE_DTYPES,
+  MODEL_PRESETS,
+  WEIGHT_QUANTS,
+  type KvCacheDtype,
+  type WeightQuant,
+} from './presets';
+import { startSimulator, type SimulatorOptions } from './server';
+
+const HELP = `teapot-sim: a simulated OpenAI-compatible LLM endpoint with a first-principles latency model
+
+Usage: node packages/simulator/dist/main.js [options]
+
+  --port N               port to listen on (default 8000; 0 = any free port)
+  --host HOST            address to bind (default 127.0.0.1)
+  --gpu NAME             ${Object.keys(GPU_PRESETS).join(' | ')} (default h100-sxm)
+  --model NAME           ${Object.keys(MODEL_PRESETS).join(' | ')} (default llama-8b)
+  --quant Q              weights: ${WEIGHT_QUANTS.join(' | ')} (default fp16)
+  --kv-quant Q           KV cache: ${KV_CACHE_DTYPES.join(' | ')} (default bf16)
+  --tp N                 tensor parallelism (default 1)
+  --max-batch N          running sequences per step (default 256)
+  --chunked-prefill      mix prompt chunks into decode steps instead of stalling them
+  --chunk-size N         prompt tokens per step with --chunked-prefill (default 512)
+  --tokens-per-chunk N   tokens bundled per SSE chunk (default 1)
+  --jitter SIGMA         lognormal step-time jitter (default 0.03)
+  --seed N               seed of every random choice (default 1)
+  --mean-output N        mean output tokens before the seeded EOS (default 256)
+  --fault MODE           ${FAULT_MODES.join(' | ')}
+  --fault-rate P         probability a request gets --fault (default 1)
+  --fault-after N        tokens before a mid-stream fault (default 2)
+  --help                 this text
+
+Per request: header x-teapot-fault: MODE (and x-teapot-fault-after: N).
+Ground truth: GET /v1/_teapot/ground-truth/:id, POST /v1/_teapot/ground-truth {"ids": [...]}.`;
+
+class UsageError extends Error {}
+
+export function parseCommandLine(argv: string[]): SimulatorOptions | 'help' {
+  let values;
+  try {
+    ({ values } = parseArgs({
+      args: argv,
+      strict: true,
+      allowPositionals: false,
+      options: {
+        port: { type: 'string' },
+        host: { type: 'string' },
+        gpu: { type: 'string' },
+        model: { type: 'string' },
+        quant: { type: 'string' },
+        'kv-quant': { type: 'string' },
+        tp: { type: 'string' },
+        'max-batch': { type: 'string' },
+        'chunked-prefill': { type: 'boolean' },
+        'chunk-size': { type: 'string' },
+        'tokens-per-chunk': { type: 'string' },
+        jitter: { type: 'string' },
+        seed: { type: 'string' },
+        'mean-output': { type: 'string' },
+        fault: { type: 'string' },
+        'fault-rate': { type: 'string' },
+        'fault-after': { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    }));
+  } catch (error) {
+    throw new UsageError(error instanceof Error ? error.message : String(error));
+  }
+  if (values.help) return 'help';
+  const int = (flag: string, value: string | undefined, min: number): number | undefined => {
+    if (value === undefined) return undefined;
+    const n = Number(value);
+    if (value.trim() === '' || !Number.isInteger(n) || n < min) {
+      throw new UsageError(`--${flag} must be an integer >= ${min}, got "${value}"`);
+    }
+    return n;
+  };
+  const real = (flag: string, value: string | undefined, min: number, max: number): number | undefined => {
+    if (value === undefined) return undefined;
+    const n = Number(value);
+    if (value.trim() === '' || !Number.isFinite(n) || n < min || n > max) {
+      throw new UsageError(`--${flag} must be a number from ${min} to ${max}, got "${value}"`);
+    }
+    return n;
+  };
+  const oneOf = <T extends string>(
+    flag: string,
+    value: string | undefined,
+    allowed: readonly T[],
+  ): T | undefined => {
+    if (value === undefined) return undefined;
+    if (!(allowed as readonly string[]).includes(value)) {
+      throw new UsageError(`--${flag} must be one of ${allowed.join(', ')}, got "${value}"`);
+    }
+    return value as T;
+  };
+  const fault = values.fault;
+  if (fault !== undefined && !isFaultMode(fault)) {
+    throw new UsageError(`--fault must be one of ${FAULT_MODES.join(', ')}, got "${fault}"`);
+  }
+  if (fault === undefined && (values['fault-rate'] !== undefined || values['fault-after'] !== undefined)) {
+    throw new UsageError('--fault-rate and --fault-after need --fault');
+  }
+  const port = int('port', values.port, 0) ?? 8000;
+  if (port > 65535) throw new UsageError(`--port must be at most 65535, got ${port}`);
+  return {
+    port,
+    host: values.host,
+    gpu: oneOf('gpu', values.gpu, Object.keys(GPU_PRESETS) as Array<keyof typeof GPU_PRESETS>),
+    model: oneOf('model', values.model, Object.keys(MODEL_PRESETS) as Array<keyof typeof MODEL_PRESETS>),
+    quant: oneOf<WeightQuant>('quant', values.quant, WEIGHT_QUANTS),
+    kvCacheDtype: oneOf<KvCacheDtype>('kv-quant', values['kv-quant'], KV_CACHE_DTYPES),
+    tp: int('tp', values.tp, 1),
+    maxBatch: int('max-batch', values['max-batch'], 1),
+    chunkedPrefill: values['chunked-prefill'] ?? false,
+    chunkSize: int('chunk-size', values['chunk-size'], 1),
+    tokensPerChunk: int('tokens-per-chunk', values['tokens-per-chunk'], 1),
+    jitter: real('jitter', values.jitter, 0, 1),
+    seed: int('seed', values.seed, 0),
+    meanOutputTokens: real('mean-output', values['mean-output'], 1, 1e9),
+    fault: fault && {
+      mode: fault,
+      rate: real('fault-rate', values['fault-rate'], 0, 1),
+      afterTokens: int('fault-after', values['fault-after'], 0),
+    },
+  };
+}
+
+async function main(): Promise<void> {
+  let options: SimulatorOptions | 'help';
+  try {
+    options = parseCommandLine(process.argv.slice(2));
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    process.stderr.write(`teapot-sim: ${error.message}\nRun with --help for the options.\n`);
+    process.exit(2);
+  }
+  if (options === 'help') {
+    process.stdout.write(HELP + '\n');
+    return;
+  }
+  let simulator;
+  try {
+    simulator = await startSimulator(options);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (
+      error instanceof DeploymentError ||
+      code === 'EADDRINUSE' ||
+      code === 'EACCES' ||
+      code === 'EADDRNOTAVAIL'
+    ) {
+      process.stderr.write(`teapot-sim: ${(error as Error).message}\n`);
+      process.exit(2);
+    }
+    throw error;
+  }
+  const stats = simulator.stats();
+  process.stdout.write(
+    `teapot-sim listening on ${simulator.baseUrl}: ${stats.deployment}, ` +
+      `${stats.singleStreamMsPerToken.toFixed(2)} ms/token at batch 1\n`,
+  );
+  const stop = (): void => {
+    void simulator.close().then(() => process.exit(0));
+  };
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+}
+
+if (require.main === module) {
+  main().catch((error: unknown) => {
+    process.stderr.write(`teapot-sim: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.exit(1);
+  });
+}
