@@ -116,6 +116,7 @@ export interface Slo {
 
 /** Summary metrics of a run, in milliseconds unless the name says otherwise. */
 export interface RunSummary {
+  /** total = succeeded + failed + incomplete, warm-up excluded (counted apart). */
   requests: { total: number; succeeded: number; failed: number; incomplete: number; warmup: number };
   /** Request-weighted, over successful requests. */
   ttftMs: PercentileSummary | null;
@@ -135,6 +136,9 @@ export interface RunSummary {
   /** Requests per second meeting every SLO; null when the profile sets none. */
   goodputRps: number | null;
   errorsByClass: Partial<Record<ErrorClass, number>>;
+  /** Successful requests by where their token counts came from. */
+  tokenSources: Partial<Record<TokenCountSource, number>>;
+  /** The measured wall time the rates are over. */
   durationS: number;
 }
 
@@ -144,6 +148,8 @@ export interface ClientHealth {
   /** The client itself may have distorted the timings: treat the run as unreliable. */
   saturated: boolean;
   saturatedReason?: string;
+  /** Client process CPU time over the run, as a percentage of one core. */
+  cpuPercent?: number;
 }
 
 export interface StreamOptionsReport {
@@ -151,6 +157,8 @@ export interface StreamOptionsReport {
   requested: boolean;
   /** The server rejected them and requests were retried without; counts came from elsewhere. */
   rejectedByServer: boolean;
+  /** Requests that were sent again without stream_options after a rejection. */
+  retriedRequests?: number;
 }
 
 export interface RunResult {
@@ -158,6 +166,7 @@ export interface RunResult {
   wallAnchorMs: number;
   /** process.hrtime.bigint() at the anchor, as a decimal string (JSON-safe). */
   monotonicAnchorNs: string;
+  /** The measured window (warm-up excluded): from the first measured send to the last measured end. */
   durationUs: number;
   requests: RequestRecord[];
   summary: RunSummary;

@@ -1,0 +1,76 @@
+import { CHUNK_KIND, type TokenCountSource } from './types';
+
+const MAX_CHUNK_TOKENS = 0xffff;
+
+/** Cumulative `usage.completion_tokens` per chunk, or NO_USAGE where the chunk carried none. */
+export const NO_USAGE = -1;
+
+export interface TokenAttribution {
+  tokens: Uint16Array;
+  source: TokenCountSource;
+}
+
+/**
+ * Output tokens per chunk, from the most trustworthy source available. Only chunks with output
+ * (content, reasoning, tool call) carry tokens; the rules, in order:
+ * 1. `usage_delta`: every output chunk reports cumulative `completion_tokens` (continuous usage stats).
+ *    A chunk gets the increase since the previous report. An increase reported on a chunk without
+ *    output (e.g. text the server held back) moves to the next output chunk, where the text shows up;
+ *    an increase after the last output chunk (e.g. the EOS token) stays unattributed.
+ * 2. `usage_final`: only a total N is known and N >= the K output chunks: N is spread evenly,
+ *    floor(N/K) each, and the remainder one each to the earliest chunks (deterministic).
+ * 3. `chunk`: one token per output chunk.
+ */
+export function attributeTokens(
+  kinds: Uint8Array,
+  cumulativeUsage: Int32Array,
+  count: number,
+  finalCompletionTokens: number | null,
+): TokenAttribution {
+  const tokens = new Uint16Array(count);
+  let outputChunks = 0;
+  let everyOutputChunkHasUsage = true;
+  for (let k = 0; k < count; k++) {
+    if (kinds[k] === CHUNK_KIND.empty) continue;
+    outputChunks++;
+    if (cumulativeUsage[k] === NO_USAGE) everyOutputChunkHasUsage = false;
+  }
+  if (outputChunks === 0) {
+    return { tokens, source: finalCompletionTokens === null ? 'chunk' : 'usage_final' };
+  }
+
+  if (everyOutputChunkHasUsage) {
+    let previous = 0;
+    let carried = 0;
+    let attributed = 0;
+    for (let k = 0; k < count; k++) {
+      const cumulative = cumulativeUsage[k];
+      if (cumulative !== NO_USAGE && cumulative > previous) {
+        carried += cumulative - previous;
+        previous = cumulative;
+      }
+      if (kinds[k] !== CHUNK_KIND.empty && carried > 0) {
+        tokens[k] = Math.min(carried, MAX_CHUNK_TOKENS);
+        attributed += carried;
+        carried = 0;
+      }
+    }
+    // A server whose usage lags its text would leave every output chunk at zero: not a usable source.
+    if (attributed > 0) return { tokens, source: 'usage_delta' };
+    tokens.fill(0);
+  }
+
+  if (finalCompletionTokens !== null && finalCompletionTokens >= outputChunks) {
+    const each = Math.floor(finalCompletionTokens / outputChunks);
+    let remainder = finalCompletionTokens - each * outputChunks;
+    for (let k = 0; k < count; k++) {
+      if (kinds[k] === CHUNK_KIND.empty) continue;
+      tokens[k] = Math.min(each + (remainder > 0 ? 1 : 0), MAX_CHUNK_TOKENS);
+      if (remainder > 0) remainder--;
+    }
+    return { tokens, source: 'usage_final' };
+  }
+
+  for (let k = 0; k < count; k++) if (kinds[k] !== CHUNK_KIND.empty) tokens[k] = 1;
+  return { tokens, source: 'chunk' };
+}
