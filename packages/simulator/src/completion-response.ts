@@ -34,6 +34,8 @@ export class CompletionResponse {
   private written = 0;
   private faultFired = false;
   private ended = false;
+  /** A stalled response writes nothing more but stays open. */
+  private stalled = false;
   engine: SequenceHandle | null = null;
 
   constructor(
@@ -66,11 +68,11 @@ export class CompletionResponse {
 
   /** The engine produced this response's `generated`-th token at the end of a step. */
   readonly onToken = (generated: number, scheduledNs: bigint, finished: boolean): void => {
-    if (this.ended) return;
+    if (this.ended || this.stalled) return;
     if (generated > this.faultAt && !this.faultFired) {
       this.flushTokens(generated - 1, scheduledNs, false);
       this.fireFault(scheduledNs);
-      if (this.ended) return;
+      if (this.ended || this.stalled) return;
     }
     if (!this.plan.request.stream) {
       if (finished) this.endJson(scheduledNs);
@@ -154,8 +156,8 @@ export class CompletionResponse {
     const broken = `data: ${this.prefix}{"index":0,"delta":{"content":" brok\n\n`;
     switch (fault.mode) {
       case 'stall':
+        this.stalled = true;
         this.engine?.cancel();
-        this.engine = null;
         return;
       case 'malformed':
         if (request.stream) {
