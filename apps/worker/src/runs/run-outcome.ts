@@ -1,4 +1,4 @@
-import type { RunStatus } from '@teapot/db';
+import { runStatusOf, type RunStatus } from '@teapot/db';
 import type { RunResult } from '@teapot/measure';
 
 export interface RunVerdict {
@@ -7,18 +7,23 @@ export interface RunVerdict {
 }
 
 /**
- * Final status of a measured run: aborted when stopped from outside; failed when no measured
- * request succeeded; partial when some failed; else succeeded. Requests still running at the end of
- * a duration-bounded run are reported as incomplete and do not make a run partial.
+ * Final status of a measured run, by @teapot/db's rule (runStatusOf: aborted when stopped from
+ * outside; failed when every measured request failed; partial when some did), with the reason.
  */
 export function verdictOf(result: RunResult, abortReason: string | null): RunVerdict {
-  if (result.aborted) return { status: 'aborted', error: abortReason ?? 'the run was aborted' };
+  const status = runStatusOf(result);
   const { succeeded, failed } = result.summary.requests;
   const errors = describeErrors(result.summary.errorsByClass);
-  if (succeeded === 0) return { status: 'failed', error: `no request succeeded${errors}` };
-  if (failed > 0)
-    return { status: 'partial', error: `${failed} of ${succeeded + failed} requests failed${errors}` };
-  return { status: 'succeeded', error: null };
+  switch (status) {
+    case 'aborted':
+      return { status, error: abortReason ?? 'the run was aborted before it finished' };
+    case 'failed':
+      return { status, error: `no measured request succeeded${errors}` };
+    case 'partial':
+      return { status, error: `${failed} of ${succeeded + failed} measured requests failed${errors}` };
+    default:
+      return { status, error: null };
+  }
 }
 
 function describeErrors(byClass: Partial<Record<string, number>>): string {

@@ -1,0 +1,12 @@
+/** Injection token of the validated worker environment (parsed once, by createWorkerApp). */
+export const WORKER_ENV = Symbol('WORKER_ENV');
+
+/** Injection token of the time source, so schedule logic can be driven at a pinned time. */
+export const CLOCK = Symbol('CLOCK');
+
+export interface Clock {
+  /** Milliseconds since the epoch. */
+  now(): number;
+}
+
+export const systemClock: Clock = { now: () => Date.now() };

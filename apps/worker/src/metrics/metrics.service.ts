@@ -1,0 +1,89 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import type { WorkerEnv } from '@teapot/config';
+import { queueHealth, queueHealthPrometheus, type QueueHealth } from '@teapot/jobs';
+import { WORKER_ENV } from '../env/worker-env';
+import { RedisService } from '../redis/redis.service';
+import { RunProcessor } from '../runs/run.processor';
+import { RunStore } from '../runs/run-store';
+import { WorkerMetrics } from './worker-metrics';
+
+export interface WorkerHealth {
+  workerId: string;
+  queue: QueueHealth;
+  runsByStatus: Record<string, number>;
+  runningHere: number;
+}
+
+/** Queue depth, runs by status and this process's counters, as JSON or Prometheus text. */
+@Injectable()
+export class MetricsService {
+  private readonly logger = new Logger(MetricsService.name);
+  private server: Server | null = null;
+
+  constructor(
+    @Inject(WORKER_ENV) private readonly env: WorkerEnv,
+    private readonly redis: RedisService,
+    private readonly store: RunStore,
+    private readonly processor: RunProcessor,
+    private readonly metrics: WorkerMetrics,
+  ) {}
+
+  async health(): Promise<WorkerHealth> {
+    const [queue, runsByStatus] = await Promise.all([
+      queueHealth(this.redis.runs.queue),
+      this.store.countByStatus(),
+    ]);
+    return { workerId: this.env.WORKER_ID, queue, runsByStatus, runningHere: this.processor.running };
+  }
+
+  async prometheus(): Promise<string> {
+    const health = await this.health();
+    const lines = [
+      '# HELP teapot_runs Runs in the database by status.',
+      '# TYPE teapot_runs gauge',
+      ...Object.entries(health.runsByStatus).map(([status, n]) => `teapot_runs{status="${status}"} ${n}`),
+      '# HELP teapot_worker_running_runs Runs this process is measuring now.',
+      '# TYPE teapot_worker_running_runs gauge',
+      `teapot_worker_running_runs{worker="${this.env.WORKER_ID}"} ${health.runningHere}`,
+      ...this.metrics.prometheusLines(this.env.WORKER_ID),
+    ];
+    return queueHealthPrometheus([health.queue]) + lines.join('\n') + '\n';
+  }
+
+  /** GET /metrics (Prometheus text) and GET /health (JSON) on WORKER_METRICS_PORT. */
+  async listen(port: number): Promise<number> {
+    const server = createServer((request, response) => {
+      const path = (request.url ?? '/').split('?')[0];
+      const reply = (status: number, type: string, body: string) => {
+        response.writeHead(status, { 'content-type': type }).end(body);
+      };
+      if (request.method !== 'GET' || (path !== '/metrics' && path !== '/health')) {
+        reply(404, 'text/plain', 'not found: GET /metrics or GET /health\n');
+        return;
+      }
+      const body = path === '/metrics' ? this.prometheus() : this.health().then((h) => JSON.stringify(h));
+      body.then(
+        (text) => reply(200, path === '/metrics' ? 'text/plain; version=0.0.4' : 'application/json', text),
+        (error: Error) => reply(503, 'text/plain', `unavailable: ${error.message}\n`),
+      );
+    });
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(port, '0.0.0.0', () => resolve());
+    });
+    this.server = server;
+    const bound = (server.address() as AddressInfo).port;
+    this.logger.log(`metrics on http://0.0.0.0:${bound}/metrics`);
+    return bound;
+  }
+
+  async close(): Promise<void> {
+    const server = this.server;
+    this.server = null;
+    if (!server) return;
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+}

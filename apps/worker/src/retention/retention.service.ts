@@ -1,0 +1,57 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import type { WorkerEnv } from '@teapot/config';
+import { dropRawTimings, type DropRawTimingsResult } from '@teapot/db';
+import { DatabaseService } from '../database/database.service';
+import { CLOCK, WORKER_ENV, type Clock } from '../env/worker-env';
+import { RedisService } from '../redis/redis.service';
+import { ProfileSchedule } from '../schedule/schedule';
+
+const CLAIM_TTL_MS = 7 * 24 * 3_600_000;
+
+/**
+ * Drops raw per-token timings older than RETENTION_RAW_DAYS on the RETENTION_CRON schedule (UTC),
+ * in batches (see @teapot/db dropRawTimings); summaries and histograms stay. One worker per slot
+ * does it (a Redis claim per slot), and a slot missed while every worker was down runs once.
+ */
+@Injectable()
+export class RetentionService {
+  private readonly logger = new Logger(RetentionService.name);
+  private readonly schedule: ProfileSchedule;
+
+  constructor(
+    @Inject(WORKER_ENV) private readonly env: WorkerEnv,
+    @Inject(CLOCK) private readonly clock: Clock,
+    private readonly database: DatabaseService,
+    private readonly redis: RedisService,
+  ) {
+    this.schedule = new ProfileSchedule('retention', {
+      cron: env.RETENTION_CRON,
+      intervalS: null,
+      jitterS: 0,
+    });
+  }
+
+  /** Runs the latest retention slot if no worker has yet; returns what was dropped, or null. */
+  async runDue(
+    nowMs: number = this.clock.now(),
+  ): Promise<{ cutoff: Date; dropped: DropRawTimingsResult } | null> {
+    const slotMs = this.schedule.slotAtOrBefore(nowMs);
+    const claimed = await this.redis.connection.set(
+      this.redis.key('retention', String(slotMs)),
+      this.env.WORKER_ID,
+      'PX',
+      CLAIM_TTL_MS,
+      'NX',
+    );
+    if (claimed !== 'OK') return null;
+    return this.dropOlderThan(new Date(nowMs - this.env.RETENTION_RAW_DAYS * 86_400_000));
+  }
+
+  async dropOlderThan(cutoff: Date): Promise<{ cutoff: Date; dropped: DropRawTimingsResult }> {
+    const dropped = await dropRawTimings(this.database, { olderThan: cutoff });
+    this.logger.log(
+      `retention: raw timings of runs before ${cutoff.toISOString()} dropped: ${JSON.stringify(dropped)}`,
+    );
+    return { cutoff, dropped };
+  }
+}

@@ -1,0 +1,78 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import type { WorkerEnv } from '@teapot/config';
+import { DatabaseService } from '../database/database.service';
+import { CLOCK, WORKER_ENV, type Clock } from '../env/worker-env';
+import { RedisService } from '../redis/redis.service';
+import { RunStore } from './run-store';
+
+export interface ReapReport {
+  /** `running` runs whose job is gone or finished: ended as aborted. */
+  aborted: number;
+  /** `queued` runs whose job is gone: enqueued again. */
+  requeued: number;
+  /** `queued` runs whose job failed for good: ended as failed. */
+  failed: number;
+}
+
+/** A queued run is left to the scheduler and API for this long before its job is checked. */
+const QUEUED_GRACE_MS = 60_000;
+const BATCH = 500;
+
+/**
+ * Repairs runs whose job no longer matches them: a worker that died after its job was removed (or
+ * failed for good) leaves a run `running`; a producer that died between the insert and the enqueue
+ * leaves one `queued` without a job. Runs whose job is waiting, delayed or active are left alone.
+ */
+@Injectable()
+export class RunReaper {
+  private readonly logger = new Logger(RunReaper.name);
+
+  constructor(
+    @Inject(WORKER_ENV) private readonly env: WorkerEnv,
+    @Inject(CLOCK) private readonly clock: Clock,
+    private readonly database: DatabaseService,
+    private readonly redis: RedisService,
+    private readonly store: RunStore,
+  ) {}
+
+  async reap(nowMs: number = this.clock.now()): Promise<ReapReport> {
+    const report: ReapReport = { aborted: 0, requeued: 0, failed: 0 };
+    const runs = await this.database.prisma.run.findMany({
+      where: {
+        OR: [
+          { status: 'running', startedAt: { lt: new Date(nowMs - this.env.WORKER_LOCK_DURATION_MS) } },
+          { status: 'queued', queuedAt: { lt: new Date(nowMs - QUEUED_GRACE_MS) } },
+        ],
+      },
+      select: { id: true, status: true, slotKey: true, attempts: true, workerId: true },
+      orderBy: { queuedAt: 'asc' },
+      take: BATCH,
+    });
+    for (const run of runs) {
+      const jobId = run.slotKey ?? run.id;
+      const job = await this.redis.runs.queue.getJob(jobId);
+      const state = job ? await job.getState() : 'missing';
+      if (state === 'active' || state === 'waiting' || state === 'delayed' || state === 'prioritized')
+        continue;
+      if (run.status === 'running') {
+        const reason = `aborted: worker ${run.workerId ?? '?'} stopped mid-run and the run's job is ${state}`;
+        if (await this.store.endUnmeasured(run, 'aborted', reason)) report.aborted++;
+      } else if (state === 'failed') {
+        const reason = `its job failed: ${job?.failedReason ?? 'unknown reason'}`;
+        if (await this.store.endUnmeasured(run, 'failed', reason)) report.failed++;
+      } else if (state === 'completed') {
+        if (await this.store.endUnmeasured(run, 'aborted', 'its job ended without running it'))
+          report.aborted++;
+      } else {
+        await this.redis.runs.enqueueRun(run.id, { jobId });
+        report.requeued++;
+      }
+    }
+    if (report.aborted + report.requeued + report.failed > 0) {
+      this.logger.warn(
+        `reaper: ${report.aborted} stale running run(s) aborted, ${report.requeued} queued run(s) without a job re-enqueued, ${report.failed} failed`,
+      );
+    }
+    return report;
+  }
+}

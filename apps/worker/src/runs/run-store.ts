@@ -1,0 +1,116 @@
+import { Injectable } from '@nestjs/common';
+import { persistRunResult, type RunStatus } from '@teapot/db';
+import type { RunResult } from '@teapot/measure';
+import { DatabaseService } from '../database/database.service';
+
+export interface RunToProcess {
+  id: string;
+  status: RunStatus;
+  trigger: 'schedule' | 'manual' | 'deployment';
+  slotKey: string | null;
+  queuedAt: Date;
+  attempts: number;
+  workerId: string | null;
+  profileSnapshot: unknown;
+  endpoint: {
+    id: string;
+    baseUrl: string;
+    apiKind: 'chat' | 'completions';
+    model: string;
+    authHeadersEnc: Uint8Array | null;
+    archivedAt: Date | null;
+  };
+}
+
+export const FINAL_STATUSES: ReadonlySet<RunStatus> = new Set(['succeeded', 'partial', 'failed', 'aborted']);
+
+/** The worker's reads and guarded writes of runs. Every write names the attempt it belongs to. */
+@Injectable()
+export class RunStore {
+  constructor(private readonly database: DatabaseService) {}
+
+  load(runId: string): Promise<RunToProcess | null> {
+    return this.database.prisma.run.findUnique({
+      where: { id: runId },
+      select: {
+        id: true,
+        status: true,
+        trigger: true,
+        slotKey: true,
+        queuedAt: true,
+        attempts: true,
+        workerId: true,
+        profileSnapshot: true,
+        endpoint: {
+          select: {
+            id: true,
+            baseUrl: true,
+            apiKind: true,
+            model: true,
+            authHeadersEnc: true,
+            archivedAt: true,
+          },
+        },
+      },
+    });
+  }
+
+  /**
+   * Takes the run for one attempt: queued -> running, or running (its previous worker died) ->
+   * running again, with attempts + 1. Null when another worker changed the run first.
+   */
+  async claim(run: RunToProcess, workerId: string): Promise<number | null> {
+    const attempt = run.attempts + 1;
+    const { count } = await this.database.prisma.run.updateMany({
+      where: { id: run.id, attempts: run.attempts, status: { in: ['queued', 'running'] } },
+      data: {
+        status: 'running',
+        attempts: attempt,
+        workerId,
+        startedAt: new Date(),
+        finishedAt: null,
+        error: null,
+      },
+    });
+    return count === 1 ? attempt : null;
+  }
+
+  /** Ends a run that never measured (skipped, invalid, endpoint gone). */
+  async endUnmeasured(
+    run: Pick<RunToProcess, 'id' | 'attempts'>,
+    status: 'aborted' | 'failed',
+    reason: string,
+  ): Promise<boolean> {
+    const { count } = await this.database.prisma.run.updateMany({
+      where: { id: run.id, attempts: run.attempts, status: { in: ['queued', 'running'] } },
+      data: { status, error: reason, finishedAt: new Date() },
+    });
+    return count === 1;
+  }
+
+  /**
+   * Writes a measured run with its final status and reason (persistRunResult: one transaction,
+   * idempotent, so a retried write never duplicates). Null, and nothing written, when a newer
+   * attempt has taken the run over meanwhile.
+   */
+  async persist(
+    runId: string,
+    attempt: number,
+    result: RunResult,
+    error: string | null,
+  ): Promise<RunStatus | null> {
+    const current = await this.database.prisma.run.findUnique({
+      where: { id: runId },
+      select: { attempts: true, status: true },
+    });
+    if (!current || current.attempts !== attempt || current.status !== 'running') return null;
+    const { status } = await persistRunResult(this.database, runId, result, { error });
+    return status;
+  }
+
+  /** Runs by status, for metrics. */
+  async countByStatus(): Promise<Record<string, number>> {
+    const groups = await this.database.prisma.run.groupBy({ by: ['status'], _count: { _all: true } });
+    return Object.fromEntries(groups.map((group) => [group.status, group._count._all]));
+  }
+}

@@ -1,0 +1,320 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { DelayedError, UnrecoverableError, Worker, type Job } from 'bullmq';
+import type { Redis } from 'ioredis';
+import { decryptHeaders, type WorkerEnv } from '@teapot/config';
+import { QUEUE_NAMES, RUN_WORKER_DEFAULTS, type RunJobData } from '@teapot/jobs';
+import { runBenchmark, type RunOptions, type RunResult, type Target } from '@teapot/measure';
+import { isTransientDbError } from '../database/transient';
+import { CLOCK, WORKER_ENV, type Clock } from '../env/worker-env';
+import { WorkerMetrics } from '../metrics/worker-metrics';
+import { RedisService } from '../redis/redis.service';
+import { ProfileSchedule, parseSlotKey } from '../schedule/schedule';
+import { EndpointLease } from './endpoint-lock';
+import { InvalidSnapshotError, asSnapshot, runOptionsFromSnapshot } from './profile-snapshot';
+import { verdictOf } from './run-outcome';
+import { FINAL_STATUSES, RunStore, type RunToProcess } from './run-store';
+
+/** What a run job returns (kept on the completed job for a while, for inspection). */
+export interface RunJobOutcome {
+  runId: string;
+  status: string;
+  note?: string;
+}
+
+interface ActiveRun {
+  controller: AbortController;
+  reason: string | null;
+}
+
+/**
+ * Processes `runs` jobs. Rules, in order:
+ * - the run row is the truth: a missing run fails the job without retries; a finished run is left alone;
+ * - a run that cannot start before its deadline (a scheduled run: its profile's next slot is due;
+ *   other runs: RUN_MAX_WAIT_MS after queueing) ends `aborted` with the reason, so slots never pile up;
+ * - one run per endpoint at a time, across all workers (EndpointLease); a busy endpoint defers the
+ *   job by ENDPOINT_BUSY_RETRY_MS (moveToDelayed, no attempt spent), until the deadline above;
+ * - a run found `running` belonged to a worker that died: this attempt takes over the same row
+ *   (attempts + 1) and measures again, so there is never a second run for one job;
+ * - endpoint faults are the measurement's classified errors inside a stored run, never a failed job;
+ * - the result is written once measured, retried with backoff while the database is away.
+ */
+@Injectable()
+export class RunProcessor {
+  private readonly logger = new Logger(RunProcessor.name);
+  private worker: Worker<RunJobData, RunJobOutcome> | null = null;
+  private connection: Redis | null = null;
+  private readonly active = new Map<string, ActiveRun>();
+  private closing = false;
+
+  constructor(
+    @Inject(WORKER_ENV) private readonly env: WorkerEnv,
+    @Inject(CLOCK) private readonly clock: Clock,
+    private readonly redis: RedisService,
+    private readonly store: RunStore,
+    private readonly metrics: WorkerMetrics,
+  ) {}
+
+  get running(): number {
+    return this.active.size;
+  }
+
+  start(): void {
+    if (this.worker) return;
+    this.connection = this.redis.dedicatedConnection('processor');
+    this.worker = new Worker<RunJobData, RunJobOutcome>(
+      QUEUE_NAMES.runs,
+      (job, token) => this.process(job, token),
+      {
+        connection: this.connection,
+        prefix: this.redis.prefix,
+        name: this.env.WORKER_ID,
+        concurrency: this.env.WORKER_CONCURRENCY,
+        lockDuration: this.env.WORKER_LOCK_DURATION_MS,
+        stalledInterval: this.env.WORKER_STALLED_INTERVAL_MS,
+        maxStalledCount: RUN_WORKER_DEFAULTS.maxStalledCount,
+      },
+    );
+    this.worker.on('error', (error) => this.logger.warn(`queue worker error: ${error.message}`));
+    this.worker.on('failed', (job, error) => void this.onJobFailed(job, error));
+  }
+
+  /** Stops taking jobs; a run still measuring after `graceMs` is aborted and stored as aborted. */
+  async close(graceMs: number): Promise<void> {
+    if (!this.worker) return;
+    this.closing = true;
+    const timer = setTimeout(
+      () => this.abortAll('the worker shut down (SIGTERM) before the run finished'),
+      graceMs,
+    );
+    try {
+      await this.worker.close();
+    } finally {
+      clearTimeout(timer);
+      await this.connection?.quit().catch(() => this.connection?.disconnect());
+      this.worker = null;
+    }
+  }
+
+  abortAll(reason: string): void {
+    for (const run of this.active.values()) {
+      run.reason ??= reason;
+      run.controller.abort(new Error(reason));
+    }
+  }
+
+  async process(job: Job<RunJobData, RunJobOutcome>, token?: string): Promise<RunJobOutcome> {
+    const runId = job.data.runId;
+    const run = await this.store.load(runId);
+    if (!run) throw new UnrecoverableError(`run ${runId} no longer exists`);
+    if (FINAL_STATUSES.has(run.status)) return { runId, status: run.status, note: 'already finished' };
+    if (run.endpoint.archivedAt) return this.endUnmeasured(run, 'aborted', 'the endpoint was archived');
+
+    const deadlineMs = this.startDeadline(run);
+    if (this.clock.now() >= deadlineMs) {
+      return this.endUnmeasured(
+        run,
+        'aborted',
+        `skipped: could not start before ${describeDeadline(run, deadlineMs)}`,
+      );
+    }
+    if (this.closing) return this.defer(job, token, 0);
+
+    const lease = await EndpointLease.acquire(
+      this.redis.connection,
+      this.redis.key('endpoint-lock', run.endpoint.id),
+      `${this.env.WORKER_ID}/${run.id}`,
+      this.env.ENDPOINT_LOCK_TTL_MS,
+    );
+    if (!lease) {
+      const retryAtMs = this.clock.now() + this.env.ENDPOINT_BUSY_RETRY_MS;
+      if (retryAtMs >= deadlineMs) {
+        return this.endUnmeasured(
+          run,
+          'aborted',
+          `skipped: endpoint busy with another run until ${describeDeadline(run, deadlineMs)}`,
+        );
+      }
+      this.metrics.busyDeferrals++;
+      return this.defer(job, token, this.env.ENDPOINT_BUSY_RETRY_MS);
+    }
+
+    let measured: { attempt: number; result: RunResult; abortReason: string | null } | RunJobOutcome;
+    try {
+      measured = await this.measure(run, lease);
+    } finally {
+      await lease.release();
+    }
+    if ('status' in measured) return measured;
+    return this.storeResult(run.id, measured.attempt, measured.result, measured.abortReason);
+  }
+
+  private async measure(
+    run: RunToProcess,
+    lease: EndpointLease,
+  ): Promise<{ attempt: number; result: RunResult; abortReason: string | null } | RunJobOutcome> {
+    const attempt = await this.store.claim(run, this.env.WORKER_ID);
+    if (attempt === null)
+      return { runId: run.id, status: 'unchanged', note: 'another worker took the run first' };
+    if (run.status === 'running') {
+      this.logger.warn(
+        `run ${run.id}: worker ${run.workerId} stopped mid-run; measuring it again (attempt ${attempt})`,
+      );
+    }
+    this.recordStartDelay(run);
+
+    let options: RunOptions;
+    try {
+      options = runOptionsFromSnapshot(run.profileSnapshot, this.target(run));
+    } catch (error) {
+      const reason =
+        error instanceof InvalidSnapshotError ? error.message : `cannot prepare the run: ${message(error)}`;
+      return this.endUnmeasured({ ...run, attempts: attempt }, 'failed', reason);
+    }
+
+    const active: ActiveRun = { controller: new AbortController(), reason: null };
+    this.active.set(run.id, active);
+    lease.onLost((reason) => {
+      active.reason ??= reason;
+      active.controller.abort(new Error(reason));
+    });
+    try {
+      const result = await runBenchmark({ ...options, signal: active.controller.signal });
+      return { attempt, result, abortReason: active.reason };
+    } catch (error) {
+      return this.endUnmeasured(
+        { ...run, attempts: attempt },
+        'failed',
+        `the measurement failed: ${message(error)}`,
+      );
+    } finally {
+      this.active.delete(run.id);
+    }
+  }
+
+  private async storeResult(
+    runId: string,
+    attempt: number,
+    result: RunResult,
+    abortReason: string | null,
+  ): Promise<RunJobOutcome> {
+    const verdict = verdictOf(result, abortReason);
+    const status = await this.retryWhileDatabaseIsAway(`store run ${runId}`, () =>
+      this.store.persist(runId, attempt, result, verdict.error),
+    );
+    if (!status) {
+      this.logger.warn(
+        `run ${runId}: attempt ${attempt} was superseded by a newer attempt; its result is dropped`,
+      );
+      return { runId, status: 'unchanged', note: 'superseded' };
+    }
+    this.metrics.recordRunFinished(status);
+    this.logger.log(`run ${runId} ${status}${verdict.error ? `: ${verdict.error}` : ''}`);
+    return { runId, status };
+  }
+
+  private async endUnmeasured(
+    run: Pick<RunToProcess, 'id' | 'attempts'>,
+    status: 'aborted' | 'failed',
+    reason: string,
+  ): Promise<RunJobOutcome> {
+    const ended = await this.retryWhileDatabaseIsAway(`end run ${run.id}`, () =>
+      this.store.endUnmeasured(run, status, reason),
+    );
+    if (ended) {
+      this.metrics.recordRunFinished(status);
+      this.logger.log(`run ${run.id} ${status}: ${reason}`);
+    }
+    return { runId: run.id, status: ended ? status : 'unchanged', note: reason };
+  }
+
+  private async defer(
+    job: Job<RunJobData, RunJobOutcome>,
+    token: string | undefined,
+    delayMs: number,
+  ): Promise<never> {
+    await job.moveToDelayed(Date.now() + delayMs, token);
+    throw new DelayedError();
+  }
+
+  /** Latest start: the next slot's due time for scheduled runs, RUN_MAX_WAIT_MS after queueing otherwise. */
+  private startDeadline(run: RunToProcess): number {
+    const slot = slotOf(run);
+    if (slot) return slot.schedule.dueAt(slot.schedule.slotAfter(slot.slotMs));
+    return run.queuedAt.getTime() + this.env.RUN_MAX_WAIT_MS;
+  }
+
+  private recordStartDelay(run: RunToProcess): void {
+    const slot = slotOf(run);
+    if (slot) this.metrics.lastStartDelayMs = this.clock.now() - slot.schedule.dueAt(slot.slotMs);
+  }
+
+  private target(run: RunToProcess): Target {
+    const { baseUrl, apiKind, model, authHeadersEnc } = run.endpoint;
+    if (!authHeadersEnc) return { baseUrl, apiKind, model };
+    let headers: Record<string, string>;
+    try {
+      headers = decryptHeaders(authHeadersEnc, this.env.TEAPOT_SECRET_KEY);
+    } catch (error) {
+      throw new Error(`the endpoint's auth headers cannot be read: ${message(error)}`);
+    }
+    return { baseUrl, apiKind, model, headers };
+  }
+
+  private async retryWhileDatabaseIsAway<T>(what: string, write: () => Promise<T>): Promise<T> {
+    const giveUpAt = Date.now() + (this.closing ? this.env.SHUTDOWN_GRACE_MS : this.env.PERSIST_RETRY_MAX_MS);
+    let delayMs = 250;
+    for (let failures = 0; ; failures++) {
+      try {
+        const value = await write();
+        if (failures > 0) this.logger.log(`${what}: written after ${failures} retries`);
+        return value;
+      } catch (error) {
+        if (!isTransientDbError(error) || Date.now() + delayMs > giveUpAt) throw error;
+        if (failures === 0) this.logger.warn(`${what}: database unreachable, retrying: ${message(error)}`);
+        this.metrics.persistRetries++;
+        await new Promise((resolve) => setTimeout(resolve, delayMs));
+        delayMs = Math.min(delayMs * 2, 10_000);
+      }
+    }
+  }
+
+  /** A job out of attempts (or stalled too often) leaves its run failed rather than queued or running forever. */
+  private async onJobFailed(job: Job<RunJobData, RunJobOutcome> | undefined, error: Error): Promise<void> {
+    if (!job) return;
+    // A job that will be retried is `delayed` or `waiting` now; only a finally failed one matters.
+    const state = await job.getState().catch(() => 'unknown');
+    if (state !== 'failed') return;
+    const run = await this.store.load(job.data.runId).catch(() => null);
+    if (!run || FINAL_STATUSES.has(run.status)) return;
+    await this.store
+      .endUnmeasured(run, 'failed', `the run job failed ${job.attemptsMade} times: ${error.message}`)
+      .catch(() => undefined);
+  }
+}
+
+/** The schedule slot a run was queued for; null for manual runs and snapshots without a usable schedule. */
+function slotOf(run: RunToProcess): { schedule: ProfileSchedule; slotMs: number } | null {
+  const slot = run.slotKey ? parseSlotKey(run.slotKey) : null;
+  if (!slot) return null;
+  try {
+    const snapshot = asSnapshot(run.profileSnapshot);
+    const spec = {
+      cron: snapshot.scheduleCron,
+      intervalS: snapshot.scheduleIntervalS,
+      jitterS: snapshot.scheduleJitterS ?? 0,
+    };
+    return { schedule: new ProfileSchedule(slot.profileId, spec), slotMs: slot.slotMs };
+  } catch {
+    // An invalid snapshot fails the run later, with its reason; here it only means "no slot".
+    return null;
+  }
+}
+
+function describeDeadline(run: RunToProcess, deadlineMs: number): string {
+  const at = new Date(deadlineMs).toISOString();
+  return run.slotKey ? `the next slot at ${at}` : `${at} (waited the longest a run may wait)`;
+}
+
+function message(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

@@ -1,0 +1,85 @@
+import type { Database } from '@teapot/db';
+
+type Pool = Database['pool'];
+
+export interface ScheduledProfileRow {
+  id: string;
+  scheduleCron: string | null;
+  scheduleIntervalS: number | null;
+  scheduleJitterS: number;
+  /** The later of created/updated: slots before a profile's last change are never caught up. */
+  changedAtMs: number;
+}
+
+export interface DueSlot {
+  profileId: string;
+  slotKey: string;
+  dueAtMs: number;
+}
+
+export interface QueuedSlot {
+  runId: string;
+  slotKey: string;
+}
+
+const SCHEDULED_PROFILES = `
+  SELECT p.id, p.schedule_cron, p.schedule_interval_s, p.schedule_jitter_s,
+         (extract(epoch FROM greatest(p.created_at, p.updated_at)) * 1000)::float8 AS changed_at_ms
+  FROM profiles p JOIN endpoints e ON e.id = p.endpoint_id
+  WHERE p.enabled AND e.archived_at IS NULL
+    AND (p.schedule_cron IS NOT NULL OR p.schedule_interval_s IS NOT NULL)`;
+
+/** Every enabled, scheduled profile of a live endpoint: one small query per tick. */
+export async function loadScheduledProfiles(pool: Pool): Promise<ScheduledProfileRow[]> {
+  const { rows } = await pool.query<{
+    id: string;
+    schedule_cron: string | null;
+    schedule_interval_s: number | null;
+    schedule_jitter_s: number;
+    changed_at_ms: number;
+  }>(SCHEDULED_PROFILES);
+  return rows.map((row) => ({
+    id: row.id,
+    scheduleCron: row.schedule_cron,
+    scheduleIntervalS: row.schedule_interval_s,
+    scheduleJitterS: row.schedule_jitter_s,
+    changedAtMs: Number(row.changed_at_ms),
+  }));
+}
+
+/*
+ * One statement for a whole tick: a queued run per due slot, with the profile's snapshot and the
+ * endpoint's latest serving configuration, re-checking that the profile is still enabled. The unique
+ * slot_key makes a slot that another scheduler (or an earlier tick) inserted a conflict: it is
+ * returned again only while still queued, so its job can be re-added (BullMQ ignores a job id it
+ * already holds), which heals a tick that inserted runs but could not reach Redis.
+ */
+const INSERT_DUE_RUNS = `
+  INSERT INTO runs (id, endpoint_id, config_id, profile_id, profile_snapshot, status, trigger, slot_key, queued_at)
+  SELECT gen_random_uuid(), p.endpoint_id,
+         (SELECT c.id FROM serving_configs c WHERE c.endpoint_id = p.endpoint_id ORDER BY c.version DESC LIMIT 1),
+         p.id,
+         jsonb_build_object(
+           'id', p.id, 'name', p.name, 'endpointId', p.endpoint_id,
+           'workload', p.workload, 'load', p.load,
+           'requestCount', p.request_count, 'durationS', p.duration_s,
+           'warmupRequests', p.warmup_requests, 'seed', p.seed,
+           'timeoutMs', p.timeout_ms, 'stallTimeoutMs', p.stall_timeout_ms,
+           'forceOutputLength', p.force_output_length, 'slo', p.slo,
+           'scheduleCron', p.schedule_cron, 'scheduleIntervalS', p.schedule_interval_s,
+           'scheduleJitterS', p.schedule_jitter_s),
+         'queued', 'schedule', due.slot_key, now()
+  FROM unnest($1::uuid[], $2::text[]) AS due(profile_id, slot_key)
+  JOIN profiles p ON p.id = due.profile_id AND p.enabled
+  JOIN endpoints e ON e.id = p.endpoint_id AND e.archived_at IS NULL
+  ON CONFLICT (slot_key) DO UPDATE SET slot_key = EXCLUDED.slot_key WHERE runs.status = 'queued'
+  RETURNING id, slot_key`;
+
+export async function insertDueRuns(pool: Pool, slots: DueSlot[]): Promise<QueuedSlot[]> {
+  if (slots.length === 0) return [];
+  const { rows } = await pool.query<{ id: string; slot_key: string }>(INSERT_DUE_RUNS, [
+    slots.map((slot) => slot.profileId),
+    slots.map((slot) => slot.slotKey),
+  ]);
+  return rows.map((row) => ({ runId: row.id, slotKey: row.slot_key }));
+}

@@ -1,0 +1,158 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { SchedulerRegistry } from '@nestjs/schedule';
+import type { WorkerEnv } from '@teapot/config';
+import { DatabaseService } from '../database/database.service';
+import { CLOCK, WORKER_ENV, type Clock } from '../env/worker-env';
+import { WorkerMetrics } from '../metrics/worker-metrics';
+import { RedisService } from '../redis/redis.service';
+import { ProfileSchedule, slotKey } from './schedule';
+import {
+  insertDueRuns,
+  loadScheduledProfiles,
+  type DueSlot,
+  type ScheduledProfileRow,
+} from './scheduled-runs';
+
+interface BookEntry {
+  schedule: ProfileSchedule;
+  changedAtMs: number;
+  /** The earliest slot this scheduler has not enqueued yet. */
+  nextSlotMs: number;
+}
+
+export interface TickReport {
+  atMs: number;
+  profiles: number;
+  /** Slots that came due in this tick (at most one per profile). */
+  due: number;
+  /** Runs this tick inserted or found still queued, and whose jobs it added. */
+  enqueued: number;
+  durationMs: number;
+  /** False when the tick was skipped (the previous one still running) or failed. */
+  ok: boolean;
+}
+
+const TICK_INTERVAL_NAME = 'teapot-scheduler-tick';
+
+/**
+ * Finds due profiles and only enqueues: one queued Run row and one BullMQ job per (profile, slot),
+ * the job id being the slot key, so any number of schedulers enqueue each slot once.
+ *
+ * Timing: each tick enqueues the slots due before the next tick as delayed jobs, so a job becomes
+ * runnable at its due time rather than up to a tick late.
+ * Catch-up: after downtime (or a failed tick) only the latest missed slot of a profile is
+ * enqueued, never the pile of slots in between; slots before a profile's last change are skipped.
+ */
+@Injectable()
+export class SchedulerService {
+  private readonly logger = new Logger(SchedulerService.name);
+  private readonly book = new Map<string, BookEntry>();
+  private ticking = false;
+  private failing = false;
+
+  constructor(
+    @Inject(WORKER_ENV) private readonly env: WorkerEnv,
+    @Inject(CLOCK) private readonly clock: Clock,
+    private readonly database: DatabaseService,
+    private readonly redis: RedisService,
+    private readonly registry: SchedulerRegistry,
+    private readonly metrics: WorkerMetrics,
+  ) {}
+
+  /** Starts the periodic tick (SCHEDULER_TICK_MS). */
+  start(): void {
+    if (this.registry.doesExist('interval', TICK_INTERVAL_NAME)) return;
+    const timer = setInterval(() => void this.tick(), this.env.SCHEDULER_TICK_MS);
+    this.registry.addInterval(TICK_INTERVAL_NAME, timer);
+    void this.tick();
+  }
+
+  stop(): void {
+    if (this.registry.doesExist('interval', TICK_INTERVAL_NAME))
+      this.registry.deleteInterval(TICK_INTERVAL_NAME);
+  }
+
+  /** One scheduling pass at `nowMs`; safe to call from a script with SCHEDULER_ENABLED=false. */
+  async tick(nowMs: number = this.clock.now()): Promise<TickReport> {
+    const started = performance.now();
+    const report: TickReport = { atMs: nowMs, profiles: 0, due: 0, enqueued: 0, durationMs: 0, ok: false };
+    if (this.ticking) return report;
+    this.ticking = true;
+    try {
+      this.refresh(await loadScheduledProfiles(this.database.pool), nowMs);
+      report.profiles = this.book.size;
+      const horizonMs = nowMs + this.env.SCHEDULER_TICK_MS;
+      const due = this.dueSlots(horizonMs);
+      report.due = due.length;
+      if (due.length > 0) {
+        const queued = await insertDueRuns(
+          this.database.pool,
+          due.map(({ slot }) => slot),
+        );
+        const dueAt = new Map(due.map(({ slot }) => [slot.slotKey, slot.dueAtMs]));
+        await this.redis.runs.enqueueRuns(
+          queued.map(({ runId, slotKey: key }) => ({
+            runId,
+            jobId: key,
+            delay: Math.max(0, (dueAt.get(key) ?? nowMs) - this.clock.now()),
+          })),
+        );
+        // Advance only after both writes: a failed tick is retried, with catch-up, by the next one.
+        for (const { entry, nextSlotMs } of due) entry.nextSlotMs = nextSlotMs;
+        report.enqueued = queued.length;
+      }
+      report.ok = true;
+      if (this.failing) this.logger.log('scheduler tick recovered');
+      this.failing = false;
+    } catch (error) {
+      if (!this.failing)
+        this.logger.warn(`scheduler tick failed, retrying next tick: ${(error as Error).message}`);
+      this.failing = true;
+    } finally {
+      this.ticking = false;
+      report.durationMs = performance.now() - started;
+      this.metrics.recordTick(report);
+    }
+    return report;
+  }
+
+  private refresh(rows: ScheduledProfileRow[], nowMs: number): void {
+    const seen = new Set<string>();
+    for (const row of rows) {
+      seen.add(row.id);
+      const existing = this.book.get(row.id);
+      if (existing && existing.changedAtMs === row.changedAtMs) continue;
+      let schedule: ProfileSchedule;
+      try {
+        schedule = new ProfileSchedule(row.id, {
+          cron: row.scheduleCron,
+          intervalS: row.scheduleIntervalS,
+          jitterS: row.scheduleJitterS,
+        });
+      } catch (error) {
+        this.logger.warn(`profile ${row.id} is not scheduled: ${(error as Error).message}`);
+        this.book.delete(row.id);
+        continue;
+      }
+      const latest = schedule.latestDueSlot(nowMs);
+      const nextSlotMs = latest >= row.changedAtMs ? latest : schedule.slotAfter(latest);
+      this.book.set(row.id, { schedule, changedAtMs: row.changedAtMs, nextSlotMs });
+    }
+    for (const id of this.book.keys()) if (!seen.has(id)) this.book.delete(id);
+  }
+
+  private dueSlots(horizonMs: number): Array<{ slot: DueSlot; entry: BookEntry; nextSlotMs: number }> {
+    const due: Array<{ slot: DueSlot; entry: BookEntry; nextSlotMs: number }> = [];
+    for (const [profileId, entry] of this.book) {
+      const { schedule } = entry;
+      if (schedule.dueAt(entry.nextSlotMs) > horizonMs) continue;
+      const slotMs = Math.max(entry.nextSlotMs, schedule.latestDueSlot(horizonMs));
+      due.push({
+        slot: { profileId, slotKey: slotKey(profileId, slotMs), dueAtMs: schedule.dueAt(slotMs) },
+        entry,
+        nextSlotMs: schedule.slotAfter(slotMs),
+      });
+    }
+    return due;
+  }
+}

@@ -1,0 +1,186 @@
+import type { INestApplicationContext } from '@nestjs/common';
+import { Queue } from 'bullmq';
+import { QUEUE_NAMES, createRedis, type RunJobData } from '@teapot/jobs';
+import { ProfileSchedule, SchedulerService, createWorkerApp, slotKey } from '../src';
+import { REDIS_URL, createWorld, seedEndpoint, seedProfile, type TestWorld } from './support/harness';
+
+/** A clock the test moves by hand. */
+class PinnedClock {
+  constructor(public ms: number) {}
+  now(): number {
+    return this.ms;
+  }
+}
+
+describe('scheduler (two schedulers on one database and Redis, pinned clock)', () => {
+  let world: TestWorld;
+  let queue: Queue<RunJobData>;
+  let endpointId: string;
+  const apps: INestApplicationContext[] = [];
+  const clock = new PinnedClock(Date.now());
+
+  async function scheduler(id: string): Promise<SchedulerService> {
+    const app = await createWorkerApp({
+      env: world.env({
+        WORKER_ID: id,
+        SCHEDULER_ENABLED: 'false',
+        PROCESSOR_ENABLED: 'false',
+        SCHEDULER_TICK_MS: '1000',
+      }),
+      clock,
+      logs: false,
+    });
+    apps.push(app);
+    return app.get(SchedulerService);
+  }
+
+  const runsOf = (profileId: string) =>
+    world.db.prisma.run.findMany({ where: { profileId }, orderBy: { queuedAt: 'asc' } });
+
+  beforeAll(async () => {
+    world = await createWorld();
+    queue = new Queue<RunJobData>(QUEUE_NAMES.runs, {
+      connection: createRedis(REDIS_URL),
+      prefix: world.prefix,
+    });
+    endpointId = await seedEndpoint(world, { baseUrl: 'http://127.0.0.1:9/v1' });
+  });
+
+  afterAll(async () => {
+    for (const app of apps) await app.close();
+    await queue.close();
+    await (await queue.client).quit();
+    await world?.close();
+  });
+
+  it('enqueues one run and one job per slot, however many schedulers tick', async () => {
+    const profileId = await seedProfile(world, endpointId, { intervalS: 60 });
+    const profile = await world.db.prisma.profile.findUniqueOrThrow({ where: { id: profileId } });
+    const slot = Math.ceil((profile.createdAt.getTime() + 1) / 60_000) * 60_000;
+    const [a, b] = [await scheduler('scheduler-a'), await scheduler('scheduler-b')];
+
+    clock.ms = slot - 5_000;
+    await Promise.all([a.tick(), b.tick()]);
+    expect(await runsOf(profileId)).toHaveLength(0);
+
+    clock.ms = slot + 5;
+    const reports = await Promise.all([a.tick(), b.tick(), a.tick(), b.tick()]);
+    expect(reports.filter((r) => r.ok).length).toBeGreaterThanOrEqual(2);
+    const runs = await runsOf(profileId);
+    expect(runs).toHaveLength(1);
+    expect(runs[0]).toMatchObject({
+      slotKey: slotKey(profileId, slot),
+      status: 'queued',
+      trigger: 'schedule',
+      endpointId,
+      attempts: 0,
+    });
+    const config = await world.db.prisma.servingConfig.findFirstOrThrow({ where: { endpointId } });
+    expect(runs[0].configId).toBe(config.id);
+    expect(runs[0].profileSnapshot).toMatchObject({
+      id: profileId,
+      workload: { kind: 'synthetic', outputTokens: 20 },
+      load: { kind: 'closed', concurrency: 2 },
+      requestCount: 10,
+      scheduleIntervalS: 60,
+    });
+    const job = await queue.getJob(slotKey(profileId, slot));
+    expect(job?.data).toEqual({ runId: runs[0].id });
+
+    clock.ms = slot + 60_000 + 5;
+    await Promise.all([a.tick(), b.tick()]);
+    const next = await runsOf(profileId);
+    expect(next.map((run) => run.slotKey)).toEqual([
+      slotKey(profileId, slot),
+      slotKey(profileId, slot + 60_000),
+    ]);
+  });
+
+  it('after downtime enqueues only the latest missed slot', async () => {
+    const profileId = await seedProfile(world, endpointId, { intervalS: 60 });
+    const profile = await world.db.prisma.profile.findUniqueOrThrow({ where: { id: profileId } });
+    const first = Math.ceil((profile.createdAt.getTime() + 1) / 60_000) * 60_000;
+    const a = await scheduler('scheduler-c');
+    clock.ms = first + 5;
+    await a.tick();
+    // Down for ten slots; a fresh scheduler (as after a restart) and the old one both catch up.
+    clock.ms = first + 10 * 60_000 + 5;
+    const restarted = await scheduler('scheduler-d');
+    await Promise.all([restarted.tick(), a.tick()]);
+    const runs = await runsOf(profileId);
+    expect(runs.map((run) => run.slotKey)).toEqual([
+      slotKey(profileId, first),
+      slotKey(profileId, first + 10 * 60_000),
+    ]);
+  });
+
+  it('enqueues a slot due before the next tick as a job delayed to its due time', async () => {
+    const profileId = await seedProfile(world, endpointId, { intervalS: 3600, jitterS: 600 });
+    const schedule = new ProfileSchedule(profileId, { cron: null, intervalS: 3600, jitterS: 600 });
+    const profile = await world.db.prisma.profile.findUniqueOrThrow({ where: { id: profileId } });
+    let slot = schedule.slotAfter(profile.createdAt.getTime());
+    const a = await scheduler('scheduler-e');
+    clock.ms = schedule.dueAt(slot) - 1_001;
+    await a.tick();
+    expect(await runsOf(profileId)).toHaveLength(0);
+    clock.ms = schedule.dueAt(slot) - 400;
+    await a.tick();
+    const job = await queue.getJob(slotKey(profileId, slot));
+    expect(await job?.getState()).toBe('delayed');
+    expect(job?.opts.delay).toBe(400);
+    slot = schedule.slotAfter(slot);
+    expect(await queue.getJob(slotKey(profileId, slot))).toBeUndefined();
+  });
+
+  it('reads cron schedules and leaves disabled profiles and archived endpoints alone', async () => {
+    const cronProfile = await seedProfile(world, endpointId, { cron: '*/5 * * * *', intervalS: null });
+    const disabled = await seedProfile(world, endpointId, { intervalS: 60, enabled: false });
+    const archivedEndpoint = await seedEndpoint(world, { baseUrl: 'http://127.0.0.1:9/v1' });
+    const orphan = await seedProfile(world, archivedEndpoint, { intervalS: 60 });
+    await world.db.prisma.endpoint.update({
+      where: { id: archivedEndpoint },
+      data: { archivedAt: new Date() },
+    });
+    const created = (await world.db.prisma.profile.findUniqueOrThrow({ where: { id: cronProfile } }))
+      .createdAt;
+    const slot = Math.ceil((created.getTime() + 1) / 300_000) * 300_000;
+    const a = await scheduler('scheduler-f');
+    clock.ms = slot + 60_000;
+    await a.tick();
+    expect((await runsOf(cronProfile)).map((run) => run.slotKey)).toEqual([slotKey(cronProfile, slot)]);
+    expect(await runsOf(disabled)).toHaveLength(0);
+    expect(await runsOf(orphan)).toHaveLength(0);
+  });
+
+  it('enqueues 1,000 profiles due at the same second in one tick', async () => {
+    const bulkEndpoint = await seedEndpoint(world, { baseUrl: 'http://127.0.0.1:9/v1' });
+    const createdAt = new Date(Math.floor(clock.ms / 60_000) * 60_000 + 1);
+    await world.db.prisma.profile.createMany({
+      data: Array.from({ length: 1000 }, (_, i) => ({
+        name: `bulk-${i}`,
+        endpointId: bulkEndpoint,
+        workload: { kind: 'synthetic', inputTokens: 32, outputTokens: 20 },
+        load: { kind: 'closed', concurrency: 1 },
+        requestCount: 1,
+        scheduleIntervalS: 60,
+        createdAt,
+        updatedAt: createdAt,
+      })),
+    });
+    const a = await scheduler('scheduler-g');
+    const slot = createdAt.getTime() - 1 + 60_000;
+    clock.ms = slot - 30_000;
+    await a.tick();
+    clock.ms = slot + 5;
+    const report = await a.tick();
+    expect(report.ok).toBe(true);
+    // Profiles of the earlier tests are due at this slot too.
+    expect(report.enqueued).toBeGreaterThanOrEqual(1000);
+    const count = await world.db.prisma.run.count({
+      where: { endpointId: bulkEndpoint, slotKey: { endsWith: `@${slot}` } },
+    });
+    expect(count).toBe(1000);
+    // Generous for a shared 2-core machine; the scheduler benchmark measures it properly.
+    expect(report.durationMs).toBeLessThan(5_000);
+  });
+});

@@ -1,0 +1,265 @@
+import type { INestApplicationContext } from '@nestjs/common';
+import { Queue } from 'bullmq';
+import { readRunRequests } from '@teapot/db';
+import { QUEUE_NAMES, RunQueueProducer, createRedis, type RunJobData } from '@teapot/jobs';
+import { CHUNK_KIND } from '@teapot/measure';
+import { startSimulator, type RunningSimulator } from '@teapot/simulator';
+import { MetricsService, RetentionService, WorkerLifecycle, createWorkerApp } from '../src';
+import { WorkerMetrics } from '../src/metrics/worker-metrics';
+import {
+  REDIS_URL,
+  createManualRun,
+  createWorld,
+  seedEndpoint,
+  seedProfile,
+  waitFor,
+  type TestWorld,
+} from './support/harness';
+import { TcpProxy } from './support/tcp-proxy';
+
+const FINAL = ['succeeded', 'partial', 'failed', 'aborted'] as const;
+
+describe('worker (in process): schedule -> measure -> store', () => {
+  let world: TestWorld;
+  let sim: RunningSimulator;
+  let app: INestApplicationContext;
+  let producer: RunQueueProducer;
+  let queue: Queue<RunJobData>;
+
+  const run = (id: string) => world.db.prisma.run.findUniqueOrThrow({ where: { id } });
+  const finished = (id: string) =>
+    waitFor(`run ${id} to finish`, async () => {
+      const row = await run(id);
+      return (FINAL as readonly string[]).includes(row.status) ? row : null;
+    });
+
+  beforeAll(async () => {
+    world = await createWorld();
+    sim = await startSimulator({ gpu: 'h100-sxm', model: 'llama-8b', spinUs: 0, seed: 3 });
+    app = await createWorkerApp({
+      env: world.env({ WORKER_ID: 'worker-in-process', WORKER_CONCURRENCY: '4', WORKER_METRICS_PORT: '0' }),
+      logs: false,
+    });
+    producer = new RunQueueProducer({ redis: REDIS_URL, prefix: world.prefix });
+    queue = new Queue<RunJobData>(QUEUE_NAMES.runs, {
+      connection: createRedis(REDIS_URL),
+      prefix: world.prefix,
+    });
+  });
+
+  afterAll(async () => {
+    await app?.close();
+    await producer?.close();
+    await queue?.close();
+    if (queue) await (await queue.client).quit();
+    await sim?.close();
+    await world?.close();
+  });
+
+  it('runs a profile every 2 s and stores per-token data that matches what the simulator sent', async () => {
+    const endpointId = await seedEndpoint(world, { baseUrl: sim.baseUrl, model: sim.deployment.model.name });
+    const profileId = await seedProfile(world, endpointId, { intervalS: 2, requests: 10, outputTokens: 20 });
+    const runs = await waitFor(
+      'two scheduled runs to finish',
+      async () => {
+        const rows = await world.db.prisma.run.findMany({
+          where: { profileId, status: { in: [...FINAL] } },
+          orderBy: { queuedAt: 'asc' },
+        });
+        return rows.length >= 2 ? rows : null;
+      },
+      25_000,
+    );
+    await world.db.prisma.profile.update({ where: { id: profileId }, data: { enabled: false } });
+
+    const config = await world.db.prisma.servingConfig.findFirstOrThrow({ where: { endpointId } });
+    const slots = runs.map((row) => Number(row.slotKey?.split('@')[1]));
+    expect(slots[1] - slots[0]).toBeGreaterThanOrEqual(2_000);
+    expect(slots[1] % 2_000).toBe(0);
+    for (const row of runs.slice(0, 2)) {
+      expect(row).toMatchObject({
+        status: 'succeeded',
+        trigger: 'schedule',
+        attempts: 1,
+        workerId: 'worker-in-process',
+        configId: config.id,
+        requestsSucceeded: 10,
+        requestsFailed: 0,
+      });
+      const records = await readRunRequests(world.db, row.id);
+      expect(records).toHaveLength(10);
+      const anchorNs = BigInt(row.monotonicAnchorNs ?? 0n);
+      const delaysUs: number[] = [];
+      for (const record of records) {
+        const truth = sim.groundTruth(record.responseId ?? '');
+        expect(truth).toBeDefined();
+        const sent = truth!.events.filter((e) => e.kind === 'content' && e.tokens > 0);
+        const got = [...record.chunkKinds.keys()].filter((i) => record.chunkKinds[i] === CHUNK_KIND.content);
+        // Token counts exact: per chunk, in total, and as the server reported.
+        expect(got.map((i) => record.chunkTokens[i])).toEqual(sent.map((e) => e.tokens));
+        expect(record.outputTokens).toBe(20);
+        expect(sent.reduce((n, e) => n + e.tokens, 0)).toBe(20);
+        // Timings: each chunk arrived after the server wrote it, and soon after.
+        const startNs = anchorNs + BigInt(record.startUs) * 1000n;
+        got.forEach((chunk, k) => {
+          const arrivedNs = startNs + BigInt(record.chunkOffsetsUs[chunk]) * 1000n;
+          delaysUs.push(Number(arrivedNs - sent[k].writtenNs) / 1000);
+        });
+      }
+      delaysUs.sort((a, b) => a - b);
+      // Offsets are whole microseconds from a whole-microsecond start: allow 2 us of rounding.
+      expect(delaysUs[0]).toBeGreaterThanOrEqual(-2);
+      // Tolerances for a busy shared machine (the measurement benchmark holds the tight bounds).
+      expect(delaysUs[Math.floor(delaysUs.length / 2)]).toBeLessThan(20_000);
+      expect(delaysUs[delaysUs.length - 1]).toBeLessThan(200_000);
+    }
+  }, 40_000);
+
+  // A refused connection is covered with a worker process (processes.e2e.spec.ts): under jest, the
+  // measurement client misses the cross-realm ECONNREFUSED error and reports a timeout instead.
+  it('stores endpoint faults as classified errors and keeps serving', async () => {
+    const fault = async (name: string, baseUrl: string, headers?: Record<string, string>) => {
+      const endpointId = await seedEndpoint(world, {
+        name,
+        baseUrl,
+        model: sim.deployment.model.name,
+        headers,
+      });
+      const profileId = await seedProfile(world, endpointId, {
+        requests: 3,
+        stallTimeoutMs: 500,
+        timeoutMs: 5_000,
+      });
+      const runId = await createManualRun(world, profileId);
+      await producer.enqueueRun(runId);
+      return runId;
+    };
+    const cases = {
+      'http 500': await fault('fault-500', sim.baseUrl, { 'x-teapot-fault': '500' }),
+      stall: await fault('fault-stall', sim.baseUrl, { 'x-teapot-fault': 'stall' }),
+      malformed: await fault('fault-malformed', sim.baseUrl, { 'x-teapot-fault': 'malformed' }),
+      'connection reset': await fault('fault-refuse', sim.baseUrl, { 'x-teapot-fault': 'refuse' }),
+    };
+    const expected: Record<keyof typeof cases, string> = {
+      'http 500': 'http_status',
+      stall: 'stream_stalled',
+      malformed: 'malformed_stream',
+      'connection reset': 'connect_error',
+    };
+    for (const [name, runId] of Object.entries(cases) as Array<[keyof typeof cases, string]>) {
+      const row = await finished(runId);
+      expect({ name, status: row.status }).toEqual({ name, status: 'failed' });
+      expect(row.errorCounts).toMatchObject({ [expected[name]]: 3 });
+      expect(row.error).toContain(expected[name]);
+      const records = await readRunRequests(world.db, runId);
+      expect(records.map((r) => r.error?.kind)).toEqual([expected[name], expected[name], expected[name]]);
+    }
+    // Still serving: a healthy endpoint's run succeeds after all that.
+    const healthy = await seedEndpoint(world, { baseUrl: sim.baseUrl, model: sim.deployment.model.name });
+    const runId = await createManualRun(world, await seedProfile(world, healthy, { requests: 2 }));
+    await producer.enqueueRun(runId);
+    expect((await finished(runId)).status).toBe('succeeded');
+  }, 40_000);
+
+  it('fails the job of a deleted run once, without retries', async () => {
+    const jobId = await producer.enqueueRun('0b7d8f1e-4c55-4a43-9a3e-4f8e9b5a0c01');
+    const job = await waitFor('the job to fail', async () => {
+      const found = await queue.getJob(jobId);
+      return found && (await found.getState()) === 'failed' ? found : null;
+    });
+    expect(job.failedReason).toMatch(/no longer exists/);
+    expect(job.attemptsMade).toBe(1);
+  });
+
+  it('waits for a busy endpoint, and skips a scheduled slot that cannot start before the next one', async () => {
+    const endpointId = await seedEndpoint(world, { baseUrl: sim.baseUrl, model: sim.deployment.model.name });
+    const lockKey = `${world.prefix}:teapot:endpoint-lock:${endpointId}`;
+    const redis = createRedis(REDIS_URL);
+    try {
+      await redis.set(lockKey, 'another-worker/some-run', 'PX', 60_000);
+      const manual = await createManualRun(world, await seedProfile(world, endpointId, { requests: 2 }));
+      await producer.enqueueRun(manual);
+      const scheduledProfile = await seedProfile(world, endpointId, { intervalS: 1, requests: 2 });
+      const skipped = await waitFor('a scheduled run to be skipped', () =>
+        world.db.prisma.run.findFirst({ where: { profileId: scheduledProfile, status: 'aborted' } }),
+      );
+      // Skipped while deferring (busy) or on the deferred attempt (past the deadline): both say why.
+      expect(skipped.error).toMatch(/^skipped: (endpoint busy|could not start) .*next slot at /);
+      expect(app.get(WorkerMetrics).busyDeferrals).toBeGreaterThan(0);
+      expect(skipped.startedAt).toBeNull();
+      expect((await run(manual)).status).toBe('queued');
+      await world.db.prisma.profile.update({ where: { id: scheduledProfile }, data: { enabled: false } });
+      await redis.del(lockKey);
+      expect((await finished(manual)).status).toBe('succeeded');
+    } finally {
+      await redis.quit();
+    }
+  }, 30_000);
+
+  it('reports queue and run counts in Prometheus format', async () => {
+    const port = app.get(WorkerLifecycle).metricsPort;
+    const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+    expect(text).toMatch(/^teapot_queue_jobs\{queue="runs",state="failed"\} 1$/m);
+    expect(text).toMatch(/^teapot_runs\{status="succeeded"\} \d+$/m);
+    expect(text).toMatch(
+      /^teapot_worker_runs_finished_total\{worker="worker-in-process",status="failed"\} 4$/m,
+    );
+    const health = await app.get(MetricsService).health();
+    expect(health.queue.failed).toBe(1);
+    expect(health.runsByStatus.failed).toBe(4);
+  });
+
+  it('drops raw timings past retention and keeps the summaries', async () => {
+    const before = await world.db.prisma.runRequest.count({ where: { rawDroppedAt: null } });
+    expect(before).toBeGreaterThan(0);
+    const { dropped } = await app.get(RetentionService).dropOlderThan(new Date(Date.now() + 60_000));
+    expect(dropped.requests).toBe(before);
+    expect(await world.db.prisma.runRequest.count({ where: { chunkOffsetsUs: { not: null } } })).toBe(0);
+    expect(await world.db.prisma.run.count({ where: { status: 'succeeded', itlP99Ms: null } })).toBe(0);
+  });
+
+  it('keeps a result measured while the database is away and stores it when it is back', async () => {
+    const url = new URL(world.databaseUrl);
+    const proxy = new TcpProxy(url.hostname, Number(url.port || 5432));
+    url.port = String(await proxy.start());
+    // Its own queue, so only this worker (whose database is behind the proxy) takes the run.
+    const prefix = `${world.prefix}:outage`;
+    const outage = await createWorkerApp({
+      env: world.env({
+        WORKER_ID: 'worker-db-outage',
+        DATABASE_URL: url.toString(),
+        TEAPOT_REDIS_PREFIX: prefix,
+        SCHEDULER_ENABLED: 'false',
+      }),
+      logs: false,
+    });
+    const outageProducer = new RunQueueProducer({ redis: REDIS_URL, prefix });
+    // Slow enough (L4) that the database can be cut while the run measures.
+    const slow = await startSimulator({ gpu: 'l4', model: 'llama-8b', spinUs: 0 });
+    try {
+      const endpointId = await seedEndpoint(world, {
+        baseUrl: slow.baseUrl,
+        model: slow.deployment.model.name,
+      });
+      const runId = await createManualRun(
+        world,
+        await seedProfile(world, endpointId, { requests: 4, outputTokens: 20 }),
+      );
+      await outageProducer.enqueueRun(runId);
+      await waitFor('the run to start', async () => (await run(runId)).status === 'running', 10_000, 20);
+      await proxy.cut();
+      await waitFor('a failed write', async () => outage.get(WorkerMetrics).persistRetries > 0, 15_000);
+      await proxy.restore();
+      const row = await finished(runId);
+      expect(row.status).toBe('succeeded');
+      expect(row.workerId).toBe('worker-db-outage');
+      expect(row.attempts).toBe(1);
+      expect(await readRunRequests(world.db, runId)).toHaveLength(4);
+    } finally {
+      await slow.close();
+      await outageProducer.close();
+      await outage.close();
+      await proxy.close();
+    }
+  }, 40_000);
+});
