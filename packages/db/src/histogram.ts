@@ -47,7 +47,8 @@ export class LatencyHistogram {
 
   /** Records `count` samples of `valueUs` (negative and non-finite values are refused). */
   record(valueUs: number, count = 1): void {
-    if (!Number.isFinite(valueUs) || valueUs < 0) throw new RangeError(`latency must be a finite number >= 0, got ${valueUs}`);
+    if (!Number.isFinite(valueUs) || valueUs < 0)
+      throw new RangeError(`latency must be a finite number >= 0, got ${valueUs}`);
     const value = Math.min(Math.round(valueUs), HISTOGRAM_MAX_US);
     this.counts[bucketOf(value)] += count;
     this.total += count;

@@ -3,6 +3,14 @@ export type { CreatePrismaOptions, Database, CreateDatabaseOptions } from './cli
 export { migrate, readMigrations, MIGRATIONS_DIR } from './migrate';
 export type { MigrateOptions, MigrateResult, MigrationFile } from './migrate';
 export { ensureDatabase, dropDatabase } from './connection';
+export type { RunStore } from './run-store';
+export { persistRunResult, runStatusOf, buildHistograms, HISTOGRAM_METRICS } from './run-writer';
+export type { PersistRunOptions, PersistedRun, HistogramMetric } from './run-writer';
+export { readRunRequests, streamRunRequests, readRunHistograms } from './run-reader';
+export type { ReadRunRequestsOptions, StreamRunRequestsOptions } from './run-reader';
+export { dropRawTimings } from './retention';
+export type { DropRawTimingsOptions, DropRawTimingsResult } from './retention';
+export { LatencyHistogram, HISTOGRAM_RELATIVE_ERROR, HISTOGRAM_MAX_US } from './histogram';
 export { PrismaClient, Prisma } from './generated/prisma/client';
 export * from './generated/prisma/enums';
 export type {

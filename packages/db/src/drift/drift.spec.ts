@@ -47,14 +47,14 @@ describe('schema drift', () => {
     const client = new Client({ connectionString: altered.url });
     await client.connect();
     try {
-      await client.query('ALTER TABLE run_requests ALTER COLUMN ttft_us TYPE bigint');
+      await client.query('ALTER TABLE run_requests ALTER COLUMN output_tokens TYPE bigint');
       await client.query('ALTER TABLE runs ALTER COLUMN attempts DROP DEFAULT');
       await client.query('CREATE INDEX run_requests_outcome_idx ON run_requests (outcome)');
       await client.query('ALTER TABLE run_requests ADD CONSTRAINT positive_chunks CHECK (chunk_count >= 0)');
       expect((await schemaDrift(altered.url)).sort()).toEqual(
         [
-          '+ columns: run_requests.ttft_us bigint',
-          '- columns: run_requests.ttft_us integer',
+          '+ columns: run_requests.output_tokens bigint NOT NULL',
+          '- columns: run_requests.output_tokens integer NOT NULL',
           '+ columns: runs.attempts integer NOT NULL',
           '- columns: runs.attempts integer NOT NULL DEFAULT 0',
           '+ indexes: run_requests index run_requests_outcome_idx USING btree (outcome)',

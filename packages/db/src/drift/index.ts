@@ -8,7 +8,12 @@ export type { SchemaShape } from './shape';
  * Objects the migrations create in raw SQL because Prisma cannot express them, spelled exactly as
  * the drift check reads them from the database. Anything else not declared in schema.prisma is drift.
  */
-export const RAW_SQL_OBJECTS: Partial<SchemaShape> = {};
+export const RAW_SQL_OBJECTS: Partial<SchemaShape> = {
+  indexes: [
+    // 20261202120000_retention_index: partial index for dropRawTimings().
+    'run_requests raw CREATE INDEX run_requests_raw_kept_idx ON public.run_requests USING btree (run_id) WHERE (raw_dropped_at IS NULL)',
+  ],
+};
 
 export interface SchemaDriftOptions {
   schemaPath?: string;

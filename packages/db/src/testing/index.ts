@@ -33,3 +33,6 @@ export async function createTestDatabase(serverUrl?: string): Promise<TestDataba
 
 export { schemaDrift, RAW_SQL_OBJECTS } from '../drift';
 export type { SchemaDriftOptions, SchemaShape } from '../drift';
+
+export { syntheticRunResult } from './synthetic-run';
+export type { SyntheticRunOptions } from './synthetic-run';

@@ -1,0 +1,251 @@
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { requestMetrics, type RequestRecord, type RunResult } from '@teapot/measure';
+import type { PoolClient } from 'pg';
+import { from as copyFrom } from 'pg-copy-streams';
+import type { RunStatus } from './generated/prisma/enums';
+import { LatencyHistogram } from './histogram';
+import { BinaryCopyEncoder } from './pg-binary-copy';
+import {
+  checkInteger,
+  type ColumnValue,
+  packLittleEndian,
+  REQUEST_COLUMNS,
+  storableText,
+} from './request-codec';
+import { poolOf, type RunStore } from './run-store';
+
+const INT4_MAX = 2_147_483_647;
+
+/** The metrics kept as a mergeable distribution per run. */
+export const HISTOGRAM_METRICS = ['itl', 'ttft', 'tpot', 'e2e'] as const;
+export type HistogramMetric = (typeof HISTOGRAM_METRICS)[number];
+
+export interface PersistRunOptions {
+  /** The serving configuration that was live during the run (left as it is when omitted). */
+  configId?: string | null;
+  /** When the run finished (default: now). */
+  finishedAt?: Date;
+  /** Why the run did not complete, for failed and aborted runs (default: derived). */
+  error?: string | null;
+  /** How requests are written: binary COPY (default) or one multi-row INSERT of unnested arrays. */
+  bulk?: 'copy' | 'unnest';
+}
+
+export interface PersistedRun {
+  status: RunStatus;
+  requests: number;
+}
+
+/** succeeded; partial when some measured requests failed; failed when all did (or none ran); aborted. */
+export function runStatusOf(result: RunResult): RunStatus {
+  if (result.aborted) return 'aborted';
+  const measured = result.requests.filter((r) => !r.warmup);
+  const failed = measured.filter((r) => r.outcome === 'error').length;
+  if (measured.length === 0 || failed === measured.length) return 'failed';
+  return failed > 0 ? 'partial' : 'succeeded';
+}
+
+function derivedError(status: RunStatus, result: RunResult): string | null {
+  if (status === 'aborted') return 'aborted before it finished';
+  if (status !== 'failed') return null;
+  const measured = result.requests.filter((r) => !r.warmup);
+  if (measured.length === 0) return 'no measured requests';
+  const classes = Object.entries(result.summary.errorsByClass).map(([kind, n]) => `${kind} x${n}`);
+  return `all ${measured.length} requests failed (${classes.join(', ')})`;
+}
+
+/**
+ * Writes a finished run in ONE transaction: the run row (status, summary, headline figures, client
+ * health, anchors), every request with its packed chunk arrays in bulk, and the run's histograms.
+ * Re-persisting the same run replaces what an earlier attempt wrote, so a retried write never duplicates.
+ */
+export async function persistRunResult(
+  db: RunStore,
+  runId: string,
+  result: RunResult,
+  options: PersistRunOptions = {},
+): Promise<PersistedRun> {
+  const status = runStatusOf(result);
+  const histograms = buildHistograms(result.requests);
+  const client = await poolOf(db).connect();
+  try {
+    await client.query('BEGIN');
+    await updateRun(client, runId, result, status, options);
+    await client.query('DELETE FROM run_requests WHERE run_id = $1', [runId]);
+    await client.query('DELETE FROM run_histograms WHERE run_id = $1', [runId]);
+    if (options.bulk === 'unnest') await insertRequestsUnnest(client, runId, result.requests);
+    else await copyRequests(client, runId, result.requests);
+    await insertHistograms(client, runId, histograms);
+    await client.query('COMMIT');
+  } catch (err) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw err;
+  } finally {
+    client.release();
+  }
+  return { status, requests: result.requests.length };
+}
+
+async function updateRun(
+  client: PoolClient,
+  runId: string,
+  result: RunResult,
+  status: RunStatus,
+  options: PersistRunOptions,
+): Promise<void> {
+  const s = result.summary;
+  const updated = await client.query(
+    `UPDATE runs SET
+       status = $2::"RunStatus", finished_at = $3, error = $4,
+       started_at = COALESCE(started_at, $5), wall_anchor = $5, monotonic_anchor_ns = $6, duration_us = $7,
+       summary = $8, ttft_p50_ms = $9, ttft_p99_ms = $10, tpot_p50_ms = $11, tpot_p99_ms = $12,
+       itl_p50_ms = $13, itl_p99_ms = $14, e2e_p50_ms = $15, e2e_p99_ms = $16,
+       output_tokens_per_s = $17, requests_per_s = $18, goodput_rps = $19,
+       requests_succeeded = $20, requests_failed = $21, requests_incomplete = $22, error_counts = $23,
+       event_loop_delay_p99_ms = $24, event_loop_delay_max_ms = $25, client_saturated = $26, client_health = $27,
+       stream_options_requested = $28, stream_options_rejected = $29,
+       config_id = CASE WHEN $30 THEN $31::uuid ELSE config_id END
+     WHERE id = $1`,
+    [
+      runId,
+      status,
+      options.finishedAt ?? new Date(),
+      options.error !== undefined ? options.error : derivedError(status, result),
+      new Date(result.wallAnchorMs),
+      result.monotonicAnchorNs,
+      Math.round(result.durationUs),
+      JSON.stringify(s),
+      s.ttftMs?.p50 ?? null,
+      s.ttftMs?.p99 ?? null,
+      s.tpotMs?.p50 ?? null,
+      s.tpotMs?.p99 ?? null,
+      s.itlMs?.p50 ?? null,
+      s.itlMs?.p99 ?? null,
+      s.e2eMs?.p50 ?? null,
+      s.e2eMs?.p99 ?? null,
+      s.outputTokensPerS,
+      s.requestsPerS,
+      s.goodputRps,
+      s.requests.succeeded,
+      s.requests.failed,
+      s.requests.incomplete,
+      JSON.stringify(s.errorsByClass),
+      result.client.eventLoopDelayMs.p99,
+      result.client.eventLoopDelayMs.max,
+      result.client.saturated,
+      JSON.stringify(result.client),
+      result.streamOptions.requested,
+      result.streamOptions.rejectedByServer,
+      options.configId !== undefined,
+      options.configId ?? null,
+    ],
+  );
+  if (updated.rowCount !== 1)
+    throw new Error(`run ${runId} does not exist: create the run row before persisting its result`);
+}
+
+/** The request's values in REQUEST_COLUMNS order, validated and converted for storage. */
+function requestValues(r: RequestRecord): ColumnValue[] {
+  const metrics = requestMetrics(r);
+  const n = r.chunkOffsetsUs.length;
+  if (r.chunkTokens.length !== n || r.chunkKinds.length !== n) {
+    throw new RangeError(
+      `request ${r.index}: chunk arrays differ in length (${n}, ${r.chunkTokens.length}, ${r.chunkKinds.length})`,
+    );
+  }
+  return [
+    checkInteger(r.index, 'index', r.index, INT4_MAX),
+    r.warmup,
+    r.outcome,
+    r.error?.kind ?? null,
+    storableText(r.error?.message),
+    r.error?.status ?? null,
+    r.error?.retryAfterS ?? null,
+    checkInteger(r.scheduledUs, 'scheduledUs', r.index),
+    checkInteger(r.startUs, 'startUs', r.index),
+    r.ttfbUs === null ? null : checkInteger(r.ttfbUs, 'ttfbUs', r.index),
+    metrics.ttftUs,
+    metrics.e2eUs,
+    checkInteger(r.outputTokens, 'outputTokens', r.index, INT4_MAX),
+    r.promptTokens,
+    r.targetPromptTokens,
+    r.tokenSource,
+    storableText(r.responseId),
+    storableText(r.finishReason),
+    n,
+    packLittleEndian(r.chunkOffsetsUs),
+    packLittleEndian(r.chunkTokens),
+    packLittleEndian(r.chunkKinds),
+  ];
+}
+
+const COLUMN_LIST = `run_id, ${REQUEST_COLUMNS.map(([name]) => name).join(', ')}`;
+
+function* copyChunks(runId: string, requests: RequestRecord[]): Generator<Buffer> {
+  const encoder = new BinaryCopyEncoder();
+  for (const r of requests) {
+    const values = requestValues(r);
+    encoder.tuple(REQUEST_COLUMNS.length + 1);
+    encoder.uuid(runId);
+    for (let i = 0; i < values.length; i++) encoder.value(REQUEST_COLUMNS[i][1], values[i]);
+    if (encoder.full) yield encoder.take();
+  }
+  yield encoder.finish();
+}
+
+async function copyRequests(client: PoolClient, runId: string, requests: RequestRecord[]): Promise<void> {
+  const sql = `COPY run_requests (${COLUMN_LIST}) FROM STDIN (FORMAT binary)`;
+  await pipeline(Readable.from(copyChunks(runId, requests)), client.query(copyFrom(sql)));
+}
+
+/** The alternative to COPY: one INSERT ... SELECT FROM unnest() of one array parameter per column. */
+async function insertRequestsUnnest(
+  client: PoolClient,
+  runId: string,
+  requests: RequestRecord[],
+): Promise<void> {
+  const columns: ColumnValue[][] = REQUEST_COLUMNS.map(() => []);
+  for (const r of requests) requestValues(r).forEach((value, i) => columns[i].push(value));
+  const params = REQUEST_COLUMNS.map(([, type], i) => `$${i + 2}::${type}[]`).join(', ');
+  await client.query(`INSERT INTO run_requests (${COLUMN_LIST}) SELECT $1::uuid, * FROM unnest(${params})`, [
+    runId,
+    ...columns,
+  ]);
+}
+
+/** Per run: ITL token-weighted; TTFT, TPOT and E2E request-weighted; successful measured requests only. */
+export function buildHistograms(requests: RequestRecord[]): Record<HistogramMetric, LatencyHistogram> {
+  const histograms = {
+    itl: new LatencyHistogram(),
+    ttft: new LatencyHistogram(),
+    tpot: new LatencyHistogram(),
+    e2e: new LatencyHistogram(),
+  };
+  for (const r of requests) {
+    if (r.warmup || r.outcome !== 'ok') continue;
+    const m = requestMetrics(r);
+    histograms.itl.recordAll(m.itlUs);
+    if (m.ttftUs !== null) histograms.ttft.record(m.ttftUs);
+    if (m.tpotUs !== null) histograms.tpot.record(m.tpotUs);
+    if (m.e2eUs !== null) histograms.e2e.record(m.e2eUs);
+  }
+  return histograms;
+}
+
+async function insertHistograms(
+  client: PoolClient,
+  runId: string,
+  histograms: Record<HistogramMetric, LatencyHistogram>,
+): Promise<void> {
+  await client.query(
+    `INSERT INTO run_histograms (run_id, metric, count, encoded)
+     SELECT $1::uuid, * FROM unnest($2::text[], $3::int8[], $4::bytea[])`,
+    [
+      runId,
+      HISTOGRAM_METRICS,
+      HISTOGRAM_METRICS.map((m) => histograms[m].count),
+      HISTOGRAM_METRICS.map((m) => histograms[m].encode()),
+    ],
+  );
+}
