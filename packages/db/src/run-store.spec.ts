@@ -130,7 +130,7 @@ describe('run store', () => {
       data: { endpointId, version: 1, weightQuant: 'fp8' },
     });
     const persisted = await persistRunResult(db, runId, result, { configId: config.id });
-    expect(persisted).toEqual({ status: 'partial', requests: 6 });
+    expect(persisted).toEqual({ written: true, status: 'partial', requests: 6 });
 
     expect(await readRunRequests(db, runId)).toStrictEqual(result.requests);
     expect(await readRunRequests(db.pool, runId, { offset: 2, limit: 2 })).toStrictEqual(
@@ -261,6 +261,22 @@ describe('run store', () => {
       status: 'running',
       summary: null,
     });
+  });
+
+  it('writes nothing when a newer attempt owns the run', async () => {
+    const runId = await newRun();
+    await db.prisma.run.update({ where: { id: runId }, data: { attempts: 2 } });
+    expect(await persistRunResult(db, runId, mixedRun(), { attempt: 1 })).toMatchObject({ written: false });
+    expect(await db.prisma.runRequest.count({ where: { runId } })).toBe(0);
+    expect(await db.prisma.run.findUniqueOrThrow({ where: { id: runId } })).toMatchObject({
+      status: 'running',
+      summary: null,
+    });
+    expect(await persistRunResult(db, runId, mixedRun(), { attempt: 2 })).toMatchObject({
+      written: true,
+      status: 'partial',
+    });
+    expect(await db.prisma.runRequest.count({ where: { runId } })).toBe(6);
   });
 
   it('refuses a run that does not exist', async () => {

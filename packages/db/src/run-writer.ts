@@ -28,11 +28,18 @@ export interface PersistRunOptions {
   finishedAt?: Date;
   /** Why the run did not complete, for failed and aborted runs (default: derived). */
   error?: string | null;
+  /**
+   * Write only while `runs.attempts` equals this: when a newer attempt took the run over, nothing is
+   * written and `written` is false. The check and the write are one transaction (no race).
+   */
+  attempt?: number;
   /** How requests are written: binary COPY (default) or one multi-row INSERT of unnested arrays. */
   bulk?: 'copy' | 'unnest';
 }
 
 export interface PersistedRun {
+  /** False only when `attempt` was given and a newer attempt owns the run. */
+  written: boolean;
   status: RunStatus;
   requests: number;
 }
@@ -71,7 +78,10 @@ export async function persistRunResult(
   const client = await poolOf(db).connect();
   try {
     await client.query('BEGIN');
-    await updateRun(client, runId, result, status, options);
+    if (!(await updateRun(client, runId, result, status, options))) {
+      await client.query('ROLLBACK');
+      return { written: false, status, requests: 0 };
+    }
     await client.query('DELETE FROM run_requests WHERE run_id = $1', [runId]);
     await client.query('DELETE FROM run_histograms WHERE run_id = $1', [runId]);
     if (options.bulk === 'unnest') await insertRequestsUnnest(client, runId, result.requests);
@@ -84,7 +94,7 @@ export async function persistRunResult(
   } finally {
     client.release();
   }
-  return { status, requests: result.requests.length };
+  return { written: true, status, requests: result.requests.length };
 }
 
 async function updateRun(
@@ -93,7 +103,7 @@ async function updateRun(
   result: RunResult,
   status: RunStatus,
   options: PersistRunOptions,
-): Promise<void> {
+): Promise<boolean> {
   const s = result.summary;
   const updated = await client.query(
     `UPDATE runs SET
@@ -106,7 +116,7 @@ async function updateRun(
        event_loop_delay_p99_ms = $24, event_loop_delay_max_ms = $25, client_saturated = $26, client_health = $27,
        stream_options_requested = $28, stream_options_rejected = $29,
        config_id = CASE WHEN $30 THEN $31::uuid ELSE config_id END
-     WHERE id = $1`,
+     WHERE id = $1 AND ($32::int IS NULL OR attempts = $32)`,
     [
       runId,
       status,
@@ -139,10 +149,15 @@ async function updateRun(
       result.streamOptions.rejectedByServer,
       options.configId !== undefined,
       options.configId ?? null,
+      options.attempt ?? null,
     ],
   );
-  if (updated.rowCount !== 1)
+  if (updated.rowCount === 1) return true;
+  const exists = await client.query('SELECT 1 FROM runs WHERE id = $1', [runId]);
+  if (exists.rowCount === 0) {
     throw new Error(`run ${runId} does not exist: create the run row before persisting its result`);
+  }
+  return false;
 }
 
 /** The request's values in REQUEST_COLUMNS order, validated and converted for storage. */
