@@ -3,14 +3,14 @@ import { EXIT, runCli } from './cli';
 import { captureIo } from './test-support/io';
 
 describe('parseBenchArgs', () => {
-  it('gives the demo defaults with no flags: the built-in simulator, closed loop, 64 requests', () => {
+  it('gives the demo defaults with no flags: the built-in simulator, closed loop, 128 requests', () => {
     const args = parseBenchArgs([]);
     expect(args).toMatchObject({
       url: null,
       apiKind: 'chat',
       headers: {},
       load: { kind: 'closed', concurrency: BENCH_DEFAULTS.concurrency },
-      requests: 64,
+      requests: 128,
       workload: { kind: 'synthetic', inputTokens: 128, outputTokens: 128 },
       forceOutputLength: true,
       warmupRequests: 0,
@@ -119,10 +119,19 @@ describe('parseBenchArgs', () => {
         'fp8',
         '--sim-max-batch',
         '16',
+        '--sim-tp',
+        '2',
         '--sim-chunked-prefill',
-        'off',
+        'on',
       ]).simulator,
-    ).toEqual({ gpu: 'h200', model: 'llama-70b', quant: 'fp8', maxBatch: 16, chunkedPrefill: false });
+    ).toEqual({ gpu: 'h200', model: 'llama-70b', quant: 'fp8', tp: 2, maxBatch: 16, chunkedPrefill: true });
+    expect(parseBenchArgs([]).simulator).toEqual({
+      gpu: 'h100-sxm',
+      model: 'llama-8b',
+      quant: 'fp16',
+      tp: 1,
+      chunkedPrefill: false,
+    });
   });
 
   it('takes a dataset with a default output length', () => {
@@ -145,7 +154,7 @@ describe('teapot bench with bad flags', () => {
     [['--url', 'ftp://host/v1'], '--url: expected an http:// or https:// URL'],
     [['--url', 'http://u:p@host/v1'], '--url: put credentials in --api-key or --header'],
     [['--url', 'http://host/v1/chat/completions'], '--url: give the base URL'],
-    [['--api', 'embeddings'], '--api: expected chat or completions, got "embeddings"'],
+    [['--api', 'embeddings'], '--api: expected one of chat, completions, got "embeddings"'],
     [['--concurrency', '0'], '--concurrency: expected a whole number >= 1, got "0"'],
     [['--concurrency', '2.5'], '--concurrency: expected a whole number >= 1, got "2.5"'],
     [['--concurrency', 'lots'], '--concurrency: expected a whole number >= 1, got "lots"'],
@@ -156,7 +165,7 @@ describe('teapot bench with bad flags', () => {
     [['--max-concurrency', '4'], '--max-concurrency shapes an open-loop load and needs --rate R'],
     [
       ['--rate', '2', '--arrival', 'uniform'],
-      '--arrival: expected poisson, gamma or constant, got "uniform"',
+      '--arrival: expected one of poisson, gamma, constant, got "uniform"',
     ],
     [
       ['--rate', '2', '--arrival', 'poisson', '--burstiness', '0.5'],
@@ -177,7 +186,11 @@ describe('teapot bench with bad flags', () => {
     [['--model', ' '], '--model: expected a value, got an empty string'],
     [['--url', 'http://h/v1', '--sim-gpu', 'h100-sxm'], '--sim-gpu configures the built-in simulator'],
     [['--sim-max-batch', '0'], '--sim-max-batch: expected a whole number >= 1, got "0"'],
-    [['--sim-chunked-prefill', 'maybe'], '--sim-chunked-prefill: expected on or off, got "maybe"'],
+    [['--sim-chunked-prefill', 'maybe'], '--sim-chunked-prefill: expected one of on, off, got "maybe"'],
+    [['--sim-gpu', 'tpu'], '--sim-gpu: expected one of h100-sxm, h200, a100-80gb, l4, got "tpu"'],
+    [['--sim-model', 'gpt-5'], '--sim-model: expected one of llama-8b, llama-70b, got "gpt-5"'],
+    [['--sim-quant', 'fp4'], '--sim-quant: expected one of fp16, bf16, fp8, int8, int4, got "fp4"'],
+    [['--sim-tp', '0'], '--sim-tp: expected a whole number >= 1, got "0"'],
     [['--slo', 'itl_p99'], '--slo: expected METRIC_STAT_ms=N'],
     [['--slo', 'itl_p98_ms=5'], '--slo: unknown objective "itl_p98_ms"'],
     [['--slo', 'latency_p99_ms=5'], '--slo: unknown objective "latency_p99_ms"'],

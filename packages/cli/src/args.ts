@@ -1,14 +1,24 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import type { ApiKind, Load } from '@teapot/measure';
+import {
+  GPU_PRESETS,
+  MODEL_PRESETS,
+  WEIGHT_QUANTS,
+  type GpuName,
+  type ModelName,
+  type WeightQuant,
+} from '@teapot/simulator';
 import { parseSlo, type SloGate } from './slo';
 import { UsageError } from './usage-error';
 
 export interface SimulatorChoice {
-  gpu?: string;
-  model?: string;
-  quant?: string;
+  gpu: GpuName;
+  model: ModelName;
+  quant: WeightQuant;
+  tp: number;
+  /** Unset: the simulator's default. */
   maxBatch?: number;
-  chunkedPrefill?: boolean;
+  chunkedPrefill: boolean;
 }
 
 export type WorkloadChoice =
@@ -41,11 +51,11 @@ export interface BenchArgs {
 /** The demo `teapot bench` gives with no flags: ~10-20 s against the simulated H100 / 8B / FP16. */
 export const BENCH_DEFAULTS = {
   concurrency: 8,
-  requests: 64,
+  requests: 128,
   inputTokens: 128,
   outputTokens: 128,
-  simulator: { gpu: 'h100-sxm', model: 'llama-8b', quant: 'fp16' },
-} as const;
+  simulator: { gpu: 'h100-sxm', model: 'llama-8b', quant: 'fp16', tp: 1, chunkedPrefill: false },
+} as const satisfies { simulator: SimulatorChoice } & Record<string, unknown>;
 
 const OPTIONS = {
   help: { type: 'boolean', short: 'h' },
@@ -74,6 +84,7 @@ const OPTIONS = {
   'sim-gpu': { type: 'string' },
   'sim-model': { type: 'string' },
   'sim-quant': { type: 'string' },
+  'sim-tp': { type: 'string' },
   'sim-max-batch': { type: 'string' },
   'sim-chunked-prefill': { type: 'string' },
 } as const satisfies ParseArgsConfig['options'];
@@ -139,7 +150,7 @@ function defaultArgs(): BenchArgs {
     model: null,
     apiKind: 'chat',
     headers: {},
-    simulator: {},
+    simulator: { ...BENCH_DEFAULTS.simulator },
     workload: {
       kind: 'synthetic',
       inputTokens: BENCH_DEFAULTS.inputTokens,
@@ -222,25 +233,37 @@ function hasHeader(headers: Record<string, string>, name: string): boolean {
 }
 
 function parseApiKind(raw: string | undefined): ApiKind {
-  if (raw === undefined || raw === 'chat') return 'chat';
-  if (raw === 'completions') return 'completions';
-  throw new UsageError(`--api: expected chat or completions, got "${raw}"`);
+  return oneOf<ApiKind>('--api', raw, ['chat', 'completions']) ?? 'chat';
 }
 
 function parseSimulator(values: Values): SimulatorChoice {
-  const choice: SimulatorChoice = {};
-  if (values['sim-gpu'] !== undefined) choice.gpu = nonEmpty('--sim-gpu', values['sim-gpu']);
-  if (values['sim-model'] !== undefined) choice.model = nonEmpty('--sim-model', values['sim-model']);
-  if (values['sim-quant'] !== undefined) choice.quant = nonEmpty('--sim-quant', values['sim-quant']);
+  const choice: SimulatorChoice = {
+    ...BENCH_DEFAULTS.simulator,
+    gpu:
+      oneOf('--sim-gpu', values['sim-gpu'], Object.keys(GPU_PRESETS) as GpuName[]) ??
+      BENCH_DEFAULTS.simulator.gpu,
+    model:
+      oneOf('--sim-model', values['sim-model'], Object.keys(MODEL_PRESETS) as ModelName[]) ??
+      BENCH_DEFAULTS.simulator.model,
+    quant: oneOf('--sim-quant', values['sim-quant'], WEIGHT_QUANTS) ?? BENCH_DEFAULTS.simulator.quant,
+  };
+  if (values['sim-tp'] !== undefined) choice.tp = integer('--sim-tp', values['sim-tp'], 1);
   if (values['sim-max-batch'] !== undefined)
     choice.maxBatch = integer('--sim-max-batch', values['sim-max-batch'], 1);
-  const chunked = values['sim-chunked-prefill'];
-  if (chunked !== undefined) {
-    if (!['on', 'off', 'true', 'false'].includes(chunked))
-      throw new UsageError(`--sim-chunked-prefill: expected on or off, got "${chunked}"`);
-    choice.chunkedPrefill = chunked === 'on' || chunked === 'true';
-  }
+  const chunked = oneOf('--sim-chunked-prefill', values['sim-chunked-prefill'], ['on', 'off']);
+  if (chunked !== undefined) choice.chunkedPrefill = chunked === 'on';
   return choice;
+}
+
+function oneOf<T extends string>(
+  flag: string,
+  raw: string | undefined,
+  allowed: readonly T[],
+): T | undefined {
+  if (raw === undefined) return undefined;
+  if (!(allowed as readonly string[]).includes(raw))
+    throw new UsageError(`${flag}: expected one of ${allowed.join(', ')}, got "${raw}"`);
+  return raw as T;
 }
 
 function parseWorkload(values: Values): WorkloadChoice {
@@ -275,9 +298,9 @@ function parseLoad(values: Values): Load {
     );
   const ratePerS = positive('--rate', values.rate);
   const burstiness = optional(values.burstiness, (raw) => positive('--burstiness', raw));
-  const arrival = values.arrival ?? (burstiness === undefined ? 'poisson' : 'gamma');
-  if (arrival !== 'poisson' && arrival !== 'gamma' && arrival !== 'constant')
-    throw new UsageError(`--arrival: expected poisson, gamma or constant, got "${arrival}"`);
+  const arrival =
+    oneOf('--arrival', values.arrival, ['poisson', 'gamma', 'constant'] as const) ??
+    (burstiness === undefined ? 'poisson' : 'gamma');
   if (burstiness !== undefined && arrival !== 'gamma')
     throw new UsageError(
       `--burstiness is the shape of gamma arrivals; it needs --arrival gamma, not ${arrival}`,

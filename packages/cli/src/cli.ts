@@ -4,10 +4,14 @@ import {
   runBenchmark,
   type RunOptions,
   type RunResult,
-  type TokenCountSource,
   type Workload,
 } from '@teapot/measure';
-import { startSimulator, type RunningSimulator } from '@teapot/simulator';
+import {
+  DeploymentError,
+  describeDeployment,
+  startSimulator,
+  type RunningSimulator,
+} from '@teapot/simulator';
 import { parseBenchArgs, type BenchArgs } from './args';
 import { BENCH_HELP, USAGE } from './help';
 import { formatJsonResult } from './json-output';
@@ -62,9 +66,9 @@ async function bench(args: BenchArgs, io: CliIo): Promise<number> {
     let baseUrl = args.url;
     let simulated: string | null = null;
     if (baseUrl === null) {
-      simulator = await startSimulator({ ...args.simulator });
+      simulator = await startBuiltInSimulator(args);
       baseUrl = simulator.baseUrl;
-      simulated = describeSimulator(simulator);
+      simulated = describeSimulator(simulator, args);
       io.stderr.write(`teapot bench: no --url, so benchmarking the built-in simulator: ${simulated}\n`);
     }
     const model = args.model ?? (await firstModel(baseUrl, args.headers));
@@ -104,7 +108,6 @@ async function bench(args: BenchArgs, io: CliIo): Promise<number> {
       summary: result.summary,
       client: result.client,
       streamOptions: result.streamOptions,
-      tokenSources: countTokenSources(result),
       slo: verdicts,
       aborted: result.aborted,
     });
@@ -154,9 +157,10 @@ async function firstModel(baseUrl: string, headers: Record<string, string>): Pro
   try {
     response = await fetch(`${baseUrl}/models`, { headers, signal: AbortSignal.timeout(10_000) });
   } catch (error) {
-    const cause = (error as { cause?: { code?: string } }).cause?.code ?? (error as Error).message;
+    const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+    const reason = cause?.code ?? cause?.message ?? (error as Error).message;
     throw new BenchError(
-      `cannot reach ${baseUrl}/models (${cause}); is the server up? (--model skips this lookup)`,
+      `cannot reach ${baseUrl}/models (${reason}); is the server up? (--model skips this lookup)`,
     );
   }
   const body = (await response.json().catch(() => null)) as { data?: Array<{ id?: unknown }> } | null;
@@ -176,14 +180,19 @@ async function writeJson(path: string, json: string): Promise<void> {
   }
 }
 
-function countTokenSources(result: RunResult): Partial<Record<TokenCountSource, number>> {
-  const counts: Partial<Record<TokenCountSource, number>> = {};
-  for (const record of result.requests)
-    if (record.outcome === 'ok' && !record.warmup)
-      counts[record.tokenSource] = (counts[record.tokenSource] ?? 0) + 1;
-  return counts;
+async function startBuiltInSimulator(args: BenchArgs): Promise<RunningSimulator> {
+  try {
+    return await startSimulator({ ...args.simulator, servedModelName: args.model ?? undefined });
+  } catch (error) {
+    // e.g. a 70B model at FP16 does not fit one GPU: the simulator says what would.
+    if (error instanceof DeploymentError) throw new BenchError(`--sim-*: ${error.message}`);
+    throw error;
+  }
 }
 
-function describeSimulator(simulator: RunningSimulator): string {
-  return simulator.baseUrl;
+function describeSimulator(simulator: RunningSimulator, args: BenchArgs): string {
+  const { maxBatch, chunkedPrefill } = args.simulator;
+  const perToken = simulator.stats().singleStreamMsPerToken.toFixed(2);
+  const batch = maxBatch === undefined ? '' : ` · max batch ${maxBatch}`;
+  return `${describeDeployment(simulator.deployment)}${batch} · chunked prefill ${chunkedPrefill ? 'on' : 'off'} · ${perToken} ms/token at batch 1`;
 }

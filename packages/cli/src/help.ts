@@ -1,3 +1,4 @@
+import { GPU_PRESETS, MODEL_PRESETS, WEIGHT_QUANTS } from '@teapot/simulator';
 import { BENCH_DEFAULTS } from './args';
 import { LATENCY_STATS, THROUGHPUT_METRICS } from './slo';
 
@@ -31,7 +32,7 @@ Length (one of)
 Workload
   --input-tokens N          synthetic prompt length (default ${d.inputTokens})
   --output-tokens N         output length (default ${d.outputTokens})
-  --dataset FILE.jsonl      prompts from a file, one JSON object per line ({"prompt": ..., "output_tokens"?: N})
+  --dataset FILE.jsonl      prompts from a file, one JSON object per line: {"prompt": "...", "output_tokens": N} (N optional)
   --no-force-length         do not ask the server for exactly --output-tokens (ignore_eos / min_tokens)
   --seed N                  reproducible prompts, lengths and arrival times
   --timeout S               whole-request timeout in seconds
@@ -45,11 +46,12 @@ Gates and output
   --raw                     with --json: include every request's raw per-chunk record
 
 Built-in simulator (without --url)
-  --sim-gpu G               h100-sxm, h200, a100-80gb, l4, ...
-  --sim-model M             llama-8b, llama-70b, ...
-  --sim-quant Q             fp16, fp8, int4
-  --sim-max-batch N         continuous-batching limit
-  --sim-chunked-prefill on|off
+  --sim-gpu G               ${Object.keys(GPU_PRESETS).join(', ')} (default ${d.simulator.gpu})
+  --sim-model M             ${Object.keys(MODEL_PRESETS).join(', ')} (default ${d.simulator.model})
+  --sim-quant Q             ${WEIGHT_QUANTS.join(', ')} (default ${d.simulator.quant})
+  --sim-tp N                tensor parallelism, GPUs per replica (default ${d.simulator.tp})
+  --sim-max-batch N         sequences decoded together (continuous batching limit)
+  --sim-chunked-prefill on|off  off (default): a new prompt's prefill stalls the running streams
 
 Exit codes: 0 ok, 1 error (bad flags, every request failed), 2 an SLO was missed.
 `;

@@ -23,8 +23,6 @@ export interface BenchReport {
   summary: RunSummary;
   client: ClientHealth;
   streamOptions: StreamOptionsReport;
-  /** Successful requests by where their token counts came from. */
-  tokenSources: Partial<Record<TokenCountSource, number>>;
   slo: SloVerdict[];
   aborted: boolean;
 }
@@ -93,7 +91,9 @@ export function renderReport(report: BenchReport): string {
   facts.push(['counted by', describeTokenCounts(report)]);
   facts.push(['errors', describeErrors(summary.errorsByClass)]);
   const loop = report.client.eventLoopDelayMs;
-  facts.push(['client', `event-loop delay p99 ${ms(loop.p99)} ms · max ${ms(loop.max)} ms`]);
+  const cpu =
+    report.client.cpuPercent === undefined ? '' : ` · CPU ${fixed(report.client.cpuPercent, 0)}% of a core`;
+  facts.push(['client', `event-loop delay p99 ${ms(loop.p99)} ms · max ${ms(loop.max)} ms${cpu}`]);
   if (report.client.saturated)
     facts.push([
       '',
@@ -105,7 +105,7 @@ export function renderReport(report: BenchReport): string {
     lines.push('');
     const sloRows = report.slo.map(({ gate, actual, pass }) => [
       gate.name,
-      gate.kind === 'latency' ? `<= ${ms(gate.maxMs)}` : `>= ${fixed(gate.min, 1)}`,
+      gate.kind === 'latency' ? `<= ${gate.maxMs}` : `>= ${gate.min}`,
       actual === null ? 'no data' : gate.kind === 'latency' ? ms(actual) : fixed(actual, 1),
       pass ? 'pass' : 'FAIL',
     ]);
@@ -146,10 +146,13 @@ function describeTokens(report: BenchReport): string {
 
 function describeTokenCounts(report: BenchReport): string {
   const sources = (Object.keys(TOKEN_SOURCES) as TokenCountSource[])
-    .filter((source) => (report.tokenSources[source] ?? 0) > 0)
-    .map((source) => `${TOKEN_SOURCES[source]}: ${report.tokenSources[source]} requests`);
-  if (report.streamOptions.rejectedByServer)
-    sources.push('the server rejected stream_options, so requests were retried without');
+    .filter((source) => (report.summary.tokenSources[source] ?? 0) > 0)
+    .map((source) => `${TOKEN_SOURCES[source]}: ${report.summary.tokenSources[source]} requests`);
+  const { rejectedByServer, retriedRequests } = report.streamOptions;
+  if (rejectedByServer)
+    sources.push(
+      `the server rejected stream_options: ${retriedRequests ?? 'its'} requests were retried without`,
+    );
   return sources.length > 0 ? sources.join(' · ') : 'no successful request';
 }
 

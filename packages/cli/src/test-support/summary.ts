@@ -32,6 +32,7 @@ export function knownSummary(overrides: Partial<RunSummary> = {}): RunSummary {
     requestsPerS: 9.75,
     goodputRps: null,
     errorsByClass: { http_status: 1, timeout: 1 },
+    tokenSources: { usage_delta: 62 },
     durationS: 6.43,
     ...overrides,
   };

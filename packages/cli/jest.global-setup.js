@@ -1,0 +1,16 @@
+// The binary tests spawn dist/main.js: build it (and, on a fresh tree, the packages it requires).
+const { execFileSync } = require('node:child_process');
+const { existsSync } = require('node:fs');
+const path = require('node:path');
+
+const tsc = require.resolve('typescript/bin/tsc');
+const build = (dir) =>
+  execFileSync(process.execPath, [tsc, '-p', 'tsconfig.build.json'], { cwd: dir, stdio: 'inherit' });
+
+module.exports = () => {
+  for (const dependency of ['measure', 'simulator']) {
+    const dir = path.join(__dirname, '..', dependency);
+    if (!existsSync(path.join(dir, 'dist', 'index.js'))) build(dir);
+  }
+  build(__dirname);
+};

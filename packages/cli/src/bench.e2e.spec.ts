@@ -1,0 +1,149 @@
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startSimulator, type RunningSimulator } from '@teapot/simulator';
+import { EXIT, runCli } from './cli';
+import { captureIo } from './test-support/io';
+import { closedPort } from './test-support/ports';
+
+jest.setTimeout(60_000);
+
+interface JsonRequest {
+  outcome: string;
+  responseId: string | null;
+  chunkTokens: number[];
+  chunkOffsetsUs: number[];
+  outputTokens: number;
+  promptTokens: number | null;
+}
+
+describe('teapot bench against a simulator URL', () => {
+  let simulator: RunningSimulator;
+  let dir: string;
+
+  beforeAll(async () => {
+    // Two tokens per chunk: the counts must come from the server's usage, not from counting chunks.
+    simulator = await startSimulator({ tokensPerChunk: 2, jitter: 0.02 });
+    dir = await mkdtemp(join(tmpdir(), 'teapot-cli-'));
+  });
+  afterAll(async () => {
+    await simulator.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  const small = ['--requests', '6', '--concurrency', '3', '--input-tokens', '24', '--output-tokens', '9'];
+  const bench = (...flags: string[]) => ['bench', '--url', simulator.baseUrl, ...small, ...flags];
+
+  it('meets a loose SLO (exit 0) and writes token counts equal to the simulator’s ground truth', async () => {
+    const path = join(dir, 'result.json');
+    const io = captureIo();
+    const argv = bench('--slo', 'e2e_p99_ms=30000', '--json', path, '--raw');
+    const code = await runCli(argv, io);
+    expect(io.err()).not.toContain('every request failed');
+    expect(code).toBe(EXIT.ok);
+    expect(io.out()).toMatch(/^TTFT +[\d.]+ +[\d.]+/m);
+    expect(io.out()).toMatch(/^e2e_p99_ms +<= 30000 +[\d.]+ +pass$/m);
+
+    const result = JSON.parse(await readFile(path, 'utf8')) as {
+      summary: { outputTokens: number; requests: { succeeded: number } };
+      requests: JsonRequest[];
+      slo: Array<{ name: string; pass: boolean }>;
+    };
+    expect(result.summary.requests.succeeded).toBe(6);
+    expect(result.slo).toEqual([expect.objectContaining({ name: 'e2e_p99_ms', pass: true })]);
+    expect(result.requests).toHaveLength(6);
+    let total = 0;
+    for (const request of result.requests) {
+      expect(request.outcome).toBe('ok');
+      const truth = simulator.groundTruth(request.responseId ?? '');
+      if (!truth) throw new Error(`no ground truth for ${request.responseId}`);
+      // One record entry per SSE data event the server wrote, in order, with the same token count.
+      expect(request.chunkTokens).toEqual(truth.events.map((e) => e.tokens));
+      expect(request.chunkOffsetsUs).toHaveLength(truth.events.length);
+      const sent = truth.events.filter((e) => e.kind === 'content').reduce((sum, e) => sum + e.tokens, 0);
+      expect(sent).toBe(9);
+      expect(request.outputTokens).toBe(sent);
+      expect(request.promptTokens).toBe(truth.promptTokens);
+      total += request.outputTokens;
+    }
+    expect(result.summary.outputTokens).toBe(total);
+  });
+
+  it('misses an impossible SLO: exit 2 and FAIL in the table', async () => {
+    const io = captureIo();
+    const code = await runCli(bench('--slo', 'ttft_p50_ms=0.001'), io);
+    expect(code).toBe(EXIT.sloMissed);
+    expect(io.out()).toMatch(/^ttft_p50_ms +<= 0\.001 +[\d.]+ +FAIL$/m);
+  });
+
+  it('with --json - writes only JSON on stdout and the table on stderr, and never prints header values', async () => {
+    const io = captureIo();
+    const argv = bench('--header', 'X-Tenant: s3cr3t-value', '--json', '-');
+    expect(await runCli(argv, io)).toBe(EXIT.ok);
+    const result = JSON.parse(io.out()) as { target: { headerNames: string[] }; requests?: unknown };
+    expect(result.target.headerNames).toEqual(['X-Tenant']);
+    expect(result.requests).toBeUndefined();
+    expect(io.err()).toContain('latency (ms)');
+    expect(io.out() + io.err()).not.toContain('s3cr3t-value');
+  });
+
+  it('finds the model from /v1/models and reads prompts from a JSONL dataset', async () => {
+    const dataset = join(dir, 'prompts.jsonl');
+    await writeFile(
+      dataset,
+      '{"prompt": "why is the sky blue", "output_tokens": 4}\n{"prompt": "hello there"}\n',
+    );
+    const io = captureIo();
+    const argv = [
+      'bench',
+      '--url',
+      simulator.baseUrl,
+      '--dataset',
+      dataset,
+      '--output-tokens',
+      '6',
+      '--requests',
+      '4',
+    ];
+    expect(await runCli(argv, io)).toBe(EXIT.ok);
+    expect(io.out()).toContain(`· chat · ${simulator.stats().deployment.split(' ')[0]}`);
+    expect(io.out()).toMatch(/^tokens +20 output/m);
+  });
+});
+
+describe('teapot bench when it cannot run', () => {
+  it('exits 1 with one line when the model lookup cannot reach the server', async () => {
+    const url = `http://127.0.0.1:${await closedPort()}/v1`;
+    const io = captureIo();
+    expect(await runCli(['bench', '--url', url], io)).toBe(EXIT.error);
+    expect(io.err().trim()).toBe(
+      `teapot bench: cannot reach ${url}/models (ECONNREFUSED); is the server up? (--model skips this lookup)`,
+    );
+  });
+
+  it('exits 1 when the dataset cannot be read', async () => {
+    const io = captureIo();
+    expect(await runCli(['bench', '--dataset', '/nonexistent/p.jsonl'], io)).toBe(EXIT.error);
+    expect(io.err().trim()).toBe('teapot bench: --dataset: cannot read /nonexistent/p.jsonl (ENOENT)');
+  });
+});
+
+describe('teapot bench with the built-in simulator', () => {
+  it('says which preset it simulates and benchmarks it', async () => {
+    const io = captureIo();
+    const code = await runCli(
+      ['bench', '--requests', '4', '--output-tokens', '8', '--input-tokens', '16'],
+      io,
+    );
+    expect(code).toBe(EXIT.ok);
+    expect(io.err()).toContain('benchmarking the built-in simulator: llama-8b fp16 (KV bf16) on h100-sxm');
+    expect(io.out()).toContain('simulated: llama-8b fp16 (KV bf16) on h100-sxm · chunked prefill off');
+    expect(io.out()).toMatch(/^requests +4 ok · 0 failed$/m);
+  });
+
+  it('reports a deployment that does not fit as a flag error', async () => {
+    const io = captureIo();
+    expect(await runCli(['bench', '--sim-gpu', 'l4', '--sim-model', 'llama-70b'], io)).toBe(EXIT.error);
+    expect(io.err()).toMatch(/^teapot bench: --sim-\*: llama-70b at fp16 needs .* GB of weights per GPU/);
+  });
+});
