@@ -30,6 +30,7 @@ Usage: node packages/simulator/dist/main.js [options]
   --jitter SIGMA         lognormal step-time jitter (default 0.03)
   --seed N               seed of every random choice (default 1)
   --mean-output N        mean output tokens before the seeded EOS (default 256)
+  --spin-us N            spin the last N us before each step instead of sleeping (default 1000; 0 = timers only)
   --fault MODE           ${FAULT_MODES.join(' | ')}
   --fault-rate P         probability a request gets --fault (default 1)
   --fault-after N        tokens before a mid-stream fault (default 2)
@@ -62,6 +63,7 @@ export function parseCommandLine(argv: string[]): SimulatorOptions | 'help' {
         jitter: { type: 'string' },
         seed: { type: 'string' },
         'mean-output': { type: 'string' },
+        'spin-us': { type: 'string' },
         fault: { type: 'string' },
         'fault-rate': { type: 'string' },
         'fault-after': { type: 'string' },
@@ -123,6 +125,7 @@ export function parseCommandLine(argv: string[]): SimulatorOptions | 'help' {
     jitter: real('jitter', values.jitter, 0, 1),
     seed: int('seed', values.seed, 0),
     meanOutputTokens: real('mean-output', values['mean-output'], 1, 1e9),
+    spinUs: int('spin-us', values['spin-us'], 0),
     fault: fault && {
       mode: fault,
       rate: real('fault-rate', values['fault-rate'], 0, 1),

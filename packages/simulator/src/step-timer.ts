@@ -17,7 +17,9 @@ export class StepTimer {
     this.cancel();
     this.target = targetNs;
     this.callback = callback;
-    this.check();
+    // an overdue step still waits one turn of the loop, so catching up never starves I/O
+    if (targetNs <= process.hrtime.bigint()) this.immediate = setImmediate(this.check);
+    else this.check();
   }
 
   cancel(): void {
