@@ -246,7 +246,9 @@ describe('the OpenAI-compatible server', () => {
     const other = await startSimulator({ quant: 'fp8' });
     const response = await post(`${other.baseUrl}/chat/completions`, chat({ max_tokens: 100_000 }));
     const reading = readStream(response);
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    const id = response.headers.get('x-teapot-response-id')!;
+    while ((other.groundTruth(id)?.events.length ?? 0) < 3)
+      await new Promise((resolve) => setTimeout(resolve, 5));
     const started = Date.now();
     await other.close();
     const result = await reading;
