@@ -55,7 +55,7 @@ export class ProgressReporter {
     if (tty) {
       const line = formatProgress(progress, this.durationS).slice(
         0,
-        Math.max(20, (this.stream.columns ?? 100) - 1),
+        Math.max(20, (this.stream.columns || 100) - 1),
       );
       this.stream.write(`\r${line}\x1b[K`);
       this.drawn = true;
