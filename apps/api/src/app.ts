@@ -7,7 +7,7 @@ import type { DestinationStream } from 'pino';
 import { AppModule } from './app.module';
 import { ApiErrorFilter, BODY_LIMIT_BYTES } from './errors/api-error.filter';
 import { RequestValidationException } from './errors/request-validation.exception';
-import { refuseNonJsonBodies, refusePrototypeKeys } from './http/json-body';
+import { refuseNonJsonBodies, refuseNulInUrl, reviveSafely } from './http/request-hygiene';
 import { assignRequestId } from './logging/request-id';
 import { serveOpenApi } from './openapi';
 
@@ -31,8 +31,9 @@ export async function createApp(
   app.useLogger(app.get(Logger));
   app.disable('x-powered-by');
   app.use(assignRequestId);
+  app.use(refuseNulInUrl);
   app.use(refuseNonJsonBodies);
-  app.useBodyParser('json', { limit: BODY_LIMIT_BYTES, reviver: refusePrototypeKeys });
+  app.useBodyParser('json', { limit: BODY_LIMIT_BYTES, reviver: reviveSafely });
   app.useGlobalPipes(
     new ValidationPipe({
       whitelist: true,

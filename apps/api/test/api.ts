@@ -24,7 +24,7 @@ export interface RunningApi {
 }
 
 /** The real app from createApp(), on port 0, over its own database and Redis prefix. */
-export async function startApi(): Promise<RunningApi> {
+export async function startApi(overrides: Record<string, string> = {}): Promise<RunningApi> {
   const db = await createTestDatabase();
   const env = loadApiEnv({
     DATABASE_URL: db.url,
@@ -34,6 +34,7 @@ export async function startApi(): Promise<RunningApi> {
     TEAPOT_API_KEY: `tpk_test_${randomBytes(18).toString('base64url')}`,
     LOG_LEVEL: 'info',
     PORT: '0',
+    ...overrides,
   });
   const lines: string[] = [];
   const sink = new Writable({
@@ -61,7 +62,9 @@ export async function startApi(): Promise<RunningApi> {
 }
 
 async function deleteRedisKeys(url: string, prefix: string): Promise<void> {
-  const redis = createRedis(url);
+  // Gives up at once when Redis is away (a test may point the app at a dead port on purpose).
+  const redis = createRedis(url, { maxRetriesPerRequest: 0, retryStrategy: () => null });
+  redis.on('error', () => undefined);
   try {
     let cursor = '0';
     do {
@@ -69,7 +72,52 @@ async function deleteRedisKeys(url: string, prefix: string): Promise<void> {
       if (keys.length) await redis.del(...keys);
       cursor = next;
     } while (cursor !== '0');
+  } catch {
+    // Nothing of this run can be in an unreachable Redis.
   } finally {
-    await redis.quit();
+    redis.disconnect();
   }
+}
+
+let unique = 0;
+
+/** A valid endpoint body; `overrides` replace fields. */
+export function endpointBody(overrides: Record<string, unknown> = {}): Record<string, unknown> {
+  unique += 1;
+  return {
+    name: `endpoint-${process.pid}-${unique}`,
+    baseUrl: 'http://127.0.0.1:8000/v1',
+    apiKind: 'chat',
+    model: 'llama-8b',
+    ...overrides,
+  };
+}
+
+/** A valid profile body for `endpointId`; `overrides` replace fields. */
+export function profileBody(
+  endpointId: string,
+  overrides: Record<string, unknown> = {},
+): Record<string, unknown> {
+  unique += 1;
+  return {
+    name: `profile-${unique}`,
+    endpointId,
+    workload: { kind: 'synthetic', inputTokens: 128, outputTokens: 64 },
+    load: { kind: 'closed', concurrency: 4 },
+    requestCount: 20,
+    ...overrides,
+  };
+}
+
+/** POSTs as the write key and insists on 201; returns the body. */
+export async function created<T = Record<string, unknown>>(
+  api: RunningApi,
+  path: string,
+  body: Record<string, unknown>,
+): Promise<T> {
+  const response = await api.http.post(path).set('authorization', api.auth).send(body);
+  if (response.status !== 201) {
+    throw new Error(`POST ${path} -> ${response.status}: ${JSON.stringify(response.body)}`);
+  }
+  return response.body as T;
 }

@@ -1,5 +1,5 @@
 import { applyDecorators, SetMetadata } from '@nestjs/common';
-import { ApiForbiddenResponse, ApiUnauthorizedResponse } from '@nestjs/swagger';
+import { ApiForbiddenResponse, ApiOperation, ApiUnauthorizedResponse } from '@nestjs/swagger';
 import { ErrorBody } from '../errors/error-body';
 
 export type AccessLevel = 'public' | 'read' | 'write';
@@ -10,7 +10,8 @@ export const ACCESS_METADATA = 'teapot:access';
  * `read` routes take read or write keys.
  */
 export function Access(level: AccessLevel): MethodDecorator & ClassDecorator {
-  if (level === 'public') return SetMetadata(ACCESS_METADATA, level);
+  if (level === 'public')
+    return applyDecorators(SetMetadata(ACCESS_METADATA, level), ApiOperation({ security: [] }));
   return applyDecorators(
     SetMetadata(ACCESS_METADATA, level),
     ApiUnauthorizedResponse({ type: ErrorBody, description: 'Missing, unknown or revoked API key.' }),

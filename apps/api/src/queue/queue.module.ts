@@ -33,6 +33,8 @@ export class QueueModule implements OnApplicationShutdown {
 
   async onApplicationShutdown(): Promise<void> {
     await this.producer.close();
-    await this.redis.quit().catch(() => this.redis.disconnect());
+    if (this.redis.status === 'ready') await this.redis.quit().catch(() => undefined);
+    // Also stops the reconnect loop of a connection that never came up.
+    this.redis.disconnect();
   }
 }

@@ -15,7 +15,7 @@ import { PrismaService } from '../prisma/prisma.service';
 import { toProfileDto } from '../profiles/profiles.service';
 import type { ListRunsQueryDto, RunDetailDto, RunDto } from './dto/run.dto';
 
-const ENQUEUE_TIMEOUT_MS = 5_000;
+const ENQUEUE_TIMEOUT_MS = 2_000;
 
 @Injectable()
 export class RunsService {

@@ -19,15 +19,13 @@ import { IsAbsentOr, IsCronExpression, MIN_SCHEDULE_INTERVAL_S } from '../../com
 import {
   ClosedLoadDto,
   DatasetWorkloadDto,
-  LoadKindDto,
+  LoadObject,
   loadSchema,
-  loadType,
   OpenLoadDto,
   SloDto,
   SyntheticWorkloadDto,
-  WorkloadKindDto,
+  WorkloadObject,
   workloadSchema,
-  workloadType,
 } from './workload.dto';
 
 const INT32_MAX = 2 ** 31 - 1;
@@ -46,15 +44,11 @@ export class CreateProfileDto {
   endpointId!: string;
 
   @ApiProperty(workloadSchema)
-  @IsObject()
-  @ValidateNested()
-  @Type(() => WorkloadKindDto, workloadType)
+  @WorkloadObject()
   workload!: SyntheticWorkloadDto | DatasetWorkloadDto;
 
   @ApiProperty(loadSchema)
-  @IsObject()
-  @ValidateNested()
-  @Type(() => LoadKindDto, loadType)
+  @LoadObject()
   load!: ClosedLoadDto | OpenLoadDto;
 
   @ApiPropertyOptional({

@@ -1,6 +1,6 @@
-import { applyDecorators } from '@nestjs/common';
+import { applyDecorators, type Type } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional, getSchemaPath } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
+import { Type as TransformType } from 'class-transformer';
 import {
   ArrayMaxSize,
   ArrayMinSize,
@@ -16,7 +16,7 @@ import {
   ValidateNested,
 } from 'class-validator';
 import type { Load, Slo, Workload } from '@teapot/measure';
-import { IsAbsentOr } from '../../common/validators';
+import { IsAbsentOr, isPlainObject } from '../../common/validators';
 
 const MAX_TOKENS = 1_000_000;
 const MAX_CONCURRENCY = 10_000;
@@ -93,7 +93,7 @@ export class DatasetWorkloadDto implements DatasetWorkload {
   @ArrayMaxSize(10_000)
   @IsObject({ each: true })
   @ValidateNested({ each: true })
-  @Type(() => DatasetPromptDto)
+  @TransformType(() => DatasetPromptDto)
   prompts!: DatasetPromptDto[];
 
   @ApiPropertyOptional({
@@ -183,23 +183,35 @@ export const loadSchema = {
   discriminator: { propertyName: 'kind' },
 };
 
-export const workloadType = {
-  discriminator: {
-    property: 'kind',
-    subTypes: [
-      { value: SyntheticWorkloadDto, name: 'synthetic' },
-      { value: DatasetWorkloadDto, name: 'dataset' },
-    ],
-  },
-  keepDiscriminatorProperty: true,
-};
-export const loadType = {
-  discriminator: {
-    property: 'kind',
-    subTypes: [
-      { value: ClosedLoadDto, name: 'closed' },
-      { value: OpenLoadDto, name: 'open' },
-    ],
-  },
-  keepDiscriminatorProperty: true,
-};
+/**
+ * A nested object whose class is chosen by its `kind`; an unknown kind reads as `base`, which
+ * only checks `kind`. (class-transformer's own discriminator crashes on an array of nulls.)
+ */
+function DiscriminatedByKind(base: Type<unknown>, subTypes: Map<string, Type<unknown>>): PropertyDecorator {
+  return applyDecorators(
+    IsObject(),
+    ValidateNested(),
+    TransformType((options) => {
+      const value: unknown = options?.object[options.property];
+      return (isPlainObject(value) && typeof value.kind === 'string' && subTypes.get(value.kind)) || base;
+    }),
+  );
+}
+
+export const WorkloadObject = () =>
+  DiscriminatedByKind(
+    WorkloadKindDto,
+    new Map<string, Type<unknown>>([
+      ['synthetic', SyntheticWorkloadDto],
+      ['dataset', DatasetWorkloadDto],
+    ]),
+  );
+
+export const LoadObject = () =>
+  DiscriminatedByKind(
+    LoadKindDto,
+    new Map<string, Type<unknown>>([
+      ['closed', ClosedLoadDto],
+      ['open', OpenLoadDto],
+    ]),
+  );

@@ -1,0 +1,140 @@
+import { ApiKeysService } from '../src/auth/api-keys.service';
+import { created, type RunningApi, startApi } from './api';
+import { fillPath, type Operation, operationsOf } from './routes';
+
+let api: RunningApi;
+let operations: Operation[];
+let readKey: string;
+let revokedKey: string;
+
+beforeAll(async () => {
+  api = await startApi();
+  operations = (await operationsOf(api)).operations;
+  readKey = (await created<{ key: string }>(api, '/api-keys', { name: 'reader', scope: 'read' })).key;
+  const revoked = await created<{ id: string; key: string }>(api, '/api-keys', {
+    name: 'gone',
+    scope: 'write',
+  });
+  revokedKey = revoked.key;
+  expect((await api.http.delete(`/api-keys/${revoked.id}`).set('authorization', api.auth)).status).toBe(200);
+});
+afterAll(() => api?.close());
+
+// Ids that name nothing: a route that lets a key through answers 404/400, never changes data.
+const NOBODY = {
+  id: '00000000-0000-4000-8000-000000000000',
+  endpointId: '00000000-0000-4000-8000-000000000000',
+  version: '1',
+};
+
+async function statusOf(op: Operation, authorization: string | null): Promise<number> {
+  let request = api.http[op.method](fillPath(op.path, NOBODY));
+  if (authorization !== null) request = request.set('authorization', authorization);
+  if (op.body) request = request.send({});
+  return (await request).status;
+}
+
+describe('auth matrix over every route of the OpenAPI document', () => {
+  it('declares /health as the one public route', () => {
+    expect(operations.filter((op) => op.public).map((op) => op.path)).toEqual(['/health']);
+  });
+
+  it('answers 401 without a key, with a wrong or revoked key, and with a malformed header', async () => {
+    for (const op of operations.filter((o) => !o.public)) {
+      const label = `${op.method} ${op.path}`;
+      expect([label, await statusOf(op, null)]).toEqual([label, 401]);
+      expect([label, await statusOf(op, 'Bearer tpk_not-a-key-anyone-was-given')]).toEqual([label, 401]);
+      expect([label, await statusOf(op, `Bearer ${revokedKey}`)]).toEqual([label, 401]);
+      expect([label, await statusOf(op, api.env.TEAPOT_API_KEY)]).toEqual([label, 401]);
+      expect([
+        label,
+        await statusOf(op, `Basic ${Buffer.from(`x:${api.env.TEAPOT_API_KEY}`).toString('base64')}`),
+      ]).toEqual([label, 401]);
+    }
+  });
+
+  it('lets a read key GET and answers 403 on every other method', async () => {
+    for (const op of operations.filter((o) => !o.public)) {
+      const status = await statusOf(op, `Bearer ${readKey}`);
+      const label = `${op.method} ${op.path}`;
+      if (op.method === 'get') expect([label, [401, 403].includes(status)]).toEqual([label, false]);
+      else expect([label, status]).toEqual([label, 403]);
+    }
+  });
+
+  it('lets the write key through everywhere', async () => {
+    for (const op of operations) {
+      const status = await statusOf(op, api.auth);
+      expect([`${op.method} ${op.path}`, [401, 403].includes(status)]).toEqual([
+        `${op.method} ${op.path}`,
+        false,
+      ]);
+    }
+  });
+
+  it('serves /health without a key, and tells clients how to authenticate', async () => {
+    expect((await api.http.get('/health')).status).toBe(200);
+    const response = await api.http.get('/endpoints');
+    expect(response.headers['www-authenticate']).toBe('Bearer');
+    expect(response.body).toEqual({
+      statusCode: 401,
+      error: 'Unauthorized',
+      message: 'Send an API key as `Authorization: Bearer <key>`.',
+    });
+  });
+});
+
+describe('API keys', () => {
+  it('shows a new key once, stores only its hash, lists without secrets, and revokes', async () => {
+    const key = await created<{ id: string; key: string; keyPrefix: string; scope: string }>(
+      api,
+      '/api-keys',
+      {
+        name: 'ci',
+        scope: 'write',
+      },
+    );
+    expect(key.key).toMatch(/^tpk_[A-Za-z0-9_-]{32}$/);
+    expect(key.key.startsWith(key.keyPrefix)).toBe(true);
+    const stored = await api.prisma.apiKey.findUniqueOrThrow({ where: { id: key.id } });
+    expect(stored.keyHash).toMatch(/^[0-9a-f]{64}$/);
+    expect(JSON.stringify(stored)).not.toContain(key.key);
+
+    const list = await api.http.get('/api-keys').set('authorization', `Bearer ${key.key}`);
+    expect(list.status).toBe(200);
+    expect(JSON.stringify(list.body)).not.toContain(key.key);
+    expect(list.body.items).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ id: key.id, name: 'ci', lastUsedAt: expect.any(String) }),
+      ]),
+    );
+    expect(list.body.items.find((item: { name: string }) => item.name === 'TEAPOT_API_KEY')).toMatchObject({
+      scope: 'write',
+      revokedAt: null,
+    });
+
+    const revoked = await api.http.delete(`/api-keys/${key.id}`).set('authorization', api.auth);
+    expect(revoked.body.revokedAt).toEqual(expect.any(String));
+    expect((await api.http.get('/endpoints').set('authorization', `Bearer ${key.key}`)).status).toBe(401);
+    expect((await api.http.delete(`/api-keys/${key.id}`).set('authorization', api.auth)).body.revokedAt).toBe(
+      revoked.body.revokedAt,
+    );
+  });
+
+  it('keeps one row for TEAPOT_API_KEY across restarts of the app', async () => {
+    const before = await api.prisma.apiKey.count({ where: { name: 'TEAPOT_API_KEY' } });
+    await api.app.get(ApiKeysService).onApplicationBootstrap();
+    expect(await api.prisma.apiKey.count({ where: { name: 'TEAPOT_API_KEY' } })).toBe(before);
+  });
+
+  it('refuses a key creation that names no scope', async () => {
+    const response = await api.http
+      .post('/api-keys')
+      .set('authorization', api.auth)
+      .send({ name: 'x', scope: 'admin' });
+    expect(response.status).toBe(400);
+    expect(response.body.details).toEqual([
+      { field: 'scope', problem: 'must be one of the following values: read, write' },
+    ]);
+  });
+});

@@ -1,0 +1,269 @@
+import type { SchemaObject } from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
+import { created, endpointBody, profileBody, type RunningApi, startApi } from './api';
+import { fillPath, type Operation, operationsOf, resolve } from './routes';
+
+/** Values thrown into every field of every body. */
+const HOSTILE_VALUES: Array<[string, unknown]> = [
+  ['null', null],
+  ['boolean', true],
+  ['zero', 0],
+  ['negative', -1],
+  ['fraction', 1.5],
+  ['enormous', 1e308],
+  ['unsafe integer', 2 ** 53 + 1],
+  ['empty string', ''],
+  ['long string', 'x'.repeat(200_000)],
+  ['NaN as text', 'NaN'],
+  ['NUL byte', 'a\u0000b'],
+  ['array', []],
+  ['array of nulls', [null, null]],
+  ['empty object', {}],
+  ['object with unknown key', { unexpected: 1 }],
+  ['1000 levels deep', nest(1000)],
+];
+
+const RAW_BODIES: Array<[string, string | Buffer, string]> = [
+  ['truncated JSON', '{"name": ', 'application/json'],
+  ['trailing garbage', '{} x', 'application/json'],
+  ['JSON string', '"just a string"', 'application/json'],
+  ['JSON number', '42', 'application/json'],
+  ['JSON null', 'null', 'application/json'],
+  ['JSON array', '[1, 2, 3]', 'application/json'],
+  ['empty object', '{}', 'application/json'],
+  ['__proto__ key', '{"__proto__": {"polluted": true}}', 'application/json'],
+  ['nested __proto__', '{"extra": {"a": {"__proto__": {"polluted": true}}}}', 'application/json'],
+  ['constructor.prototype', '{"constructor": {"prototype": {"polluted": true}}}', 'application/json'],
+  ['1000 levels of objects', JSON.stringify(nest(1000)), 'application/json'],
+  ['100k levels of arrays', '['.repeat(100_000) + ']'.repeat(100_000), 'application/json'],
+  ['1.1 MB string', JSON.stringify({ name: 'x'.repeat(1_100_000) }), 'application/json'],
+  ['invalid UTF-8', Buffer.from([0x7b, 0x22, 0xff, 0xfe, 0x22, 0x3a, 0x31, 0x7d]), 'application/json'],
+  ['UTF-16 charset', '{}', 'application/json; charset=utf-16'],
+  ['text/plain', 'hello', 'text/plain'],
+  ['form-encoded', 'name=a&apiKind=chat', 'application/x-www-form-urlencoded'],
+  ['xml', '<endpoint/>', 'application/xml'],
+];
+
+const HOSTILE_QUERY_VALUES = [
+  '',
+  'NaN',
+  '-1',
+  '0',
+  '1.5',
+  '1e309',
+  '99999999999999999999',
+  'x'.repeat(4000),
+  '%00',
+  'true,false',
+  '{"a":1}',
+  '2026-02-30T00:00:00Z',
+  '00000000-0000-0000-0000-000000000000',
+];
+
+const HOSTILE_PATH_VALUES = [
+  'not-a-uuid',
+  '00000000-0000-0000-0000-000000000000',
+  '-1',
+  '0',
+  '1.5',
+  '99999999999999999999',
+  'NaN',
+  '..%2F..%2Fetc%2Fpasswd',
+  'x'.repeat(3000),
+  "' OR 1=1 --",
+  '%00',
+  '%E0%A4%A',
+  '__proto__',
+];
+
+let api: RunningApi;
+let operations: Operation[];
+let validParams: (op: Operation) => Record<string, string>;
+let validBody: (schema: SchemaObject) => Record<string, unknown>;
+let failures: string[] = [];
+beforeEach(() => {
+  failures = [];
+});
+
+beforeAll(async () => {
+  api = await startApi();
+  const endpoint = await created(api, '/endpoints', endpointBody({ config: { engine: 'vllm' } }));
+  const profile = await created(api, '/profiles', profileBody(endpoint.id as string));
+  const run = await created(api, '/runs', { profileId: profile.id });
+  const key = await created(api, '/api-keys', { name: 'victim', scope: 'read' });
+  const found = await operationsOf(api);
+  operations = found.operations;
+  const idFor: Record<string, string> = {
+    endpoints: endpoint.id as string,
+    profiles: profile.id as string,
+    runs: run.id as string,
+    'api-keys': key.id as string,
+  };
+  validParams = (op) => ({
+    id: idFor[op.path.split('/')[1]] ?? (endpoint.id as string),
+    endpointId: endpoint.id as string,
+    version: '1',
+  });
+  let unique = 0;
+  const sample = (schema: SchemaObject, name: string): unknown => {
+    const resolved = resolve(found.doc, schema.oneOf?.[0] ?? schema);
+    if (name === 'endpointId') return endpoint.id;
+    if (name === 'profileId') return profile.id;
+    if (name === 'name') return `hostile-${++unique}`;
+    if (resolved.example !== undefined) return resolved.example;
+    if (resolved.enum) return resolved.enum[0];
+    switch (resolved.type) {
+      case 'integer':
+      case 'number':
+        return resolved.minimum ?? 1;
+      case 'boolean':
+        return true;
+      case 'array':
+        return [sample(resolved.items as SchemaObject, '')];
+      case 'object':
+        return resolved.properties ? validBody(resolved) : {};
+      default:
+        return 'x';
+    }
+  };
+  validBody = (schema) =>
+    Object.fromEntries(
+      (schema.required ?? []).map((name) => [name, sample(schema.properties?.[name] as SchemaObject, name)]),
+    );
+}, 60_000);
+
+afterAll(() => api?.close());
+
+async function send(
+  op: Operation,
+  what: string,
+  options: {
+    params?: Record<string, string>;
+    query?: string;
+    body?: unknown;
+    raw?: [string | Buffer, string];
+  },
+): Promise<void> {
+  const url =
+    fillPath(op.path, options.params ?? validParams(op)) + (options.query ? `?${options.query}` : '');
+  let request = api.http[op.method](url).set('authorization', api.auth);
+  if (options.raw) request = request.set('content-type', options.raw[1]).send(options.raw[0]);
+  else if (options.body !== undefined) request = request.send(options.body as object);
+  const response = await request.catch((error: Error) => ({ status: 0, body: { message: error.message } }));
+  const label = `${op.method.toUpperCase()} ${op.path} ${what}`;
+  if (response.status >= 500 || response.status === 0) {
+    failures.push(`${label} -> ${response.status} ${JSON.stringify(response.body).slice(0, 200)}`);
+  } else if (
+    response.status >= 400 &&
+    (response.body?.statusCode !== response.status || typeof response.body?.message !== 'string')
+  ) {
+    failures.push(
+      `${label} -> ${response.status} without the error shape: ${JSON.stringify(response.body).slice(0, 200)}`,
+    );
+  }
+}
+
+/** Sends a batch a few at a time: fast, without swamping a busy machine. */
+async function all(tasks: Array<() => Promise<void>>): Promise<void> {
+  for (let i = 0; i < tasks.length; i += 8) await Promise.all(tasks.slice(i, i + 8).map((task) => task()));
+}
+
+function nest(depth: number): Record<string, unknown> {
+  let value: Record<string, unknown> = { leaf: 1 };
+  for (let i = 0; i < depth; i++) value = { a: value };
+  return value;
+}
+
+/** Field paths of a body schema, one level into nested objects (both variants of a oneOf). */
+function fieldPaths(schema: SchemaObject): string[][] {
+  const paths: string[][] = [];
+  for (const [name, property] of Object.entries(schema.properties ?? {})) {
+    paths.push([name]);
+    for (const variant of (property as SchemaObject).oneOf ?? [property]) {
+      const nested = resolve(docOf(), variant as SchemaObject);
+      for (const child of Object.keys(nested.properties ?? {})) paths.push([name, child]);
+    }
+  }
+  return paths;
+}
+let docRef: Awaited<ReturnType<typeof operationsOf>>['doc'] | undefined;
+function docOf() {
+  if (!docRef) throw new Error('document not loaded');
+  return docRef;
+}
+
+function withValue(body: Record<string, unknown>, path: string[], value: unknown): Record<string, unknown> {
+  const copy = structuredClone(body);
+  let target: Record<string, unknown> = copy;
+  for (const key of path.slice(0, -1)) {
+    if (typeof target[key] !== 'object' || target[key] === null || Array.isArray(target[key]))
+      target[key] = {};
+    target = target[key] as Record<string, unknown>;
+  }
+  target[path[path.length - 1]] = value;
+  return copy;
+}
+
+describe('hostile input at every route never gets a 5xx', () => {
+  beforeAll(async () => {
+    docRef = (await operationsOf(api)).doc;
+  });
+
+  it('covers every route of the OpenAPI document', () => {
+    expect(operations.length).toBeGreaterThanOrEqual(16);
+  });
+
+  it('bodies: every field, every hostile value, plus raw payloads', async () => {
+    const tasks: Array<() => Promise<void>> = [];
+    for (const op of operations.filter((o) => o.body)) {
+      const base = validBody(op.body as SchemaObject);
+      for (const path of fieldPaths(op.body as SchemaObject)) {
+        for (const [name, value] of HOSTILE_VALUES) {
+          tasks.push(() => send(op, `${path.join('.')}=${name}`, { body: withValue(base, path, value) }));
+        }
+      }
+      for (const [name, raw, type] of RAW_BODIES) tasks.push(() => send(op, name, { raw: [raw, type] }));
+      tasks.push(() => send(op, 'array body', { body: [base] }));
+    }
+    await all(tasks);
+    expect(failures).toEqual([]);
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  }, 120_000);
+
+  it('query strings: every parameter, every hostile value, repeated and unknown parameters', async () => {
+    const tasks: Array<() => Promise<void>> = [];
+    for (const op of operations) {
+      for (const { name } of op.query) {
+        for (const value of HOSTILE_QUERY_VALUES) {
+          tasks.push(() =>
+            send(op, `?${name}=${value.slice(0, 20)}`, { query: `${name}=${encodeURIComponent(value)}` }),
+          );
+        }
+        tasks.push(() => send(op, `?${name} twice`, { query: `${name}=1&${name}=2` }));
+        tasks.push(() => send(op, `?${name}[]`, { query: `${name}[]=1&${name}[x]=2` }));
+      }
+      tasks.push(() => send(op, '?unknown', { query: 'unexpected=1' }));
+      tasks.push(() => send(op, '?raw NUL', { query: `${op.query[0]?.name ?? 'x'}=a%00b` }));
+      tasks.push(() => send(op, '?__proto__', { query: '__proto__=x&constructor[prototype][polluted]=1' }));
+    }
+    await all(tasks);
+    expect(failures).toEqual([]);
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  }, 60_000);
+
+  it('path parameters: invalid UUIDs, numbers out of range, traversal, malformed escapes', async () => {
+    const tasks: Array<() => Promise<void>> = [];
+    for (const op of operations) {
+      for (const param of op.pathParams) {
+        for (const value of HOSTILE_PATH_VALUES) {
+          const params = { ...validParams(op), [param]: value };
+          const url = op.path.replace(/\{(\w+)\}/g, (_, name: string) => params[name]);
+          tasks.push(() =>
+            send({ ...op, path: url, pathParams: [] }, `${param}=${value.slice(0, 20)}`, { params: {} }),
+          );
+        }
+      }
+    }
+    await all(tasks);
+    expect(failures).toEqual([]);
+  }, 60_000);
+});
