@@ -1,1 +1,14 @@
 export * from './types';
+export { runBenchmark } from './run';
+export { summarize, requestMetrics, meetsSlo, type RequestMetrics } from './metrics';
+export { percentile, describe } from './stats';
+export { SseParser, parseSse, SseLineTooLongError, type SseEvent, type SseListener } from './sse';
+export { arrivalSchedule, type ArrivalProcess, type ArrivalScheduleOptions } from './arrivals';
+export {
+  parseJsonlPrompts,
+  syntheticPrompts,
+  type DatasetPrompt,
+  type PromptSpec,
+  type SyntheticPromptOptions,
+} from './workload';
+export { SATURATION } from './client-health';

@@ -1,0 +1,342 @@
+import { Pool } from 'undici';
+import { arrivalSchedule } from './arrivals';
+import { watchClientHealth } from './client-health';
+import { summarize } from './metrics';
+import { deriveSeed } from './random';
+import { ArrivalInbox, StreamAttempt, type AttemptIdentity, type RequestContext } from './stream-request';
+import type { Progress, RequestRecord, RunOptions, RunResult } from './types';
+import { promptSource, type PromptSpec } from './workload';
+
+const DEFAULT_TIMEOUT_MS = 300_000;
+const DEFAULT_STALL_TIMEOUT_MS = 30_000;
+const PROGRESS_INTERVAL_MS = 200;
+/** Live tokens/s is measured over about this window. */
+const PROGRESS_WINDOW_MS = 1000;
+/** An arrival this close to its send time goes now: timers only have millisecond resolution. */
+const EARLY_SEND_TOLERANCE_US = 200;
+const KEEP_ALIVE_MS = 60_000;
+
+function requirePositiveInteger(name: string, value: number | undefined, allowZero = false): void {
+  if (value === undefined) return;
+  if (!Number.isInteger(value) || value < (allowZero ? 0 : 1)) {
+    throw new RangeError(`${name} must be an integer >= ${allowZero ? 0 : 1}, got ${value}`);
+  }
+}
+
+function requirePositive(name: string, value: number | undefined): void {
+  if (value !== undefined && !(value > 0 && Number.isFinite(value))) {
+    throw new RangeError(`${name} must be a positive number, got ${value}`);
+  }
+}
+
+/** Options that cannot describe a run are the caller's bug: they throw; endpoint faults never do. */
+function validate(options: RunOptions): URL {
+  let url: URL;
+  try {
+    url = new URL(options.target.baseUrl);
+  } catch {
+    throw new TypeError(`target.baseUrl is not a URL: ${options.target.baseUrl}`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new TypeError(`target.baseUrl must be http(s), got ${url.protocol}`);
+  }
+  if (options.requests === undefined && options.durationS === undefined) {
+    throw new RangeError('set requests or durationS: a run needs an end');
+  }
+  requirePositiveInteger('requests', options.requests);
+  requirePositive('durationS', options.durationS);
+  requirePositiveInteger('warmupRequests', options.warmupRequests, true);
+  requirePositive('timeoutMs', options.timeoutMs);
+  requirePositive('stallTimeoutMs', options.stallTimeoutMs);
+  if (options.load.kind === 'closed') {
+    requirePositiveInteger('load.concurrency', options.load.concurrency);
+  } else {
+    requirePositive('load.ratePerS', options.load.ratePerS);
+    requirePositiveInteger('load.maxConcurrency', options.load.maxConcurrency);
+    if (options.load.arrival === 'gamma') requirePositive('load.burstiness', options.load.burstiness ?? 1);
+  }
+  const { workload } = options;
+  if (workload.kind === 'synthetic') {
+    requirePositiveInteger('workload.inputTokens', workload.inputTokens);
+    requirePositiveInteger('workload.outputTokens', workload.outputTokens);
+  } else if (workload.prompts.length === 0) {
+    throw new RangeError('workload.prompts is empty');
+  }
+  return url;
+}
+
+/** Runs one benchmark to the end and returns its raw records and summary. See DESIGN.md for the metrics. */
+export async function runBenchmark(options: RunOptions): Promise<RunResult> {
+  const url = validate(options);
+  const run = new BenchmarkRun(options, url);
+  return run.execute();
+}
+
+class BenchmarkRun {
+  private readonly anchorNs = process.hrtime.bigint();
+  private readonly wallAnchorMs = Date.now();
+  private readonly context: RequestContext;
+  private readonly pool: Pool;
+  private readonly nextPrompt: () => PromptSpec;
+  private readonly inFlight = new Set<StreamAttempt>();
+  private readonly records: RequestRecord[] = [];
+  private readonly wakers = new Set<() => void>();
+  private nextIndex = 0;
+  private active = 0;
+  private stopped = false;
+  private aborted = false;
+  private completed = 0;
+  private failed = 0;
+  private progressError: unknown = null;
+
+  constructor(
+    private readonly options: RunOptions,
+    url: URL,
+  ) {
+    const { load, target } = options;
+    const connections = load.kind === 'closed' ? load.concurrency : (load.maxConcurrency ?? null);
+    this.pool = new Pool(url.origin, {
+      connections,
+      pipelining: 1,
+      keepAliveTimeout: KEEP_ALIVE_MS,
+      headersTimeout: 0,
+      bodyTimeout: 0,
+    });
+    const basePath = url.pathname.replace(/\/+$/, '');
+    this.context = {
+      pool: this.pool,
+      path: `${basePath}${target.apiKind === 'chat' ? '/chat/completions' : '/completions'}`,
+      headers: { 'content-type': 'application/json', accept: 'text/event-stream', ...target.headers },
+      apiKind: target.apiKind,
+      model: target.model,
+      forceOutputLength: options.forceOutputLength ?? false,
+      anchorNs: this.anchorNs,
+      inbox: new ArrivalInbox(),
+      streamOptions: { send: true, acceptedOnce: false, rejectedByServer: false, retriedRequests: 0 },
+      live: { outputTokens: 0 },
+    };
+    this.nextPrompt = promptSource(options.workload, options.seed ?? 0);
+  }
+
+  private nowUs(): number {
+    return Number(process.hrtime.bigint() - this.anchorNs) / 1000;
+  }
+
+  async execute(): Promise<RunResult> {
+    const { options } = this;
+    const health = watchClientHealth();
+    const onAbort = () => {
+      this.aborted = true;
+      this.stop('the run was aborted');
+    };
+    options.signal?.addEventListener('abort', onAbort, { once: true });
+    if (options.signal?.aborted) onAbort();
+    const watchdog = this.startWatchdog();
+    const progress = this.startProgress();
+    let measuredStartUs = this.nowUs();
+    let measuredEndUs = measuredStartUs;
+    let deadline: NodeJS.Timeout | undefined;
+    try {
+      const warmup = options.warmupRequests ?? 0;
+      if (warmup > 0 && !this.stopped) {
+        const { load } = options;
+        const concurrency = load.kind === 'closed' ? load.concurrency : (load.maxConcurrency ?? warmup);
+        await this.closedLoop(warmup, concurrency, true);
+      }
+      measuredStartUs = this.nowUs();
+      if (options.durationS !== undefined && !this.stopped) {
+        deadline = setTimeout(
+          () => this.stop("still running when the run's duration ended"),
+          options.durationS * 1000,
+        );
+      }
+      if (options.load.kind === 'closed') {
+        await this.closedLoop(options.requests ?? null, options.load.concurrency, false);
+      } else {
+        await this.openLoop(measuredStartUs);
+      }
+      measuredEndUs = this.nowUs();
+    } finally {
+      clearTimeout(deadline);
+      clearInterval(watchdog);
+      clearInterval(progress);
+      options.signal?.removeEventListener('abort', onAbort);
+      this.stop('the run ended');
+      await this.pool.destroy().catch(() => undefined);
+    }
+    this.reportProgress(measuredEndUs);
+    if (this.progressError !== null) throw this.progressError;
+
+    const requests = this.records.sort((a, b) => a.index - b.index);
+    const durationUs = Math.max(0, Math.round(measuredEndUs - measuredStartUs));
+    const { streamOptions } = this.context;
+    return {
+      wallAnchorMs: this.wallAnchorMs,
+      monotonicAnchorNs: this.anchorNs.toString(),
+      durationUs,
+      requests,
+      summary: summarize(requests, { slo: options.slo, durationUs }),
+      client: health.stop(),
+      streamOptions: {
+        requested: true,
+        rejectedByServer: streamOptions.rejectedByServer,
+        retriedRequests: streamOptions.retriedRequests,
+      },
+      aborted: this.aborted,
+    };
+  }
+
+  /** Stops issuing and cuts off whatever is still running: those requests are `incomplete`. */
+  private stop(reason: string): void {
+    if (!this.stopped) {
+      this.stopped = true;
+      this.context.inbox.drain();
+    }
+    for (const attempt of this.inFlight) attempt.fail('aborted', reason, 'incomplete');
+    for (const wake of this.wakers) wake();
+  }
+
+  private async closedLoop(count: number | null, concurrency: number, warmup: boolean): Promise<void> {
+    let issued = 0;
+    const worker = async () => {
+      while (!this.stopped && (count === null || issued < count)) {
+        issued++;
+        await this.issue(warmup, null);
+      }
+    };
+    const workers = count === null ? concurrency : Math.min(concurrency, count);
+    await Promise.all(Array.from({ length: workers }, worker));
+  }
+
+  private async openLoop(originUs: number): Promise<void> {
+    const { options } = this;
+    if (options.load.kind !== 'open') return;
+    const { ratePerS, arrival, burstiness, maxConcurrency } = options.load;
+    const schedule = arrivalSchedule({
+      ratePerS,
+      arrival,
+      burstiness,
+      seed: deriveSeed(options.seed ?? 0, 2),
+      count: options.requests,
+      durationS: options.durationS,
+    });
+    const running: Array<Promise<void>> = [];
+    let i = 0;
+    while (i < schedule.length && !this.stopped) {
+      const dueUs = originUs + schedule[i];
+      const waitUs = dueUs - this.nowUs();
+      if (waitUs > EARLY_SEND_TOLERANCE_US) {
+        await this.sleep(Math.max(1, Math.floor(waitUs / 1000)));
+        continue;
+      }
+      if (maxConcurrency !== undefined && this.active >= maxConcurrency) {
+        await this.sleep(null);
+        continue;
+      }
+      running.push(this.issue(false, Math.round(dueUs)));
+      i++;
+    }
+    await Promise.all(running);
+  }
+
+  /** Waits `ms`, or (null) until a request finishes; either way wakes early when the run stops. */
+  private sleep(ms: number | null): Promise<void> {
+    return new Promise((resolve) => {
+      let timer: NodeJS.Timeout | undefined;
+      const wake = () => {
+        clearTimeout(timer);
+        this.wakers.delete(wake);
+        resolve();
+      };
+      if (ms !== null) timer = setTimeout(wake, ms);
+      this.wakers.add(wake);
+    });
+  }
+
+  private async issue(warmup: boolean, scheduledUs: number | null): Promise<void> {
+    const identity: AttemptIdentity = { index: this.nextIndex++, warmup, scheduledUs };
+    const spec = this.nextPrompt();
+    this.active++;
+    try {
+      const streamOptions = this.context.streamOptions;
+      const first = await this.attempt(identity, spec, streamOptions.send);
+      let record = first.record;
+      if (first.retryWithoutStreamOptions && !this.stopped) {
+        streamOptions.retriedRequests++;
+        const retry = await this.attempt(identity, spec, false);
+        record = retry.record;
+        if (retry.status === 200) {
+          streamOptions.rejectedByServer = true;
+          streamOptions.send = false;
+        }
+      }
+      this.records.push(record);
+      if (record.outcome === 'ok') this.completed++;
+      else if (record.outcome === 'error') this.failed++;
+    } finally {
+      this.active--;
+      for (const wake of this.wakers) wake();
+    }
+  }
+
+  private async attempt(identity: AttemptIdentity, spec: PromptSpec, withStreamOptions: boolean) {
+    const attempt = new StreamAttempt(this.context, identity, spec, withStreamOptions);
+    this.inFlight.add(attempt);
+    attempt.send();
+    const result = await attempt.finished;
+    this.inFlight.delete(attempt);
+    return result;
+  }
+
+  /** One timer for every request's timeout and stall check, instead of a timer per request. */
+  private startWatchdog(): NodeJS.Timeout {
+    const timeoutMs = this.options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    const stallMs = this.options.stallTimeoutMs ?? DEFAULT_STALL_TIMEOUT_MS;
+    const periodMs = Math.min(250, Math.max(10, Math.floor(Math.min(timeoutMs, stallMs) / 10)));
+    return setInterval(() => {
+      if (this.inFlight.size === 0) return;
+      this.context.inbox.drain();
+      const nowNs = Number(process.hrtime.bigint() - this.anchorNs);
+      for (const attempt of this.inFlight) {
+        if (nowNs - attempt.startNs > timeoutMs * 1e6) {
+          attempt.fail('timeout', `no complete response within ${timeoutMs} ms`);
+        } else if (attempt.lastArrivalNs >= 0 && nowNs - attempt.lastArrivalNs > stallMs * 1e6) {
+          attempt.fail('stream_stalled', `no bytes for ${stallMs} ms`);
+        }
+      }
+    }, periodMs);
+  }
+
+  private readonly liveSamples: Array<{ atUs: number; tokens: number }> = [];
+
+  private startProgress(): NodeJS.Timeout | undefined {
+    if (!this.options.onProgress) return undefined;
+    return setInterval(() => this.reportProgress(this.nowUs()), PROGRESS_INTERVAL_MS);
+  }
+
+  private reportProgress(nowUs: number): void {
+    const { onProgress } = this.options;
+    if (!onProgress || this.progressError !== null) return;
+    const tokens = this.context.live.outputTokens;
+    const samples = this.liveSamples;
+    samples.push({ atUs: nowUs, tokens });
+    while (samples.length > 2 && nowUs - samples[1].atUs >= PROGRESS_WINDOW_MS * 1000) samples.shift();
+    const oldest = samples[0];
+    const spanS = (nowUs - oldest.atUs) / 1e6;
+    const { requests, warmupRequests } = this.options;
+    const progress: Progress = {
+      completed: this.completed,
+      failed: this.failed,
+      inFlight: this.active,
+      total: requests === undefined ? null : requests + (warmupRequests ?? 0),
+      outputTokens: tokens,
+      elapsedS: nowUs / 1e6,
+      tokensPerS: spanS > 0 ? (tokens - oldest.tokens) / spanS : 0,
+    };
+    try {
+      onProgress(progress);
+    } catch (err) {
+      this.progressError = err;
+    }
+  }
+}

@@ -1,0 +1,527 @@
+import type { Dispatcher, Pool } from 'undici';
+import type { IncomingHttpHeaders } from 'node:http';
+import { SseLineTooLongError, SseParser } from './sse';
+import { attributeTokens, NO_USAGE } from './tokens';
+import {
+  CHUNK_KIND,
+  type ApiKind,
+  type ChunkKind,
+  type ErrorClass,
+  type RequestError,
+  type RequestOutcome,
+  type RequestRecord,
+} from './types';
+import type { PromptSpec } from './workload';
+
+const MAX_OFFSET_US = 0xffffffff;
+const INITIAL_CHUNK_CAPACITY = 64;
+const ERROR_BODY_LIMIT = 4096;
+const MESSAGE_LIMIT = 500;
+
+/** Settings shared by every request of a run. */
+export interface RequestContext {
+  pool: Pool;
+  path: string;
+  headers: Record<string, string>;
+  apiKind: ApiKind;
+  model: string;
+  forceOutputLength: boolean;
+  anchorNs: bigint;
+  inbox: ArrivalInbox;
+  streamOptions: {
+    /** Currently sent with new requests. */
+    send: boolean;
+    /** Some response to a request with stream_options was a 200: a later 400 is about something else. */
+    acceptedOnce: boolean;
+    rejectedByServer: boolean;
+    retriedRequests: number;
+  };
+  /** Live count of streamed output tokens, for progress. */
+  live: { outputTokens: number };
+}
+
+export interface AttemptIdentity {
+  index: number;
+  warmup: boolean;
+  /** Intended send time from the run anchor; null for closed loop (equals the start). */
+  scheduledUs: number | null;
+}
+
+export interface AttemptResult {
+  record: RequestRecord;
+  /** The server refused stream_options: send this request again without them. */
+  retryWithoutStreamOptions: boolean;
+  /** HTTP status of the response, null when none arrived. */
+  status: number | null;
+}
+
+/** Nanoseconds since the run anchor, exact as a double for ~104 days. */
+function nsSince(anchorNs: bigint): number {
+  return Number(process.hrtime.bigint() - anchorNs);
+}
+
+function truncate(text: string, limit = MESSAGE_LIMIT): string {
+  return text.length > limit ? `${text.slice(0, limit)}...` : text;
+}
+
+function headerValue(headers: IncomingHttpHeaders, name: string): string | undefined {
+  const value = headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}
+
+/** Retry-After as seconds: delta-seconds, or an HTTP date relative to now. */
+export function parseRetryAfter(value: string | undefined, nowMs = Date.now()): number | undefined {
+  if (value === undefined || value.trim() === '') return undefined;
+  const seconds = Number(value);
+  if (Number.isFinite(seconds) && seconds >= 0) return seconds;
+  const date = Date.parse(value);
+  return Number.isNaN(date) ? undefined : Math.max(0, (date - nowMs) / 1000);
+}
+
+function errorCode(err: unknown): string | undefined {
+  if (typeof err !== 'object' || err === null) return undefined;
+  const code = (err as { code?: unknown }).code;
+  if (typeof code === 'string') return code;
+  // autoSelectFamily tries each address: an AggregateError whose parts carry the code.
+  const parts = (err as { errors?: unknown }).errors;
+  if (Array.isArray(parts) && parts.length > 0) return errorCode(parts[0]);
+  return undefined;
+}
+
+function errorMessage(err: unknown): string {
+  if (typeof err !== 'object' || err === null) return String(err);
+  const { message, errors } = err as { message?: unknown; errors?: unknown };
+  let text = typeof message === 'string' && message !== '' ? message : String(err);
+  // autoSelectFamily failures are AggregateErrors with an empty message
+  if (text === String(err) && Array.isArray(errors)) text = errors.map((e) => errorMessage(e)).join('; ');
+  const code = errorCode(err);
+  return code && !text.includes(code) ? `${code}: ${text}` : text;
+}
+
+/** Why undici failed a request that we did not abort ourselves. */
+export function classifyTransportError(err: unknown, responseStarted: boolean): ErrorClass {
+  const code = errorCode(err);
+  if (code === 'ECONNREFUSED') return 'connect_refused';
+  if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT' || code === 'ETIMEDOUT')
+    return 'timeout';
+  if (responseStarted) return 'truncated_stream';
+  // DNS, unreachable, TLS, connect timeout, or closed/reset before any response byte.
+  return 'connect_error';
+}
+
+function describeStreamError(value: unknown): string {
+  if (typeof value === 'string') return value;
+  if (typeof value === 'object' && value !== null) {
+    const message = (value as { message?: unknown }).message;
+    if (typeof message === 'string') return message;
+  }
+  return JSON.stringify(value) ?? 'error';
+}
+
+/** The body of one completion request. */
+export function requestBody(
+  apiKind: ApiKind,
+  model: string,
+  spec: PromptSpec,
+  withStreamOptions: boolean,
+  forceOutputLength: boolean,
+): string {
+  const body: Record<string, unknown> = { model };
+  if (apiKind === 'chat') body.messages = [{ role: 'user', content: spec.prompt }];
+  else body.prompt = spec.prompt;
+  body.max_tokens = spec.outputTokens;
+  body.stream = true;
+  if (withStreamOptions) body.stream_options = { include_usage: true, continuous_usage_stats: true };
+  if (forceOutputLength) {
+    body.ignore_eos = true;
+    body.min_tokens = spec.outputTokens;
+  }
+  return JSON.stringify(body);
+}
+
+interface ChunkShape {
+  id?: unknown;
+  choices?: unknown;
+  usage?: unknown;
+  error?: unknown;
+}
+
+interface ChoiceShape {
+  delta?: {
+    content?: unknown;
+    reasoning_content?: unknown;
+    reasoning?: unknown;
+    tool_calls?: unknown;
+  } | null;
+  text?: unknown;
+  finish_reason?: unknown;
+}
+
+function nonEmptyString(value: unknown): boolean {
+  return typeof value === 'string' && value.length > 0;
+}
+
+function chunkKind(choice: ChoiceShape | undefined): ChunkKind {
+  if (choice === undefined) return CHUNK_KIND.empty;
+  const delta = choice.delta;
+  if (delta) {
+    if (nonEmptyString(delta.content)) return CHUNK_KIND.content;
+    if (nonEmptyString(delta.reasoning_content) || nonEmptyString(delta.reasoning))
+      return CHUNK_KIND.reasoning;
+    if (Array.isArray(delta.tool_calls) && delta.tool_calls.length > 0) return CHUNK_KIND.toolCall;
+  }
+  if (nonEmptyString(choice.text)) return CHUNK_KIND.content;
+  return CHUNK_KIND.empty;
+}
+
+/**
+ * One HTTP attempt of one request, as an undici dispatch handler. The undici callbacks only take the
+ * arrival time and hand the bytes to the run's ArrivalInbox; parsing happens when the inbox drains,
+ * every event stamped with the arrival time of the read that completed it.
+ */
+export class StreamAttempt implements Dispatcher.DispatchHandler {
+  /** ns since anchor: when the request was handed to the pool, then just before it was written. */
+  startNs: number;
+  /** ns since anchor of the latest response bytes; starts at the response headers. */
+  lastArrivalNs = -1;
+  settled = false;
+  readonly finished: Promise<AttemptResult>;
+
+  private resolve!: (result: AttemptResult) => void;
+  private controller: Dispatcher.DispatchController | null = null;
+  private status: number | null = null;
+  private retryAfterS: number | undefined;
+  private ttfbNs: number | null = null;
+  private errorBody = '';
+  private readonly parser: SseParser;
+  private readUs = 0;
+  private offsets = new Uint32Array(INITIAL_CHUNK_CAPACITY);
+  private kinds = new Uint8Array(INITIAL_CHUNK_CAPACITY);
+  private usage = new Int32Array(INITIAL_CHUNK_CAPACITY);
+  private count = 0;
+  private sawDone = false;
+  private finishReason: string | null = null;
+  private responseId: string | null = null;
+  private promptTokens: number | null = null;
+  private finalCompletionTokens: number | null = null;
+  private liveCounted = 0;
+  private error: RequestError | null = null;
+  private outcome: RequestOutcome | null = null;
+
+  constructor(
+    private readonly context: RequestContext,
+    private readonly identity: AttemptIdentity,
+    private readonly spec: PromptSpec,
+    readonly withStreamOptions: boolean,
+  ) {
+    this.finished = new Promise((resolve) => (this.resolve = resolve));
+    this.parser = new SseParser((event, data) => this.onEvent(event, data));
+    this.startNs = nsSince(context.anchorNs);
+  }
+
+  /** Sends the request; the result arrives on `finished`. */
+  send(): this {
+    const { context } = this;
+    const body = requestBody(
+      context.apiKind,
+      context.model,
+      this.spec,
+      this.withStreamOptions,
+      context.forceOutputLength,
+    );
+    try {
+      context.pool.dispatch(
+        {
+          path: context.path,
+          method: 'POST',
+          headers: context.headers,
+          body,
+          headersTimeout: 0,
+          bodyTimeout: 0,
+        },
+        this,
+      );
+    } catch (err) {
+      this.fail('connect_error', errorMessage(err));
+    }
+    return this;
+  }
+
+  onRequestStart(controller: Dispatcher.DispatchController): void {
+    this.controller = controller;
+    if (this.settled) {
+      controller.abort(new Error(this.error?.message ?? 'cancelled'));
+      return;
+    }
+    this.startNs = nsSince(this.context.anchorNs);
+  }
+
+  onResponseStart(
+    _controller: Dispatcher.DispatchController,
+    statusCode: number,
+    headers: IncomingHttpHeaders,
+  ): void {
+    const now = nsSince(this.context.anchorNs);
+    if (this.ttfbNs !== null) return;
+    this.ttfbNs = now;
+    this.lastArrivalNs = now;
+    this.status = statusCode;
+    if (statusCode === 429) this.retryAfterS = parseRetryAfter(headerValue(headers, 'retry-after'));
+    if (statusCode === 200 && this.withStreamOptions) this.context.streamOptions.acceptedOnce = true;
+  }
+
+  onResponseData(_controller: Dispatcher.DispatchController, chunk: Buffer): void {
+    const now = nsSince(this.context.anchorNs);
+    this.lastArrivalNs = now;
+    this.context.inbox.push(this, ARRIVAL.data, chunk, now);
+  }
+
+  onResponseEnd(): void {
+    this.context.inbox.push(this, ARRIVAL.end, null, nsSince(this.context.anchorNs));
+  }
+
+  onResponseError(_controller: Dispatcher.DispatchController, err: Error): void {
+    this.context.inbox.push(this, ARRIVAL.error, err, nsSince(this.context.anchorNs));
+  }
+
+  /** Inbox: bytes that arrived at `arrivalNs`. */
+  handleRead(chunk: Buffer, arrivalNs: number): void {
+    if (this.settled) return;
+    if (this.status !== 200) {
+      if (this.errorBody.length < ERROR_BODY_LIMIT) this.errorBody += chunk.toString('utf8');
+      return;
+    }
+    this.readUs = Math.round(arrivalNs / 1000) - Math.round(this.startNs / 1000);
+    try {
+      this.parser.push(chunk);
+    } catch (err) {
+      if (!(err instanceof SseLineTooLongError)) throw err;
+      this.fail('malformed_stream', err.message);
+    }
+  }
+
+  handleEnd(): void {
+    if (this.settled) return;
+    if (this.status !== 200) {
+      this.finishHttpError();
+      return;
+    }
+    this.finishStream(null);
+  }
+
+  handleTransportError(err: unknown): void {
+    if (this.settled) return;
+    if (this.status !== null && this.status !== 200) {
+      this.finishHttpError();
+      return;
+    }
+    if (this.status === 200) {
+      this.finishStream(err);
+      return;
+    }
+    this.fail(classifyTransportError(err, false), errorMessage(err));
+  }
+
+  /** Ends the attempt as failed (or cut short) now and stops the transfer. */
+  fail(kind: ErrorClass, message: string, outcome: RequestOutcome = 'error'): void {
+    if (this.settled) return;
+    this.error = { kind, message: truncate(message) };
+    if (this.status !== null && (kind === 'http_status' || kind === 'rate_limited'))
+      this.error.status = this.status;
+    if (kind === 'rate_limited' && this.retryAfterS !== undefined) this.error.retryAfterS = this.retryAfterS;
+    this.outcome = outcome;
+    this.controller?.abort(new Error(`teapot: ${kind}`));
+    this.settle(false);
+  }
+
+  private finishHttpError(): void {
+    const status = this.status ?? 0;
+    const body = this.errorBody;
+    const streamOptions = this.context.streamOptions;
+    // A server that refuses stream_options answers 400/422; if none has accepted them yet, or the body
+    // names them, try once more without (a second refusal shows the 400 was about something else).
+    const blameStreamOptions =
+      this.withStreamOptions &&
+      (status === 400 || status === 422) &&
+      (body.includes('stream_options') || !streamOptions.acceptedOnce);
+    const kind: ErrorClass = status === 429 ? 'rate_limited' : 'http_status';
+    const message = `HTTP ${status}${body.trim() === '' ? '' : `: ${body.trim()}`}`;
+    this.error = { kind, message: truncate(message), status };
+    if (kind === 'rate_limited' && this.retryAfterS !== undefined) this.error.retryAfterS = this.retryAfterS;
+    this.outcome = 'error';
+    this.settle(blameStreamOptions);
+  }
+
+  /** The 200 stream ended (cleanly, or by `transportError`). */
+  private finishStream(transportError: unknown): void {
+    const droppedBytes = this.parser.end();
+    if (this.settled) return;
+    // Without [DONE], the stream still counts as complete when the server sent a finish_reason and
+    // the last line was whole: some servers omit [DONE]; a cut stream has no finish_reason.
+    const complete = this.sawDone || (this.finishReason !== null && droppedBytes === 0);
+    if (complete) {
+      this.outcome = 'ok';
+      this.settle(false);
+      return;
+    }
+    const why =
+      transportError === null
+        ? `stream ended without [DONE] or finish_reason${droppedBytes > 0 ? ` (${droppedBytes} bytes of a partial line)` : ''}`
+        : `connection failed mid-stream: ${errorMessage(transportError)}`;
+    this.fail('truncated_stream', why);
+  }
+
+  private onEvent(event: string, data: string): void {
+    if (this.settled) return;
+    if (event === 'error') {
+      this.fail('stream_error_event', `event: error: ${data === '' ? '(no data)' : data}`);
+      return;
+    }
+    if (event !== 'message') return;
+    if (data === '[DONE]') {
+      this.sawDone = true;
+      return;
+    }
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(data);
+    } catch {
+      this.fail('malformed_stream', `unparseable data: ${truncate(data, 200)}`);
+      return;
+    }
+    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+      this.fail('malformed_stream', `data is not a JSON object: ${truncate(data, 200)}`);
+      return;
+    }
+    const chunk = parsed as ChunkShape;
+    if (chunk.error !== undefined && chunk.error !== null) {
+      this.fail('stream_error_event', `error in stream: ${describeStreamError(chunk.error)}`);
+      return;
+    }
+    this.recordChunk(chunk);
+  }
+
+  private recordChunk(chunk: ChunkShape): void {
+    const choice = Array.isArray(chunk.choices) ? (chunk.choices[0] as ChoiceShape | undefined) : undefined;
+    const kind = chunkKind(choice);
+    if (choice !== undefined && typeof choice.finish_reason === 'string')
+      this.finishReason = choice.finish_reason;
+    if (this.responseId === null && typeof chunk.id === 'string') this.responseId = chunk.id;
+    let cumulative = NO_USAGE;
+    const usage = chunk.usage as { completion_tokens?: unknown; prompt_tokens?: unknown } | null | undefined;
+    if (usage) {
+      if (typeof usage.completion_tokens === 'number') {
+        cumulative = usage.completion_tokens;
+        this.finalCompletionTokens = cumulative;
+      }
+      if (typeof usage.prompt_tokens === 'number') this.promptTokens = usage.prompt_tokens;
+    }
+    if (this.count === this.offsets.length) this.grow();
+    const at = this.count++;
+    this.offsets[at] = this.readUs < 0 ? 0 : this.readUs > MAX_OFFSET_US ? MAX_OFFSET_US : this.readUs;
+    this.kinds[at] = kind;
+    this.usage[at] = cumulative;
+
+    const live = this.context.live;
+    if (cumulative !== NO_USAGE) {
+      if (cumulative > this.liveCounted) {
+        live.outputTokens += cumulative - this.liveCounted;
+        this.liveCounted = cumulative;
+      }
+    } else if (kind !== CHUNK_KIND.empty) {
+      live.outputTokens++;
+      this.liveCounted++;
+    }
+  }
+
+  private grow(): void {
+    const capacity = this.offsets.length * 2;
+    const offsets = new Uint32Array(capacity);
+    offsets.set(this.offsets);
+    this.offsets = offsets;
+    const kinds = new Uint8Array(capacity);
+    kinds.set(this.kinds);
+    this.kinds = kinds;
+    const usage = new Int32Array(capacity);
+    usage.set(this.usage);
+    this.usage = usage;
+  }
+
+  private settle(retryWithoutStreamOptions: boolean): void {
+    if (this.settled) return;
+    this.settled = true;
+    this.resolve({ record: this.toRecord(), retryWithoutStreamOptions, status: this.status });
+  }
+
+  private toRecord(): RequestRecord {
+    const n = this.count;
+    const kinds = this.kinds.slice(0, n);
+    const { tokens, source } = attributeTokens(kinds, this.usage, n, this.finalCompletionTokens);
+    let chunkSum = 0;
+    for (let k = 0; k < n; k++) chunkSum += tokens[k];
+    const startUs = Math.round(this.startNs / 1000);
+    const record: RequestRecord = {
+      index: this.identity.index,
+      warmup: this.identity.warmup,
+      outcome: this.outcome ?? 'error',
+      scheduledUs: this.identity.scheduledUs ?? startUs,
+      startUs,
+      ttfbUs: this.ttfbNs === null ? null : Math.max(0, Math.round(this.ttfbNs / 1000) - startUs),
+      chunkOffsetsUs: this.offsets.slice(0, n),
+      chunkTokens: tokens,
+      chunkKinds: kinds,
+      tokenSource: source,
+      outputTokens: this.finalCompletionTokens ?? chunkSum,
+      promptTokens: this.promptTokens,
+      targetPromptTokens: this.spec.targetPromptTokens,
+      responseId: this.responseId,
+      finishReason: this.finishReason,
+    };
+    if (this.error !== null) record.error = this.error;
+    return record;
+  }
+}
+
+/** What reached an attempt; tagged rather than told apart by instanceof, which fails across realms. */
+const ARRIVAL = { data: 0, end: 1, error: 2 } as const;
+type ArrivalKind = (typeof ARRIVAL)[keyof typeof ARRIVAL];
+
+/**
+ * Arrivals wait here until the event loop's check phase, so that every socket read of one poll phase
+ * is timestamped before any of them is parsed: parsing one stream never delays another's timestamp.
+ */
+export class ArrivalInbox {
+  private attempts: StreamAttempt[] = [];
+  private kinds: ArrivalKind[] = [];
+  private payloads: unknown[] = [];
+  private times: number[] = [];
+  private scheduled = false;
+  private readonly drainBound = () => this.drain();
+
+  push(attempt: StreamAttempt, kind: ArrivalKind, payload: unknown, arrivalNs: number): void {
+    this.attempts.push(attempt);
+    this.kinds.push(kind);
+    this.payloads.push(payload);
+    this.times.push(arrivalNs);
+    if (!this.scheduled) {
+      this.scheduled = true;
+      setImmediate(this.drainBound);
+    }
+  }
+
+  /** Processes everything that arrived; also called before cutting requests off, so none is lost. */
+  drain(): void {
+    const { attempts, kinds, payloads, times } = this;
+    for (let i = 0; i < attempts.length; i++) {
+      const kind = kinds[i];
+      if (kind === ARRIVAL.data) attempts[i].handleRead(payloads[i] as Buffer, times[i]);
+      else if (kind === ARRIVAL.end) attempts[i].handleEnd();
+      else attempts[i].handleTransportError(payloads[i]);
+    }
+    attempts.length = 0;
+    kinds.length = 0;
+    payloads.length = 0;
+    times.length = 0;
+    this.scheduled = false;
+  }
+}
