@@ -112,7 +112,7 @@ class BenchmarkRun {
       forceOutputLength: options.forceOutputLength ?? false,
       anchorNs: this.anchorNs,
       inbox: new ArrivalInbox(),
-      streamOptions: { send: true, acceptedOnce: false, rejectedByServer: false, retriedRequests: 0 },
+      streamOptions: { send: true, knownAccepted: false, rejectedByServer: false, retriedRequests: 0 },
       live: { outputTokens: 0 },
     };
     this.nextPrompt = promptSource(options.workload, options.seed ?? 0);
@@ -268,6 +268,8 @@ class BenchmarkRun {
         if (retry.status === 200) {
           streamOptions.rejectedByServer = true;
           streamOptions.send = false;
+        } else if (retry.status === 400 || retry.status === 422) {
+          streamOptions.knownAccepted = true;
         }
       }
       this.records.push(record);

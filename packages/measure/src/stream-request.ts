@@ -31,8 +31,8 @@ export interface RequestContext {
   streamOptions: {
     /** Currently sent with new requests. */
     send: boolean;
-    /** Some response to a request with stream_options was a 200: a later 400 is about something else. */
-    acceptedOnce: boolean;
+    /** A 200 with stream_options, or a retry without them refused alike: a later 400 is about something else. */
+    knownAccepted: boolean;
     rejectedByServer: boolean;
     retriedRequests: number;
   };
@@ -267,7 +267,7 @@ export class StreamAttempt implements Dispatcher.DispatchHandler {
     this.lastArrivalNs = now;
     this.status = statusCode;
     if (statusCode === 429) this.retryAfterS = parseRetryAfter(headerValue(headers, 'retry-after'));
-    if (statusCode === 200 && this.withStreamOptions) this.context.streamOptions.acceptedOnce = true;
+    if (statusCode === 200 && this.withStreamOptions) this.context.streamOptions.knownAccepted = true;
   }
 
   onResponseData(_controller: Dispatcher.DispatchController, chunk: Buffer): void {
@@ -343,7 +343,7 @@ export class StreamAttempt implements Dispatcher.DispatchHandler {
     const blameStreamOptions =
       this.withStreamOptions &&
       (status === 400 || status === 422) &&
-      (body.includes('stream_options') || !streamOptions.acceptedOnce);
+      (body.includes('stream_options') || !streamOptions.knownAccepted);
     const kind: ErrorClass = status === 429 ? 'rate_limited' : 'http_status';
     const message = `HTTP ${status}${body.trim() === '' ? '' : `: ${body.trim()}`}`;
     this.error = { kind, message: truncate(message), status };

@@ -1,0 +1,272 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { runBenchmark } from './run';
+import { parseRetryAfter } from './stream-request';
+import { CHUNK_KIND, type RunOptions, type RunResult } from './types';
+
+/**
+ * Parser-level cases the simulator does not produce: a tiny server that writes exact byte sequences.
+ * A step is bytes to write, a pause in ms, or 'destroy' to reset the connection.
+ */
+type Step = string | Buffer | number | 'destroy';
+type Reply = { status?: number; headers?: Record<string, string>; steps: Step[] };
+type Handler = (body: Record<string, unknown>, req: IncomingMessage) => Reply;
+
+interface ByteServer {
+  baseUrl: string;
+  bodies: Array<Record<string, unknown>>;
+  headers: IncomingMessage['headers'][];
+  close(): Promise<void>;
+}
+
+async function byteServer(handler: Handler): Promise<ByteServer> {
+  const bodies: Array<Record<string, unknown>> = [];
+  const headers: IncomingMessage['headers'][] = [];
+  const server: Server = createServer((req: IncomingMessage, res: ServerResponse) => {
+    const parts: Buffer[] = [];
+    req.on('data', (part: Buffer) => parts.push(part));
+    req.on('end', async () => {
+      const body = JSON.parse(Buffer.concat(parts).toString('utf8')) as Record<string, unknown>;
+      bodies.push(body);
+      headers.push(req.headers);
+      const reply = handler(body, req);
+      res.writeHead(reply.status ?? 200, { 'content-type': 'text/event-stream', ...reply.headers });
+      res.flushHeaders();
+      for (const step of reply.steps) {
+        if (step === 'destroy') {
+          res.socket?.destroy();
+          return;
+        }
+        if (typeof step === 'number') await new Promise((resolve) => setTimeout(resolve, step));
+        else res.write(step);
+      }
+      res.end();
+    });
+  });
+  server.keepAliveTimeout = 1000;
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    baseUrl: `http://127.0.0.1:${port}/v1`,
+    bodies,
+    headers,
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+async function runAgainst(
+  handler: Handler,
+  overrides: Partial<RunOptions> = {},
+): Promise<{ result: RunResult; server: ByteServer }> {
+  const server = await byteServer(handler);
+  try {
+    const result = await runBenchmark({
+      target: {
+        baseUrl: server.baseUrl,
+        apiKind: 'chat',
+        model: 'm',
+        headers: { authorization: 'Bearer secret' },
+      },
+      workload: { kind: 'synthetic', inputTokens: 4, outputTokens: 3 },
+      load: { kind: 'closed', concurrency: 1 },
+      requests: 1,
+      stallTimeoutMs: 2000,
+      ...overrides,
+    });
+    return { result, server };
+  } finally {
+    await server.close();
+  }
+}
+
+const chunk = (delta: Record<string, unknown>, extra: Record<string, unknown> = {}) =>
+  `data: ${JSON.stringify({ id: 'r1', choices: [{ index: 0, delta, finish_reason: null, ...extra }] })}\n\n`;
+const usage = (completion: number) =>
+  `data: ${JSON.stringify({ id: 'r1', choices: [], usage: { prompt_tokens: 4, completion_tokens: completion } })}\n\n`;
+
+describe('streaming client on exact byte sequences', () => {
+  it('sends stream, stream_options, forced output length and custom headers', async () => {
+    const { server } = await runAgainst(
+      () => ({ steps: [chunk({ content: 'a' }, { finish_reason: 'stop' }), 'data: [DONE]\n\n'] }),
+      {
+        forceOutputLength: true,
+      },
+    );
+    expect(server.bodies[0]).toMatchObject({
+      model: 'm',
+      messages: [{ role: 'user', content: expect.any(String) }],
+      max_tokens: 3,
+      min_tokens: 3,
+      ignore_eos: true,
+      stream: true,
+      stream_options: { include_usage: true, continuous_usage_stats: true },
+    });
+    expect(server.headers[0].authorization).toBe('Bearer secret');
+    expect(server.headers[0].accept).toBe('text/event-stream');
+  });
+
+  it('stamps an event with the arrival of the read that completed it, even split mid-character', async () => {
+    const event = Buffer.from(chunk({ content: 'thé 🫖' }), 'utf8');
+    const cut = event.indexOf(0xf0) + 2; // inside the 4-byte teapot
+    const { result } = await runAgainst(() => ({
+      steps: [
+        ': keep-alive\r\n\r\n',
+        chunk({ role: 'assistant', content: '' }).replace(/\n/g, '\r\n'),
+        event.subarray(0, cut),
+        150,
+        event.subarray(cut),
+        'data: {"id":"r1","choices":[{"index":0,\ndata: "delta":{"content":"x"},"finish_reason":"stop"}]}\n\n',
+        'data: [DONE]\n\n',
+      ],
+    }));
+    const [record] = result.requests;
+    expect(record.outcome).toBe('ok');
+    expect(Array.from(record.chunkKinds)).toEqual([CHUNK_KIND.empty, CHUNK_KIND.content, CHUNK_KIND.content]);
+    const [role, split, joined] = record.chunkOffsetsUs;
+    expect(split - role).toBeGreaterThanOrEqual(140_000);
+    // the multi-line data event arrived with (or right after) the second half, not 150 ms later
+    expect(joined - split).toBeLessThan(100_000);
+    expect(record.tokenSource).toBe('chunk');
+    expect(record.outputTokens).toBe(2);
+    expect(record.finishReason).toBe('stop');
+    expect(record.responseId).toBe('r1');
+  });
+
+  it('accepts a stream without [DONE] that sent a finish_reason, and spreads a final usage', async () => {
+    const { result } = await runAgainst(() => ({
+      steps: [
+        chunk({ role: 'assistant' }),
+        chunk({ content: 'a' }),
+        chunk({ content: 'b' }),
+        chunk({ content: 'c' }, { finish_reason: 'length' }),
+        usage(7),
+      ],
+    }));
+    const [record] = result.requests;
+    expect(record.outcome).toBe('ok');
+    expect(record.tokenSource).toBe('usage_final');
+    expect(Array.from(record.chunkTokens)).toEqual([0, 3, 2, 2, 0]);
+    expect(record.outputTokens).toBe(7);
+    expect(record.promptTokens).toBe(4);
+  });
+
+  it('counts reasoning and tool-call chunks from continuous usage', async () => {
+    const u = (n: number) => ({ usage: { prompt_tokens: 4, completion_tokens: n } });
+    const line = (delta: Record<string, unknown>, n: number, finish: string | null = null) =>
+      `data: ${JSON.stringify({ choices: [{ delta, finish_reason: finish }], ...u(n) })}\n\n`;
+    const { result } = await runAgainst(() => ({
+      steps: [
+        line({ role: 'assistant', content: '' }, 0),
+        line({ reasoning_content: 'think' }, 2),
+        line({ reasoning: 'more' }, 3),
+        line({ content: 'ok' }, 4),
+        line({ tool_calls: [{ index: 0, function: { arguments: '{"a"' } }] }, 6, 'tool_calls'),
+        'data: [DONE]\n\n',
+      ],
+    }));
+    const [record] = result.requests;
+    const { content, reasoning, toolCall, empty } = CHUNK_KIND;
+    expect(Array.from(record.chunkKinds)).toEqual([empty, reasoning, reasoning, content, toolCall]);
+    expect(Array.from(record.chunkTokens)).toEqual([0, 2, 1, 1, 2]);
+    expect(record.tokenSource).toBe('usage_delta');
+  });
+
+  it.each([
+    ['no [DONE] and no finish_reason', [chunk({ content: 'a' })], 'truncated_stream'],
+    [
+      'a partial last line',
+      [chunk({ content: 'a' }, { finish_reason: 'stop' }), 'data: {"id":"r1","cho'],
+      'truncated_stream',
+    ],
+    ['a connection reset mid-stream', [chunk({ content: 'a' }), 50, 'destroy'], 'truncated_stream'],
+    [
+      'an error object in a 200 stream',
+      [chunk({ content: 'a' }), 'data: {"error":{"message":"overloaded"}}\n\n'],
+      'stream_error_event',
+    ],
+    [
+      'event: error without data',
+      [chunk({ content: 'a' }), 'event: error\n\n', 'data: [DONE]\n\n'],
+      'stream_error_event',
+    ],
+    [
+      'data that is not JSON',
+      [chunk({ content: 'a' }), 'data: nope\n\n', 'data: [DONE]\n\n'],
+      'malformed_stream',
+    ],
+    ['data that is JSON but not an object', ['data: 42\n\n'], 'malformed_stream'],
+  ] as const)('classifies %s', async (_name, steps, kind) => {
+    const { result } = await runAgainst(() => ({ steps: [...steps] }));
+    expect(result.requests[0].outcome).toBe('error');
+    expect(result.requests[0].error!.kind).toBe(kind);
+    expect(result.summary.errorsByClass).toEqual({ [kind]: 1 });
+  });
+
+  it('retries a 422 without stream_options and remembers the rejection', async () => {
+    const { result, server } = await runAgainst(
+      (body) =>
+        'stream_options' in body
+          ? {
+              status: 422,
+              headers: { 'content-type': 'application/json' },
+              steps: ['{"detail":"unprocessable"}'],
+            }
+          : { steps: [chunk({ content: 'a' }, { finish_reason: 'stop' }), 'data: [DONE]\n\n'] },
+      { requests: 3 },
+    );
+    expect(result.summary.requests.succeeded).toBe(3);
+    expect(result.streamOptions).toEqual({ requested: true, rejectedByServer: true, retriedRequests: 1 });
+    expect(server.bodies.map((b) => 'stream_options' in b)).toEqual([true, false, false, false]);
+  });
+
+  it('does not blame stream_options for a 400 that a retry without them gets too', async () => {
+    const { result, server } = await runAgainst(
+      () => ({
+        status: 400,
+        headers: { 'content-type': 'application/json' },
+        steps: ['{"error":"bad model"}'],
+      }),
+      { requests: 3 },
+    );
+    expect(result.summary.errorsByClass).toEqual({ http_status: 3 });
+    expect(result.requests[0].error).toMatchObject({ kind: 'http_status', status: 400 });
+    expect(result.requests[0].error!.message).toContain('bad model');
+    expect(result.streamOptions).toEqual({ requested: true, rejectedByServer: false, retriedRequests: 1 });
+    expect(server.bodies.map((b) => 'stream_options' in b)).toEqual([true, false, true, true]);
+  });
+});
+
+describe('parseRetryAfter', () => {
+  it('reads delta-seconds and HTTP dates', () => {
+    expect(parseRetryAfter('7')).toBe(7);
+    expect(parseRetryAfter('0.5')).toBe(0.5);
+    const now = Date.parse('Wed, 21 Oct 2026 07:28:00 GMT');
+    expect(parseRetryAfter('Wed, 21 Oct 2026 07:28:30 GMT', now)).toBe(30);
+    expect(parseRetryAfter('Wed, 21 Oct 2026 07:27:00 GMT', now)).toBe(0);
+    expect(parseRetryAfter('soon')).toBeUndefined();
+    expect(parseRetryAfter(undefined)).toBeUndefined();
+  });
+});
+
+describe('options that cannot describe a run', () => {
+  const base: RunOptions = {
+    target: { baseUrl: 'http://127.0.0.1:1/v1', apiKind: 'chat', model: 'm' },
+    workload: { kind: 'synthetic', inputTokens: 4, outputTokens: 3 },
+    load: { kind: 'closed', concurrency: 1 },
+    requests: 1,
+  };
+  it.each([
+    ['no end', { requests: undefined }],
+    ['a bad URL', { target: { ...base.target, baseUrl: 'not a url' } }],
+    ['a non-http URL', { target: { ...base.target, baseUrl: 'ftp://x/v1' } }],
+    ['zero concurrency', { load: { kind: 'closed', concurrency: 0 } }],
+    ['a negative rate', { load: { kind: 'open', ratePerS: -1, arrival: 'poisson' } }],
+    ['an empty dataset', { workload: { kind: 'dataset', prompts: [] } }],
+  ] as const)('throw for %s', async (_name, overrides) => {
+    await expect(runBenchmark({ ...base, ...(overrides as Partial<RunOptions>) })).rejects.toThrow();
+  });
+});
