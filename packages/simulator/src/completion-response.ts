@@ -141,8 +141,9 @@ export class CompletionResponse {
       },
     });
     this.res.writeHead(200, { 'content-type': 'application/json', 'x-teapot-response-id': trace.id });
+    const writeStartNs = process.hrtime.bigint();
     this.res.end(body);
-    trace.record('content', outputTokens, scheduledNs, process.hrtime.bigint());
+    trace.record('content', outputTokens, scheduledNs, writeStartNs, process.hrtime.bigint());
     trace.finishReason = this.plan.finishReason;
     trace.complete = true;
     this.finish();
@@ -165,8 +166,11 @@ export class CompletionResponse {
           return;
         }
         this.res.writeHead(200, { 'content-type': 'application/json', 'x-teapot-response-id': trace.id });
-        this.res.end(broken.slice(6));
-        trace.record('error', 0, scheduledNs, process.hrtime.bigint());
+        {
+          const writeStartNs = process.hrtime.bigint();
+          this.res.end(broken.slice(6));
+          trace.record('error', 0, scheduledNs, writeStartNs, process.hrtime.bigint());
+        }
         this.finish();
         return;
       case 'truncate':
@@ -209,12 +213,14 @@ export class CompletionResponse {
 
   /**
    * One SSE event, one res.write. Node corks the socket inside res.write until the next tick; the
-   * uncork sends the bytes now, so writtenNs (taken right after) is when the kernel had them.
+   * uncork sends the bytes now, so writtenNs (taken right after) is when the kernel had them. The
+   * write syscall can wake the reader and lose the CPU to it, so writeStartNs brackets it from below.
    */
   private writeEvent(kind: GroundTruthEventKind, tokens: number, data: string, scheduledNs: bigint): void {
+    const writeStartNs = process.hrtime.bigint();
     this.res.write(data);
     this.res.socket?.uncork();
-    this.plan.trace.record(kind, tokens, scheduledNs, process.hrtime.bigint());
+    this.plan.trace.record(kind, tokens, scheduledNs, writeStartNs, process.hrtime.bigint());
   }
 }
 

@@ -11,6 +11,7 @@ describe('ground truth', () => {
         i === 0 ? 'role' : 'content',
         i === 0 ? 0 : 1,
         1_000_000_000_000n + BigInt(i),
+        2_000_000_000_100n + BigInt(i),
         2_000_000_000_123n + BigInt(i),
       );
     const truth = t.toGroundTruth();
@@ -19,6 +20,7 @@ describe('ground truth', () => {
       kind: 'content',
       tokens: 1,
       scheduledNs: 1_000_000_000_004n,
+      writeStartNs: 2_000_000_000_104n,
       writtenNs: 2_000_000_000_127n,
     });
     expect(groundTruthFromJson(JSON.parse(JSON.stringify(groundTruthToJson(truth))))).toEqual(truth);
@@ -40,7 +42,8 @@ describe('ground truth', () => {
     expect(store.size).toBe(2);
     const third = trace('third', 1);
     store.add(third);
-    for (let i = 0; i < 4; i++) third.record('content', 1, 1_000_000_000_000n, 1_000_000_000_000n);
+    for (let i = 0; i < 4; i++)
+      third.record('content', 1, 1_000_000_000_000n, 1_000_000_000_000n, 1_000_000_000_000n);
     expect(store.get('first')).toBeUndefined();
     expect(store.get('second')).toBeDefined();
     expect(store.get('third')?.eventCount).toBe(4);

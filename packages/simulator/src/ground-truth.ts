@@ -9,7 +9,9 @@ export interface GroundTruthEvent {
   tokens: number;
   /** Model time: when the engine step that produced these tokens ended (process.hrtime.bigint() clock). */
   scheduledNs: bigint;
-  /** process.hrtime.bigint() right after `res.write` returned and the socket was uncorked. */
+  /** process.hrtime.bigint() just before `res.write`: no client can have the bytes earlier. */
+  writeStartNs: bigint;
+  /** process.hrtime.bigint() right after `res.write` returned and the socket was uncorked: the kernel had the bytes. */
   writtenNs: bigint;
 }
 
@@ -40,19 +42,23 @@ export interface GroundTruth {
 
 /** GroundTruth as JSON on the side channel: every bigint as a decimal string. */
 export type GroundTruthJson = Omit<GroundTruth, 'events' | 'arrivedNs' | 'fault'> & {
-  events: Array<
-    Omit<GroundTruthEvent, 'scheduledNs' | 'writtenNs'> & { scheduledNs: string; writtenNs: string }
-  >;
+  events: Array<{
+    kind: GroundTruthEventKind;
+    tokens: number;
+    scheduledNs: string;
+    writeStartNs: string;
+    writtenNs: string;
+  }>;
   arrivedNs: string;
   fault: (Omit<GroundTruthFault, 'firedNs'> & { firedNs: string | null }) | null;
 };
 
 const KINDS: readonly GroundTruthEventKind[] = ['role', 'content', 'usage', 'error'];
 const KIND_CODE: Readonly<Record<GroundTruthEventKind, number>> = { role: 0, content: 1, usage: 2, error: 3 };
-const STRIDE = 4;
+const STRIDE = 5;
 
 /**
- * The mutable record of one response. Events are packed in one Float64Array (kind, tokens and both
+ * The mutable record of one response. Events are packed in one Float64Array (kind, tokens and the three
  * times as ns offsets from arrival: exact for 104 days) so that 200k traces stay compact.
  */
 export class ResponseTrace {
@@ -85,7 +91,13 @@ export class ResponseTrace {
     return this.packed.length / STRIDE;
   }
 
-  record(kind: GroundTruthEventKind, tokens: number, scheduledNs: bigint, writtenNs: bigint): void {
+  record(
+    kind: GroundTruthEventKind,
+    tokens: number,
+    scheduledNs: bigint,
+    writeStartNs: bigint,
+    writtenNs: bigint,
+  ): void {
     if (this.length === this.capacity) {
       const grown = new Float64Array(this.packed.length * 2);
       grown.set(this.packed);
@@ -96,7 +108,8 @@ export class ResponseTrace {
     this.packed[at] = KIND_CODE[kind];
     this.packed[at + 1] = tokens;
     this.packed[at + 2] = Number(scheduledNs - this.arrivedNs);
-    this.packed[at + 3] = Number(writtenNs - this.arrivedNs);
+    this.packed[at + 3] = Number(writeStartNs - this.arrivedNs);
+    this.packed[at + 4] = Number(writtenNs - this.arrivedNs);
   }
 
   toGroundTruth(): GroundTruth {
@@ -107,7 +120,8 @@ export class ResponseTrace {
         kind: KINDS[this.packed[at]],
         tokens: this.packed[at + 1],
         scheduledNs: this.arrivedNs + BigInt(this.packed[at + 2]),
-        writtenNs: this.arrivedNs + BigInt(this.packed[at + 3]),
+        writeStartNs: this.arrivedNs + BigInt(this.packed[at + 3]),
+        writtenNs: this.arrivedNs + BigInt(this.packed[at + 4]),
       });
     }
     return {
@@ -129,7 +143,7 @@ export class ResponseTrace {
 export interface GroundTruthLimits {
   /** Responses kept; the oldest are evicted first. */
   maxResponses: number;
-  /** Events kept over all responses (32 bytes each), so long runs of long responses stay bounded too. */
+  /** Events kept over all responses (40 bytes each), so long runs of long responses stay bounded too. */
   maxEvents: number;
 }
 
@@ -182,6 +196,7 @@ export function groundTruthToJson(truth: GroundTruth): GroundTruthJson {
       kind: e.kind,
       tokens: e.tokens,
       scheduledNs: e.scheduledNs.toString(),
+      writeStartNs: e.writeStartNs.toString(),
       writtenNs: e.writtenNs.toString(),
     })),
     fault: truth.fault && { ...truth.fault, firedNs: truth.fault.firedNs?.toString() ?? null },
@@ -197,6 +212,7 @@ export function groundTruthFromJson(json: GroundTruthJson): GroundTruth {
       kind: e.kind,
       tokens: e.tokens,
       scheduledNs: BigInt(e.scheduledNs),
+      writeStartNs: BigInt(e.writeStartNs),
       writtenNs: BigInt(e.writtenNs),
     })),
     fault: json.fault && {

@@ -163,7 +163,8 @@ describe('the OpenAI-compatible server', () => {
     });
     for (let i = 0; i < truth.events.length; i++) {
       const event = truth.events[i];
-      expect(event.writtenNs).toBeGreaterThanOrEqual(event.scheduledNs);
+      expect(event.writeStartNs).toBeGreaterThanOrEqual(event.scheduledNs);
+      expect(event.writtenNs).toBeGreaterThan(event.writeStartNs);
       // the client in this process can only read an event after the server wrote it
       expect(dataEvents[i].receivedNs).toBeGreaterThanOrEqual(event.writtenNs);
       if (i > 0) {

@@ -54,7 +54,7 @@ export interface SimulatorOptions extends DeploymentInput {
   groundTruthLimits?: Partial<GroundTruthLimits>;
   /** The engine loop spins for the last spinUs before each step (default 1000; 0 = timers only). */
   spinUs?: number;
-  /** When the loop falls this far behind its schedule (a GC pause, a suspended machine) it restarts the schedule from now instead of catching up in a burst (default 200). */
+  /** When the loop falls this far behind its schedule (a GC pause, a suspended machine) it restarts the schedule from now instead of catching up in a burst (default 50). */
   maxLagMs?: number;
 }
 
@@ -102,7 +102,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
     jitter: settings.jitter,
     random: seededRandom(deriveSeed(seed, -1)),
     spinNs: BigInt(Math.round((options.spinUs ?? 1000) * 1000)),
-    maxLagNs: BigInt(Math.round((options.maxLagMs ?? 200) * 1e6)),
+    maxLagNs: BigInt(Math.round((options.maxLagMs ?? 50) * 1e6)),
   });
   const store = new GroundTruthStore({ ...DEFAULT_GROUND_TRUTH_LIMITS, ...options.groundTruthLimits });
   const open = new Set<CompletionResponse>();

@@ -15,14 +15,25 @@ import { parseArgs } from 'node:util';
 import type { EngineStats } from '../engine';
 import type { GroundTruthJson } from '../ground-truth';
 
+interface Spread {
+  p50: number;
+  p99: number;
+  max: number;
+}
+
 interface Figures {
   spinUs: number;
   streams: number;
   tokensPerStreamPerS: number;
   fire: EngineStats['fireLateness'];
   lastWrite: EngineStats['lastWriteLateness'];
-  writeDelayUs: { p50: number; p99: number; max: number; count: number };
+  /** writeStartNs - scheduledNs of every token event: how late the loop began each write. */
+  writeDelayUs: Spread;
+  /** writtenNs - writeStartNs: the write call itself (syscall, and the reader it may wake). */
+  writeCallUs: Spread;
   cpuCores: number;
+  /** Simulator CPU per token written: the cost that decides how many streams one core carries. */
+  cpuUsPerToken: number;
   rebases: number;
 }
 
@@ -112,6 +123,11 @@ function quantile(sorted: Float64Array, q: number): number {
   return sorted[lo] + (h - lo) * ((sorted[Math.min(lo + 1, sorted.length - 1)] ?? sorted[lo]) - sorted[lo]);
 }
 
+function spread(values: number[]): Spread {
+  const sorted = Float64Array.from(values).sort();
+  return { p50: quantile(sorted, 0.5), p99: quantile(sorted, 0.99), max: sorted[sorted.length - 1] };
+}
+
 async function measure(spinUs: number, streams: number, seconds: number): Promise<Figures> {
   const { child, baseUrl } = await startChild(spinUs, streams);
   try {
@@ -131,25 +147,24 @@ async function measure(spinUs: number, streams: number, seconds: number): Promis
       ids: sample,
     });
     const delays: number[] = [];
+    const calls: number[] = [];
     for (const truth of truths.data) {
       for (const e of truth.events) {
-        if (e.kind === 'content') delays.push(Number(BigInt(e.writtenNs) - BigInt(e.scheduledNs)) / 1e3);
+        if (e.kind !== 'content') continue;
+        delays.push(Number(BigInt(e.writeStartNs) - BigInt(e.scheduledNs)) / 1e3);
+        calls.push(Number(BigInt(e.writtenNs) - BigInt(e.writeStartNs)) / 1e3);
       }
     }
-    const sorted = Float64Array.from(delays).sort();
     return {
       spinUs,
       streams,
       tokensPerStreamPerS: maxTokens / elapsedS,
       fire: stats.engine.fireLateness,
       lastWrite: stats.engine.lastWriteLateness,
-      writeDelayUs: {
-        p50: quantile(sorted, 0.5),
-        p99: quantile(sorted, 0.99),
-        max: sorted[sorted.length - 1],
-        count: sorted.length,
-      },
+      writeDelayUs: spread(delays),
+      writeCallUs: spread(calls),
       cpuCores: cpu / elapsedS,
+      cpuUsPerToken: (cpu * 1e6) / (maxTokens * streams),
       rebases: stats.engine.rebases,
     };
   } finally {
@@ -174,7 +189,7 @@ async function main(): Promise<void> {
   const f = (x: number) => x.toFixed(0).padStart(6);
   process.stdout.write(
     'spin_us streams tok/s/stream | step fire late us p50 p99 max | last write of step late us p50 p99 max | ' +
-      'token write delay us p50 p99 max | sim CPU cores | rebases\n',
+      'token write start late us p50 p99 max | write call us p50 p99 max | sim CPU cores, us/token | rebases\n',
   );
   for (const r of rows) {
     process.stdout.write(
@@ -182,7 +197,8 @@ async function main(): Promise<void> {
         `${f(r.fire.p50Us)} ${f(r.fire.p99Us)} ${f(r.fire.maxUs)} | ` +
         `${f(r.lastWrite.p50Us)} ${f(r.lastWrite.p99Us)} ${f(r.lastWrite.maxUs)} | ` +
         `${f(r.writeDelayUs.p50)} ${f(r.writeDelayUs.p99)} ${f(r.writeDelayUs.max)} | ` +
-        `${r.cpuCores.toFixed(2).padStart(5)} | ${r.rebases}\n`,
+        `${f(r.writeCallUs.p50)} ${f(r.writeCallUs.p99)} ${f(r.writeCallUs.max)} | ` +
+        `${r.cpuCores.toFixed(2).padStart(5)} ${r.cpuUsPerToken.toFixed(1).padStart(5)} | ${r.rebases}\n`,
     );
   }
 }
