@@ -243,6 +243,27 @@ describe('the OpenAI-compatible server', () => {
     expect((await fetch(`${sim.baseUrl}/nothing`)).status).toBe(404);
   });
 
+  it('frees the batch slot when a client goes away mid-stream', async () => {
+    const controller = new AbortController();
+    const response = await fetch(`${sim.baseUrl}/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(chat({ max_tokens: 100_000 })),
+      signal: controller.signal,
+    });
+    const id = response.headers.get('x-teapot-response-id')!;
+    const wait = () => new Promise((resolve) => setTimeout(resolve, 5));
+    while ((sim.groundTruth(id)?.events.length ?? 0) < 3) await wait();
+    expect(sim.stats().engine.running).toBe(1);
+    controller.abort();
+    while (sim.stats().engine.running > 0 || sim.stats().openResponses > 0) await wait();
+    expect(sim.groundTruth(id)?.complete).toBe(false);
+    const stats = (await (await fetch(`${sim.baseUrl}/_teapot/stats`)).json()) as {
+      engine: { steps: number };
+    };
+    expect(stats.engine.steps).toBeGreaterThan(3);
+  });
+
   it('close() ends open streams and the server promptly', async () => {
     const other = await startSimulator({ quant: 'fp8' });
     const response = await post(`${other.baseUrl}/chat/completions`, chat({ max_tokens: 100_000 }));
