@@ -12,7 +12,7 @@ const HOSTILE_VALUES: Array<[string, unknown]> = [
   ['enormous', 1e308],
   ['unsafe integer', 2 ** 53 + 1],
   ['empty string', ''],
-  ['long string', 'x'.repeat(200_000)],
+  ['long string', 'x'.repeat(20_000)],
   ['NaN as text', 'NaN'],
   ['NUL byte', 'a\u0000b'],
   ['array', []],
@@ -173,12 +173,19 @@ function nest(depth: number): Record<string, unknown> {
   return value;
 }
 
-/** Field paths of a body schema, one level into nested objects (both variants of a oneOf). */
+/**
+ * Field paths of a body schema, one level into nested objects (every variant of a oneOf). A nested
+ * schema shared by several routes (e.g. the serving configuration) is attacked through the first.
+ */
+const attackedNested = new Set<string>();
 function fieldPaths(schema: SchemaObject): string[][] {
   const paths: string[][] = [];
   for (const [name, property] of Object.entries(schema.properties ?? {})) {
     paths.push([name]);
     for (const variant of (property as SchemaObject).oneOf ?? [property]) {
+      const ref = (variant as { $ref?: string }).$ref;
+      if (ref && attackedNested.has(ref)) continue;
+      if (ref) attackedNested.add(ref);
       const nested = resolve(docOf(), variant as SchemaObject);
       for (const child of Object.keys(nested.properties ?? {})) paths.push([name, child]);
     }
@@ -222,10 +229,15 @@ describe('hostile input at every route never gets a 5xx', () => {
         }
       }
       for (const [name, raw, type] of RAW_BODIES) tasks.push(() => send(op, name, { raw: [raw, type] }));
+      const everyString = Object.fromEntries(
+        Object.keys(base).map((key) => [key, 'y'.repeat(900_000 / Object.keys(base).length)]),
+      );
+      tasks.push(() => send(op, 'every field a long string, 900 KB in all', { body: everyString }));
       tasks.push(() => send(op, 'array body', { body: [base] }));
     }
     await all(tasks);
     expect(failures).toEqual([]);
+    expect(tasks.length).toBeGreaterThan(1000);
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
   }, 120_000);
 

@@ -1,0 +1,97 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Type } from 'class-transformer';
+import { IsIn, IsInt, IsOptional, Max, Min } from 'class-validator';
+import type { RequestError, RequestOutcome, TokenCountSource } from '@teapot/measure';
+
+export const EXPORT_FORMATS = ['ndjson', 'csv'] as const;
+export type ExportFormat = (typeof EXPORT_FORMATS)[number];
+export const MAX_REQUESTS_PAGE = 500;
+
+export class RunRequestsQueryDto {
+  @ApiPropertyOptional({ minimum: 1, maximum: MAX_REQUESTS_PAGE, default: 100 })
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(MAX_REQUESTS_PAGE)
+  limit: number = 100;
+
+  @ApiPropertyOptional({ description: 'The `nextCursor` of the previous page.' })
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt({ message: 'cursor must be a cursor this API returned' })
+  @Min(0, { message: 'cursor must be a cursor this API returned' })
+  @Max(2 ** 31 - 1, { message: 'cursor must be a cursor this API returned' })
+  cursor?: number;
+}
+
+export class ExportQueryDto {
+  @ApiPropertyOptional({ enum: EXPORT_FORMATS, default: 'ndjson' })
+  @IsOptional()
+  @IsIn(EXPORT_FORMATS)
+  format: ExportFormat = 'ndjson';
+}
+
+export class RequestErrorDto implements RequestError {
+  @ApiProperty({ example: 'rate_limited' }) kind!: RequestError['kind'];
+  @ApiProperty() message!: string;
+  @ApiPropertyOptional() status?: number;
+  @ApiPropertyOptional() retryAfterS?: number;
+}
+
+export class RequestMetricsDto {
+  @ApiProperty({ type: Number, nullable: true, description: 'Request start -> first token chunk.' })
+  ttftUs!: number | null;
+  @ApiProperty({ type: Number, nullable: true, description: 'Request start -> last token chunk.' })
+  e2eUs!: number | null;
+  @ApiProperty({ type: Number, nullable: true, description: '(t_last - t_first) / (tokens - 1).' })
+  tpotUs!: number | null;
+  @ApiProperty({ description: 'Tokens whose arrival was timed (in token-carrying chunks).' })
+  timedTokens!: number;
+  @ApiProperty({
+    type: [Number],
+    description: "One per token after the first token chunk: a chunk's gap split over its tokens.",
+  })
+  itlUs!: number[];
+  @ApiProperty({ type: [Number], description: 'Gaps between consecutive token-carrying chunks.' })
+  interChunkUs!: number[];
+}
+
+/** The measurement package's RequestRecord, arrays as JSON arrays, plus what derives from it. */
+export class RunRequestDto {
+  @ApiProperty() index!: number;
+  @ApiProperty() warmup!: boolean;
+  @ApiProperty({ enum: ['ok', 'error', 'incomplete'] }) outcome!: RequestOutcome;
+  @ApiProperty({ type: RequestErrorDto, nullable: true }) error!: RequestError | null;
+  @ApiProperty({ description: 'Intended send time, us from the run anchor.' }) scheduledUs!: number;
+  @ApiProperty({ description: 'Actual start, us from the run anchor.' }) startUs!: number;
+  @ApiProperty({ type: Number, nullable: true }) ttfbUs!: number | null;
+  @ApiProperty({ type: [Number], description: 'Arrival of each chunk, us from request start.' })
+  chunkOffsetsUs!: number[];
+  @ApiProperty({ type: [Number], description: 'Output tokens carried by each chunk.' })
+  chunkTokens!: number[];
+  @ApiProperty({
+    type: [Number],
+    description: 'Kind of each chunk: 0 content, 1 reasoning, 2 tool call, 3 empty.',
+  })
+  chunkKinds!: number[];
+  @ApiProperty({ enum: ['usage_delta', 'usage_final', 'chunk'] }) tokenSource!: TokenCountSource;
+  @ApiProperty() outputTokens!: number;
+  @ApiProperty({ type: Number, nullable: true }) promptTokens!: number | null;
+  @ApiProperty({ type: Number, nullable: true }) targetPromptTokens!: number | null;
+  @ApiProperty({ type: String, nullable: true }) responseId!: string | null;
+  @ApiProperty({ type: String, nullable: true }) finishReason!: string | null;
+  @ApiProperty({ type: RequestMetricsDto }) metrics!: RequestMetricsDto;
+}
+
+export class RunRequestPageDto {
+  @ApiProperty({ type: [RunRequestDto], description: 'In issue order, warm-up requests included.' })
+  items!: RunRequestDto[];
+
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    description: 'Pass as `cursor` for the next page; null on the last.',
+  })
+  nextCursor!: string | null;
+}
