@@ -140,12 +140,25 @@ export class CompletionResponse {
         total_tokens: trace.promptTokens + outputTokens,
       },
     });
-    this.res.writeHead(200, { 'content-type': 'application/json', 'x-teapot-response-id': trace.id });
-    const writeStartNs = process.hrtime.bigint();
-    this.res.end(body);
-    trace.record('content', outputTokens, scheduledNs, writeStartNs, process.hrtime.bigint());
     trace.finishReason = this.plan.finishReason;
     trace.complete = true;
+    this.endWithBody(200, 'content', outputTokens, body, scheduledNs);
+  }
+
+  /** A non-streamed response's one body, recorded as one event. */
+  private endWithBody(
+    status: number,
+    kind: GroundTruthEventKind,
+    tokens: number,
+    body: string,
+    scheduledNs: bigint,
+  ): void {
+    const { trace } = this.plan;
+    trace.status = status;
+    this.res.writeHead(status, { 'content-type': 'application/json', 'x-teapot-response-id': trace.id });
+    const writeStartNs = process.hrtime.bigint();
+    this.res.end(body);
+    trace.record(kind, tokens, scheduledNs, writeStartNs, process.hrtime.bigint());
     this.finish();
   }
 
@@ -165,13 +178,7 @@ export class CompletionResponse {
           this.writeEvent('error', 0, broken, scheduledNs);
           return;
         }
-        this.res.writeHead(200, { 'content-type': 'application/json', 'x-teapot-response-id': trace.id });
-        {
-          const writeStartNs = process.hrtime.bigint();
-          this.res.end(broken.slice(6));
-          trace.record('error', 0, scheduledNs, writeStartNs, process.hrtime.bigint());
-        }
-        this.finish();
+        this.endWithBody(200, 'error', 0, broken.slice('data: '.length), scheduledNs);
         return;
       case 'truncate':
         if (!request.stream) {
@@ -187,14 +194,12 @@ export class CompletionResponse {
       case 'error-event': {
         const error =
           '{"error":{"message":"simulated engine error mid-stream","type":"InternalServerError","param":null,"code":500}}';
-        if (request.stream) {
-          this.writeEvent('error', 0, `event: error\ndata: ${error}\n\n`, scheduledNs);
-          this.res.end();
-        } else {
-          trace.status = 500;
-          this.res.writeHead(500, { 'content-type': 'application/json', 'x-teapot-response-id': trace.id });
-          this.res.end(error);
+        if (!request.stream) {
+          this.endWithBody(500, 'error', 0, error, scheduledNs);
+          return;
         }
+        this.writeEvent('error', 0, `event: error\ndata: ${error}\n\n`, scheduledNs);
+        this.res.end();
         this.finish();
         return;
       }

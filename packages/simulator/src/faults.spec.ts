@@ -139,6 +139,26 @@ describe('fault modes', () => {
     expect(chunks(plain)).toHaveLength(1 + 8);
   });
 
+  it('applies mid-stream faults to non-streamed responses too', async () => {
+    const nonStream = (mode: string) => faulty(mode, 2, { stream: false, stream_options: undefined });
+    const malformed = await nonStream('malformed');
+    expect(malformed.status).toBe(200);
+    await expect(malformed.json()).rejects.toThrow();
+    const errored = await nonStream('error-event');
+    expect(errored.status).toBe(500);
+    expect(sim.groundTruth(errored.headers.get('x-teapot-response-id')!)).toMatchObject({ status: 500 });
+    const truncated = await nonStream('truncate');
+    await expect(truncated.text()).rejects.toThrow();
+    const stalled = await Promise.race([
+      nonStream('stall').then(
+        () => 'answered',
+        () => 'failed',
+      ),
+      new Promise((resolve) => setTimeout(() => resolve('quiet'), 300)),
+    ]);
+    expect(stalled).toBe('quiet');
+  });
+
   it('fires a mid-stream fault before the end even when the response is shorter than x-teapot-fault-after', async () => {
     const result = await readStream(await faulty('truncate', 50));
     expect(chunks(result)).toHaveLength(1 + 7);
