@@ -52,7 +52,10 @@ export interface RequestError {
   retryAfterS?: number;
 }
 
-/** How the request ended. `incomplete`: still running when a duration-bounded run ended. */
+/**
+ * How the request ended. `incomplete`: still running when a duration-bounded run ended or the run was
+ * aborted; it was cut off, carries `error.kind` 'aborted' saying why, and is kept out of every metric.
+ */
 export type RequestOutcome = 'ok' | 'error' | 'incomplete';
 
 /**
@@ -213,11 +216,16 @@ export type Load =
       maxConcurrency?: number;
     };
 
+/** Live figures for a progress display; warm-up requests included. */
 export interface Progress {
+  /** Requests that ended ok. */
   completed: number;
+  /** Requests that ended with an error. */
   failed: number;
   inFlight: number;
+  /** Warm-up plus measured requests, null for a duration-bounded run. */
   total: number | null;
+  /** Output tokens streamed so far, in-flight requests included. */
   outputTokens: number;
   elapsedS: number;
   /** Output tokens/s over the last second or so. */
