@@ -56,7 +56,7 @@ export class CompletionResponse {
   /** Headers and, for chat, the role-only first chunk: written when the request arrives, as OpenAI does. */
   begin(): void {
     if (!this.plan.request.stream) return;
-    this.res.writeHead(200, { ...SSE_HEADERS, 'x-teapot-response-id': this.plan.trace.id });
+    this.res.writeHead(200, SSE_HEADERS);
     if (this.plan.request.api === 'chat') {
       const choice =
         '{"index":0,"delta":{"role":"assistant","content":""},"logprobs":null,"finish_reason":null}]';
@@ -155,7 +155,7 @@ export class CompletionResponse {
   ): void {
     const { trace } = this.plan;
     trace.status = status;
-    this.res.writeHead(status, { 'content-type': 'application/json', 'x-teapot-response-id': trace.id });
+    this.res.writeHead(status, { 'content-type': 'application/json' });
     const writeStartNs = process.hrtime.bigint();
     this.res.end(body);
     trace.record(kind, tokens, scheduledNs, writeStartNs, process.hrtime.bigint());

@@ -119,6 +119,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
     const arrivedNs = process.hrtime.bigint();
     const index = requestIndex++;
     const id = `${api === 'chat' ? 'chatcmpl' : 'cmpl'}-${randomBytes(12).toString('hex')}`;
+    res.setHeader('x-teapot-response-id', id);
     let body: unknown;
     try {
       body = JSON.parse(rawBody.toString('utf8'));
@@ -138,7 +139,6 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
       trace.fault = { mode: fault.mode, afterTokens: 0, firedNs: process.hrtime.bigint() };
       trace.status = 400;
       store.add(trace);
-      res.setHeader('x-teapot-response-id', id);
       throw new ApiError(
         400,
         "[{'type': 'extra_forbidden', 'loc': ('body', 'stream_options'), 'msg': 'Extra inputs are not permitted'}]",
@@ -173,7 +173,6 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
     );
     if (fault) trace.fault = { mode: fault.mode, afterTokens: fault.afterTokens, firedNs: null };
     store.add(trace);
-    res.setHeader('x-teapot-response-id', id);
 
     if (
       fault &&
