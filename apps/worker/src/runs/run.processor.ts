@@ -22,9 +22,14 @@ export interface RunJobOutcome {
 }
 
 interface ActiveRun {
+  runId: string;
+  attempt: number;
   controller: AbortController;
   reason: string | null;
 }
+
+/** After an abort, how long a measurement may take to wind down before its run is ended without it. */
+const ABORT_SETTLE_MS = 5_000;
 
 /**
  * Processes `runs` jobs. Rules, in order:
@@ -78,18 +83,37 @@ export class RunProcessor {
     this.worker.on('failed', (job, error) => void this.onJobFailed(job, error));
   }
 
-  /** Stops taking jobs; a run still measuring after `graceMs` is aborted and stored as aborted. */
+  /**
+   * Stops taking jobs; a run still measuring after `graceMs` is aborted and stored as aborted. A
+   * measurement that does not wind down after its abort has its run ended as aborted without results.
+   */
   async close(graceMs: number): Promise<void> {
-    if (!this.worker) return;
+    const worker = this.worker;
+    if (!worker) return;
     this.closing = true;
-    const timer = setTimeout(
+    const graceTimer = setTimeout(
       () => this.abortAll('the worker shut down (SIGTERM) before the run finished'),
       graceMs,
     );
+    const drained = worker.close().then(() => true);
+    // A referenced timer also keeps the process alive until the runs are stored.
+    let settleTimer: NodeJS.Timeout | undefined;
+    const settled = new Promise<boolean>((resolve) => {
+      settleTimer = setTimeout(() => resolve(false), graceMs + ABORT_SETTLE_MS);
+    });
     try {
-      await this.worker.close();
+      if (!(await Promise.race([drained, settled]))) {
+        for (const run of this.active.values()) {
+          const reason = `${run.reason ?? 'the worker shut down'}; the measurement did not stop, so no results were kept`;
+          await this.store
+            .endUnmeasured({ id: run.runId, attempts: run.attempt }, 'aborted', reason)
+            .catch(() => false);
+        }
+        await worker.close(true);
+      }
     } finally {
-      clearTimeout(timer);
+      clearTimeout(graceTimer);
+      clearTimeout(settleTimer);
       await this.connection?.quit().catch(() => this.connection?.disconnect());
       this.worker = null;
     }
@@ -171,7 +195,7 @@ export class RunProcessor {
       return this.endUnmeasured({ ...run, attempts: attempt }, 'failed', reason);
     }
 
-    const active: ActiveRun = { controller: new AbortController(), reason: null };
+    const active: ActiveRun = { runId: run.id, attempt, controller: new AbortController(), reason: null };
     this.active.set(run.id, active);
     lease.onLost((reason) => {
       active.reason ??= reason;
@@ -198,9 +222,21 @@ export class RunProcessor {
     abortReason: string | null,
   ): Promise<RunJobOutcome> {
     const verdict = verdictOf(result, abortReason);
-    const status = await this.retryWhileDatabaseIsAway(`store run ${runId}`, () =>
-      this.store.persist(runId, attempt, result, verdict.error),
-    );
+    let status: string | null;
+    try {
+      status = await this.retryWhileDatabaseIsAway(`store run ${runId}`, () =>
+        this.store.persist(runId, attempt, result, verdict.error),
+      );
+    } catch (error) {
+      // Still unreachable after the retries: fail the job so BullMQ retries it (the run is measured again).
+      if (isTransientDbError(error)) throw error;
+      // A write that can never succeed (a bug, bad data) would fail again: end the run with the reason.
+      return this.endUnmeasured(
+        { id: runId, attempts: attempt },
+        'failed',
+        `the result could not be stored: ${message(error)}`,
+      );
+    }
     if (!status) {
       this.logger.warn(
         `run ${runId}: attempt ${attempt} was superseded by a newer attempt; its result is dropped`,
