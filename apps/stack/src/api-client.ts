@@ -1,0 +1,165 @@
+/** The slices of the REST API's responses the launcher reads (see apps/api DTOs and /docs). */
+export interface EndpointView {
+  id: string;
+  name: string;
+  baseUrl: string;
+  apiKind: string;
+  model: string;
+  archivedAt: string | null;
+}
+
+export interface ServingConfigView {
+  version: number;
+  [field: string]: unknown;
+}
+
+export interface ProfileView {
+  id: string;
+  name: string;
+  endpointId: string;
+  [field: string]: unknown;
+}
+
+export const FINISHED_RUN_STATUSES = ['succeeded', 'partial', 'failed', 'aborted'] as const;
+
+export interface RunView {
+  id: string;
+  profileId: string | null;
+  status: string;
+  error: string | null;
+  queuedAt: string;
+  itlP99Ms: number | null;
+  tpotP50Ms: number | null;
+  tpotP99Ms: number | null;
+  ttftP50Ms: number | null;
+  ttftP99Ms: number | null;
+  outputTokensPerS: number | null;
+  clientSaturated: boolean | null;
+}
+
+interface Page<T> {
+  items: T[];
+  nextCursor: string | null;
+}
+
+const REQUEST_TIMEOUT_MS = 15_000;
+const PAGE_SIZE = 200;
+
+export class ApiRequestError extends Error {
+  override readonly name = 'ApiRequestError';
+
+  constructor(
+    readonly status: number,
+    what: string,
+    detail: string,
+  ) {
+    super(`${what} answered ${status}: ${detail}`);
+  }
+}
+
+/** A small client of teapot's REST API: real HTTP, the API key as a bearer token. */
+export class TeapotApiClient {
+  constructor(
+    readonly baseUrl: string,
+    private readonly apiKey: string,
+  ) {}
+
+  /** True once GET /health answers 200 (Postgres and Redis up as the API sees them). */
+  async healthy(): Promise<boolean> {
+    try {
+      const response = await fetch(`${this.baseUrl}/health`, { signal: AbortSignal.timeout(2_000) });
+      await response.body?.cancel();
+      return response.ok;
+    } catch {
+      return false;
+    }
+  }
+
+  /** The endpoint with exactly this name, archived ones included. */
+  async findEndpoint(name: string): Promise<EndpointView | null> {
+    const found = await this.all<EndpointView>('/endpoints', { name, includeArchived: 'true' });
+    return found.find((endpoint) => endpoint.name === name) ?? null;
+  }
+
+  createEndpoint(body: Record<string, unknown>): Promise<EndpointView> {
+    return this.request('POST', '/endpoints', body);
+  }
+
+  updateEndpoint(id: string, body: Record<string, unknown>): Promise<EndpointView> {
+    return this.request('PATCH', `/endpoints/${id}`, body);
+  }
+
+  /** Newest version first. */
+  async servingConfigs(endpointId: string): Promise<ServingConfigView[]> {
+    const { items } = await this.request<{ items: ServingConfigView[] }>(
+      'GET',
+      `/endpoints/${endpointId}/configs`,
+    );
+    return items;
+  }
+
+  addServingConfig(endpointId: string, body: Record<string, unknown>): Promise<ServingConfigView> {
+    return this.request('POST', `/endpoints/${endpointId}/configs`, body);
+  }
+
+  async findProfile(endpointId: string, name: string): Promise<ProfileView | null> {
+    const found = await this.all<ProfileView>('/profiles', { endpointId });
+    return found.find((profile) => profile.name === name) ?? null;
+  }
+
+  createProfile(body: Record<string, unknown>): Promise<ProfileView> {
+    return this.request('POST', '/profiles', body);
+  }
+
+  updateProfile(id: string, body: Record<string, unknown>): Promise<ProfileView> {
+    return this.request('PATCH', `/profiles/${id}`, body);
+  }
+
+  /** Runs of a profile queued at or after `since`, newest first. */
+  runsOf(profileId: string, since: Date): Promise<RunView[]> {
+    return this.all<RunView>('/runs', { profileId, from: since.toISOString() });
+  }
+
+  private async all<T>(path: string, query: Record<string, string>): Promise<T[]> {
+    const items: T[] = [];
+    let cursor: string | null = null;
+    do {
+      const params = new URLSearchParams({
+        ...query,
+        limit: String(PAGE_SIZE),
+        ...(cursor ? { cursor } : {}),
+      });
+      const page: Page<T> = await this.request<Page<T>>('GET', `${path}?${params}`);
+      items.push(...page.items);
+      cursor = page.nextCursor;
+    } while (cursor);
+    return items;
+  }
+
+  private async request<T>(method: string, path: string, body?: unknown): Promise<T> {
+    const what = `${method} ${path.split('?')[0]}`;
+    const response = await fetch(`${this.baseUrl}${path}`, {
+      method,
+      headers: {
+        authorization: `Bearer ${this.apiKey}`,
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
+      body: body === undefined ? undefined : JSON.stringify(body),
+      signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
+    });
+    const text = await response.text();
+    if (!response.ok) throw new ApiRequestError(response.status, what, errorDetail(text));
+    return JSON.parse(text) as T;
+  }
+}
+
+/** The API's error body names the problem in `message`; anything else is shown as it came. */
+function errorDetail(text: string): string {
+  try {
+    const body = JSON.parse(text) as { message?: unknown };
+    if (typeof body.message === 'string') return body.message;
+  } catch {
+    // Not JSON: fall through to the raw text.
+  }
+  return text.slice(0, 500) || '(empty body)';
+}

@@ -1,0 +1,43 @@
+#!/usr/bin/env node
+import { USAGE, UsageError, parseStackArgs, type StackOptions } from './args';
+import { runStack } from './stack';
+
+async function main(): Promise<number> {
+  let options: StackOptions | 'help';
+  try {
+    options = parseStackArgs(process.argv.slice(2));
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    process.stderr.write(`teapot: ${error.message}\nRun with --help for the options.\n`);
+    return 2;
+  }
+  if (options === 'help') {
+    process.stdout.write(`${USAGE}\n`);
+    return 0;
+  }
+  const interrupt = new AbortController();
+  let signals = 0;
+  const onSignal = (signal: NodeJS.Signals) => {
+    signals++;
+    // A second Ctrl-C means "now": the exit hook kills whatever is still running.
+    if (signals > 1) process.exit(130);
+    interrupt.abort(new Error(signal));
+  };
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, onSignal);
+  const { exitCode } = await runStack(options, {
+    env: process.env,
+    output: process.stdout,
+    signal: interrupt.signal,
+  });
+  return exitCode;
+}
+
+main().then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (error: unknown) => {
+    process.stderr.write(`teapot: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.exitCode = 1;
+  },
+);

@@ -1,0 +1,92 @@
+import type { RunView } from './api-client';
+import { medianFigures, ratios, renderTable } from './report';
+
+function run(figures: Partial<RunView>): RunView {
+  return {
+    id: 'run',
+    profileId: 'profile',
+    status: 'succeeded',
+    error: null,
+    queuedAt: '2026-12-02T10:00:00Z',
+    itlP99Ms: null,
+    tpotP50Ms: null,
+    tpotP99Ms: null,
+    ttftP50Ms: null,
+    ttftP99Ms: null,
+    outputTokensPerS: null,
+    clientSaturated: false,
+    ...figures,
+  };
+}
+
+describe('medianFigures', () => {
+  it('takes the numpy-linear median of each figure over the runs that have it', () => {
+    const figures = medianFigures([
+      run({ itlP99Ms: 9, tpotP50Ms: 4, outputTokensPerS: 1000 }),
+      run({ itlP99Ms: 7, tpotP50Ms: 6, outputTokensPerS: null }),
+      run({ itlP99Ms: 30, tpotP50Ms: 5, outputTokensPerS: 3000 }),
+      run({ itlP99Ms: 8, tpotP50Ms: 5 }),
+    ]);
+    // Even counts interpolate halfway between the two middle values.
+    expect(figures.itlP99Ms).toBe(8.5);
+    expect(figures.tpotP50Ms).toBe(5);
+    expect(figures.outputTokensPerS).toBe(2000);
+    expect(figures.ttftP50Ms).toBeNull();
+  });
+});
+
+describe('ratios and renderTable', () => {
+  const fp16 = medianFigures([
+    run({ itlP99Ms: 20, tpotP50Ms: 6.4, ttftP50Ms: 70, outputTokensPerS: 1146.4 }),
+  ]);
+  const fp8 = medianFigures([
+    run({ itlP99Ms: 12.5, tpotP50Ms: 3.2, ttftP50Ms: 35, outputTokensPerS: 2292.8 }),
+  ]);
+
+  it('divides candidate by baseline per figure, null where either is missing', () => {
+    const ratio = ratios(fp8, fp16);
+    expect(ratio.itlP99Ms).toBeCloseTo(0.625, 10);
+    expect(ratio.tpotP50Ms).toBeCloseTo(0.5, 10);
+    expect(ratio.outputTokensPerS).toBeCloseTo(2, 10);
+    expect(ratio.ttftP99Ms).toBeNull();
+  });
+
+  it('prints one aligned row per endpoint and the ratio row', () => {
+    const table = renderTable(
+      [
+        { endpoint: 'llama-8b-h100-fp16', quant: 'fp16', runs: 3, figures: fp16 },
+        { endpoint: 'llama-8b-h100-fp8', quant: 'fp8', runs: 3, figures: fp8 },
+      ],
+      { label: 'FP8 / FP16', figures: ratios(fp8, fp16) },
+    );
+    const lines = table.trimEnd().split('\n');
+    expect(lines[0]).toMatch(
+      /^endpoint +quant +runs +P99 ITL ms +P50 TPOT ms +P99 TPOT ms +P50 TTFT ms +P99 TTFT ms +output tok\/s$/,
+    );
+    expect(lines[2].split(/ {2,}/)).toEqual([
+      'llama-8b-h100-fp16',
+      'fp16',
+      '3',
+      '20.00',
+      '6.40',
+      '-',
+      '70.00',
+      '-',
+      '1,146',
+    ]);
+    expect(lines[3].split(/ {2,}/)).toEqual([
+      'llama-8b-h100-fp8',
+      'fp8',
+      '3',
+      '12.50',
+      '3.20',
+      '-',
+      '35.00',
+      '-',
+      '2,293',
+    ]);
+    expect(lines[4].split(/ {2,}/)).toEqual(['FP8 / FP16', '0.63x', '0.50x', '-', '0.50x', '-', '2.00x']);
+    // Right-aligned numbers: every row is as wide as the header.
+    expect(new Set(lines.slice(0, 4).map((line) => line.length)).size).toBe(1);
+  });
+});

@@ -1,0 +1,294 @@
+import { createServer } from 'node:net';
+import path from 'node:path';
+import { EnvError, loadApiEnv, loadWorkerEnv, type EnvSource } from '@teapot/config';
+import { ensureDatabase, migrate } from '@teapot/db';
+import { ApiRequestError, FINISHED_RUN_STATUSES, TeapotApiClient, type RunView } from './api-client';
+import type { StackOptions } from './args';
+import type { Output } from './children';
+import {
+  demoEndpointName,
+  registerDemoEndpoint,
+  simulatorArgs,
+  type DemoEndpoint,
+  type DemoQuant,
+  type RegisteredEndpoint,
+} from './demo';
+import { DEV_ENV_FILE, REPO_ROOT, resolveStackEnv, type StackEnv } from './dev-env';
+import { checkServices, explainServiceProblems, maskPassword } from './preflight';
+import { medianFigures, ratios, renderTable, type EndpointRow } from './report';
+import { StackError, StackInterrupted, StackSession } from './session';
+
+export interface StackIo {
+  /** The launcher's environment (process.env in main.ts). */
+  env: EnvSource;
+  output: Output;
+  /** Ctrl-C / SIGTERM. */
+  signal?: AbortSignal;
+  /** Where generated dev secrets are kept (default `.teapot/dev.env` at the repository root). */
+  devEnvFile?: string;
+}
+
+export interface StackResult {
+  exitCode: number;
+  /** Every child process this run started (all stopped by the time this returns). */
+  childPids: number[];
+}
+
+const SCRIPTS = {
+  api: path.join(REPO_ROOT, 'apps/api/dist/main.js'),
+  worker: path.join(REPO_ROOT, 'apps/worker/dist/main.js'),
+  simulator: path.join(REPO_ROOT, 'packages/simulator/dist/main.js'),
+};
+
+const QUANTS: readonly DemoQuant[] = ['fp16', 'fp8'];
+const BOOT_TIMEOUT_MS = 60_000;
+const REGISTER_TIMEOUT_MS = 30_000;
+const POLL_MS = 1_000;
+/** The scheduler looks ahead by one tick; short, so the demo's slots are enqueued promptly. */
+const SCHEDULER_TICK_MS = 500;
+
+/** Starts the whole service on this machine; see USAGE in args.ts. Never throws for expected failures. */
+export async function runStack(options: StackOptions, io: StackIo): Promise<StackResult> {
+  const say = (text = '') => io.output.write(`${text}\n`);
+  const session = new StackSession(io.output, options.verbose, io.signal);
+  try {
+    await launch(options, io, session, say);
+    return { exitCode: 0, childPids: session.pids };
+  } catch (error) {
+    if (error instanceof StackInterrupted) {
+      say('\nstopping...');
+      await session.stop();
+      return { exitCode: 130, childPids: session.pids };
+    }
+    await session.stop();
+    if (error instanceof StackError || error instanceof EnvError) say(`\n${error.message}`);
+    else
+      say(
+        `\nteapot stopped on an unexpected error: ${options.verbose ? ((error as Error).stack ?? String(error)) : describe(error)}`,
+      );
+    return { exitCode: 1, childPids: session.pids };
+  }
+}
+
+async function launch(
+  options: StackOptions,
+  io: StackIo,
+  session: StackSession,
+  say: (text?: string) => void,
+): Promise<void> {
+  say(
+    `teapot: starting the whole service on this machine${options.verbose ? '' : " (--verbose shows the services' logs)"}`,
+  );
+  const devEnvFile = io.devEnvFile ?? DEV_ENV_FILE;
+  const { env, apiKeyFromEnvironment, generated } = resolveStackEnv(io.env, devEnvFile);
+  const relative = path.relative(process.cwd(), devEnvFile);
+  // Shown in a `. FILE && curl ...` hint: sh looks a bare file name up in PATH, so keep a slash in it.
+  const shownDevEnvFile = relative.includes('/') ? relative : `./${relative}`;
+  const apiKeySource = apiKeyFromEnvironment
+    ? 'TEAPOT_API_KEY in your environment'
+    : `TEAPOT_API_KEY in ${shownDevEnvFile}`;
+  const apiEnv = { ...childBaseEnv(io.env, env), PORT: String(options.apiPort) };
+  const workerEnv = {
+    ...childBaseEnv(io.env, env),
+    WORKER_ID: 'stack-worker',
+    WORKER_CONCURRENCY: '1',
+    SCHEDULER_TICK_MS: String(SCHEDULER_TICK_MS),
+  };
+  // The children validate the same way; failing here names every bad variable before anything starts.
+  loadApiEnv(apiEnv);
+  loadWorkerEnv(workerEnv);
+  if (generated.length > 0) say(`generated ${generated.join(' and ')} into ${shownDevEnvFile} (gitignored)`);
+
+  const problems = await checkServices(env);
+  if (problems.length > 0) throw new StackError(explainServiceProblems(problems));
+  say(`Postgres ${maskPassword(env.DATABASE_URL)} and Redis ${maskPassword(env.REDIS_URL)} answer`);
+  await assertPortsFree(options);
+
+  const created = await ensureDatabase(env.DATABASE_URL);
+  const migrated = await migrate(env.DATABASE_URL);
+  say(
+    `database ${created ? 'created and ' : ''}migrated: ${migrated.applied.length} migration(s) applied, ` +
+      `${migrated.alreadyApplied.length} already there`,
+  );
+
+  const demos: DemoEndpoint[] = QUANTS.map((quant, i) => ({
+    quant,
+    name: demoEndpointName(quant),
+    baseUrl: `http://127.0.0.1:${options.simulatorPorts[i]}/v1`,
+  }));
+  const simulators = QUANTS.map((quant, i) =>
+    session.start({
+      name: `sim-${quant}`,
+      script: SCRIPTS.simulator,
+      args: simulatorArgs(quant, options.simulatorPorts[i]),
+      env: { PATH: io.env.PATH ?? '' },
+    }),
+  );
+  const simulatorsReady = simulators.map((child) =>
+    child.waitForLine(/^teapot-sim listening on (\S+): (.*)$/),
+  );
+  const worker = session.start({ name: 'worker', script: SCRIPTS.worker, env: workerEnv });
+  const workerReady = worker.waitForLine(/worker \S+ started/);
+  session.start({ name: 'api', script: SCRIPTS.api, env: apiEnv });
+  const apiUrl = `http://127.0.0.1:${options.apiPort}`;
+  const api = new TeapotApiClient(apiUrl, env.TEAPOT_API_KEY);
+
+  const deployments = await session.guard(
+    'starting the simulators',
+    () => Promise.all(simulatorsReady),
+    BOOT_TIMEOUT_MS,
+  );
+  for (const [, url, deployment] of deployments) say(`simulator ${url}: ${deployment}`);
+  await session.guard('starting the API', (stop) => waitUntil(() => api.healthy(), stop), BOOT_TIMEOUT_MS);
+  await session.guard('starting the worker', () => workerReady, BOOT_TIMEOUT_MS);
+  say(`API ${apiUrl} and worker (scheduler tick ${SCHEDULER_TICK_MS} ms) running`);
+
+  const since = new Date();
+  const registered = await session.guard(
+    'registering the endpoints through the API',
+    () => Promise.all(demos.map((demo) => registerDemoEndpoint(api, demo, options.intervalS))),
+    REGISTER_TIMEOUT_MS,
+  );
+  for (const endpoint of registered) {
+    say(
+      `endpoint ${endpoint.name} (${endpoint.actions.join(', ')}): serving configuration v${endpoint.configVersion}, profile every ${options.intervalS} s`,
+    );
+  }
+
+  say(
+    `\nwaiting for ${options.runs} scheduled runs per endpoint (32 requests at concurrency 8, every ${options.intervalS} s)...`,
+  );
+  const runs = await session.guard(
+    'waiting for the scheduled runs',
+    (stop) => waitForRuns(api, registered, since, options, say, stop),
+    (options.runs + 2) * options.intervalS * 1000 + 60_000,
+  );
+
+  const rows: EndpointRow[] = registered.map((endpoint) => {
+    const measured = measuredRuns(runs.get(endpoint.profileId) ?? []);
+    return {
+      endpoint: endpoint.name,
+      quant: endpoint.quant,
+      runs: measured.length,
+      figures: medianFigures(measured),
+    };
+  });
+  const [fp16, fp8] = rows;
+  say('\nWhat the scheduled runs measured (read back through GET /runs; median over the runs):\n');
+  say(renderTable(rows, { label: 'FP8 / FP16', figures: ratios(fp8.figures, fp16.figures) }));
+  const failures = registered.flatMap((endpoint) =>
+    failedRuns(runs.get(endpoint.profileId) ?? []).map(
+      (run) => `  ${endpoint.name}: run ${run.id} ${run.status}: ${run.error ?? 'no reason given'}`,
+    ),
+  );
+  if (failures.length > 0) say(`Runs that did not measure:\n${failures.join('\n')}\n`);
+  if (rows.some((row) => row.runs === 0)) throw new StackError('An endpoint has no measured run: see above.');
+
+  if (options.once) {
+    await session.stop();
+    return;
+  }
+  say(
+    [
+      'teapot is running; Ctrl-C stops it.',
+      `  API           ${apiUrl}`,
+      `  API docs      ${apiUrl}/docs`,
+      `  API key       ${apiKeySource} (send it as "Authorization: Bearer <key>")`,
+      `  try           ${apiKeyFromEnvironment ? '' : `. ${shownDevEnvFile} && `}curl -H "Authorization: Bearer $TEAPOT_API_KEY" "${apiUrl}/runs?limit=5"`,
+      `  endpoints     ${registered.map((endpoint) => `${endpoint.name} -> ${endpoint.baseUrl}`).join(', ')}`,
+    ].join('\n'),
+  );
+  await session.serveUntilInterrupted();
+  say('\nstopping: worker first (it finishes or aborts its run), then the API and the simulators...');
+  await session.stop();
+  say('stopped.');
+}
+
+/** The variables every teapot process shares, on top of the launcher's own environment. */
+function childBaseEnv(source: EnvSource, env: StackEnv): Record<string, string> {
+  const inherited = Object.fromEntries(
+    Object.entries(source).filter((entry): entry is [string, string] => entry[1] !== undefined),
+  );
+  return { ...inherited, ...env, LOG_LEVEL: 'info' };
+}
+
+/** Polls the runs of each profile until every endpoint has `options.runs` finished runs. */
+async function waitForRuns(
+  api: TeapotApiClient,
+  endpoints: RegisteredEndpoint[],
+  since: Date,
+  options: StackOptions,
+  say: (text?: string) => void,
+  stop: AbortSignal,
+): Promise<Map<string, RunView[]>> {
+  let last = '';
+  while (!stop.aborted) {
+    const runs = new Map<string, RunView[]>();
+    try {
+      for (const endpoint of endpoints)
+        runs.set(endpoint.profileId, await api.runsOf(endpoint.profileId, since));
+    } catch (error) {
+      // The API answering with an error is final; a dropped connection is retried (the guard sees a dead API).
+      if (error instanceof ApiRequestError) throw error;
+      await pause(POLL_MS);
+      continue;
+    }
+    const progress = endpoints.map((endpoint) => {
+      const all = runs.get(endpoint.profileId) ?? [];
+      const done = all.filter((run) => (FINISHED_RUN_STATUSES as readonly string[]).includes(run.status));
+      const running = all.some((run) => run.status === 'running') ? ', one running' : '';
+      return {
+        done: done.length,
+        text: `${endpoint.quant} ${Math.min(done.length, options.runs)}/${options.runs}${running}`,
+      };
+    });
+    const line = `  runs: ${progress.map((p) => p.text).join('   ')}`;
+    if (line !== last) say(line);
+    last = line;
+    if (progress.every((p) => p.done >= options.runs)) return runs;
+    await pause(POLL_MS);
+  }
+  throw new StackInterrupted('stopped waiting for runs');
+}
+
+function measuredRuns(runs: RunView[]): RunView[] {
+  return runs.filter((run) => run.status === 'succeeded' || run.status === 'partial');
+}
+
+function failedRuns(runs: RunView[]): RunView[] {
+  return runs.filter((run) => run.status === 'failed' || run.status === 'aborted');
+}
+
+async function waitUntil(check: () => Promise<boolean>, stop: AbortSignal): Promise<void> {
+  while (!stop.aborted && !(await check())) await pause(250);
+}
+
+function pause(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+async function assertPortsFree(options: StackOptions): Promise<void> {
+  const wanted = [
+    { port: options.apiPort, flag: '--api-port', host: '0.0.0.0' },
+    ...options.simulatorPorts.map((port) => ({ port, flag: '--sim-ports', host: '127.0.0.1' })),
+  ];
+  for (const { port, flag, host } of wanted) {
+    if (!(await portFree(port, host))) {
+      throw new StackError(
+        `teapot cannot start: port ${port} is in use (another teapot still running?). Stop what holds it, or choose other ports with ${flag}.`,
+      );
+    }
+  }
+}
+
+function portFree(port: number, host: string): Promise<boolean> {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.once('error', () => resolve(false));
+    server.listen(port, host, () => server.close(() => resolve(true)));
+  });
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

@@ -1,0 +1,166 @@
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { createTestDatabase, type TestDatabase } from '@teapot/db/testing';
+import { createRedis } from '@teapot/jobs';
+import { DEFAULT_STACK_OPTIONS, runStack } from '../src';
+import { readEnvFile } from '../src/dev-env';
+
+const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+
+describe('the one-machine launcher (npm start)', () => {
+  let database: TestDatabase;
+  let stateDir: string;
+  const prefix = `teapot-test-stack-${randomUUID()}`;
+
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    stateDir = mkdtempSync(path.join(tmpdir(), 'teapot-stack-'));
+  });
+
+  afterAll(async () => {
+    await database?.drop();
+    rmSync(stateDir, { recursive: true, force: true });
+    await deleteKeys(`${prefix}:*`);
+  });
+
+  it('starts everything, measures both endpoints on schedule, prints the table and leaves no process behind', async () => {
+    const [apiPort, fp16Port, fp8Port] = await freePorts(3);
+    const output = new TextSink();
+    const devEnvFile = path.join(stateDir, 'dev.env');
+    const started = Date.now();
+
+    const result = await runStack(
+      {
+        ...DEFAULT_STACK_OPTIONS,
+        once: true,
+        runs: 2,
+        intervalS: 10,
+        apiPort,
+        simulatorPorts: [fp16Port, fp8Port],
+      },
+      {
+        env: { PATH: process.env.PATH, DATABASE_URL: database.url, REDIS_URL, TEAPOT_REDIS_PREFIX: prefix },
+        output,
+        devEnvFile,
+      },
+    );
+
+    expect({ exitCode: result.exitCode, output: output.text }).toEqual({
+      exitCode: 0,
+      output: expect.any(String),
+    });
+    expect(Date.now() - started).toBeLessThan(90_000);
+    const fp16 = tableRow(output.text, 'llama-8b-h100-fp16');
+    const fp8 = tableRow(output.text, 'llama-8b-h100-fp8');
+    expect(fp16.quant).toBe('fp16');
+    expect(fp8.quant).toBe('fp8');
+    expect(fp16.runs).toBe(2);
+    expect(fp8.runs).toBe(2);
+    // FP8 halves the weight bytes each decode step reads: clearly faster per token and in tokens/s.
+    expect(fp8.tpotP50Ms).toBeLessThan(fp16.tpotP50Ms * 0.8);
+    expect(fp8.outputTokensPerS).toBeGreaterThan(fp16.outputTokensPerS * 1.25);
+    expect(output.text).toMatch(/^FP8 \/ FP16 +0\.\d\dx/m);
+
+    // Both children's secrets were generated once and kept for the next start.
+    const kept = readEnvFile(devEnvFile);
+    expect(kept.get('TEAPOT_SECRET_KEY')).toMatch(/^[A-Za-z0-9+/]{43}=$/);
+    expect(kept.get('TEAPOT_API_KEY')?.length).toBeGreaterThanOrEqual(16);
+
+    expect(result.childPids).toHaveLength(4);
+    for (const pid of result.childPids) expect(isAlive(pid)).toBe(false);
+  }, 120_000);
+
+  it('says what to do when Postgres and Redis are not reachable, without a stack trace', async () => {
+    const [closed] = await freePorts(1);
+    const output = new TextSink();
+    const result = await runStack(
+      { ...DEFAULT_STACK_OPTIONS, once: true },
+      {
+        env: {
+          DATABASE_URL: `postgresql://postgres@127.0.0.1:${closed}/teapot`,
+          REDIS_URL: `redis://127.0.0.1:${closed}`,
+          TEAPOT_SECRET_KEY: Buffer.alloc(32, 7).toString('base64'),
+          TEAPOT_API_KEY: 'stack-test-api-key-0123456789',
+        },
+        output,
+      },
+    );
+    expect(result).toEqual({ exitCode: 1, childPids: [] });
+    expect(output.text).toContain(
+      `Postgres at postgresql://postgres@127.0.0.1:${closed}/teapot is not reachable`,
+    );
+    expect(output.text).toContain(`Redis at redis://127.0.0.1:${closed} is not reachable`);
+    expect(output.text).toContain('docker compose up -d');
+    expect(output.text).toContain('DATABASE_URL=');
+    expect(output.text).not.toMatch(/^\s+at /m);
+  });
+});
+
+class TextSink {
+  text = '';
+  write(chunk: string): void {
+    this.text += chunk;
+  }
+}
+
+interface TableRow {
+  quant: string;
+  runs: number;
+  itlP99Ms: number;
+  tpotP50Ms: number;
+  outputTokensPerS: number;
+}
+
+/** A row of the printed table: columns are separated by two or more spaces. */
+function tableRow(text: string, endpoint: string): TableRow {
+  const line = text.split('\n').find((candidate) => candidate.startsWith(`${endpoint} `));
+  if (!line) throw new Error(`no table row for ${endpoint} in:\n${text}`);
+  const [, quant, runs, itlP99, tpotP50, , , , tokensPerS] = line.split(/ {2,}/);
+  return {
+    quant,
+    runs: Number(runs),
+    itlP99Ms: Number(itlP99),
+    tpotP50Ms: Number(tpotP50),
+    outputTokensPerS: Number(tokensPerS.replace(/,/g, '')),
+  };
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code !== 'ESRCH';
+  }
+}
+
+async function freePorts(count: number): Promise<number[]> {
+  const servers = await Promise.all(
+    Array.from(
+      { length: count },
+      () =>
+        new Promise<ReturnType<typeof createServer>>((resolve, reject) => {
+          const server = createServer();
+          server.once('error', reject);
+          server.listen(0, '127.0.0.1', () => resolve(server));
+        }),
+    ),
+  );
+  const ports = servers.map((server) => (server.address() as { port: number }).port);
+  await Promise.all(servers.map((server) => new Promise((resolve) => server.close(resolve))));
+  return ports;
+}
+
+async function deleteKeys(pattern: string): Promise<void> {
+  const redis = createRedis(REDIS_URL);
+  try {
+    const stream = redis.scanStream({ match: pattern, count: 1000 });
+    for await (const keys of stream as AsyncIterable<string[]>)
+      if (keys.length > 0) await redis.unlink(...keys);
+  } finally {
+    await redis.quit();
+  }
+}
