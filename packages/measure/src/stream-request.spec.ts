@@ -9,7 +9,7 @@ import { CHUNK_KIND, type RunOptions, type RunResult } from './types';
  * A step is bytes to write, a pause in ms, or 'destroy' to reset the connection.
  */
 type Step = string | Buffer | number | 'destroy';
-type Reply = { status?: number; headers?: Record<string, string>; steps: Step[] };
+type Reply = { status?: number; headers?: Record<string, string>; steps: Step[]; earlyHints?: boolean };
 type Handler = (body: Record<string, unknown>, req: IncomingMessage) => Reply;
 
 interface ByteServer {
@@ -30,6 +30,7 @@ async function byteServer(handler: Handler): Promise<ByteServer> {
       bodies.push(body);
       headers.push(req.headers);
       const reply = handler(body, req);
+      if (reply.earlyHints) res.writeEarlyHints({ link: '</x>; rel=preload' });
       res.writeHead(reply.status ?? 200, { 'content-type': 'text/event-stream', ...reply.headers });
       res.flushHeaders();
       for (const step of reply.steps) {
@@ -175,35 +176,63 @@ describe('streaming client on exact byte sequences', () => {
     expect(record.tokenSource).toBe('usage_delta');
   });
 
-  it.each([
-    ['no [DONE] and no finish_reason', [chunk({ content: 'a' })], 'truncated_stream'],
-    [
-      'a partial last line',
-      [chunk({ content: 'a' }, { finish_reason: 'stop' }), 'data: {"id":"r1","cho'],
-      'truncated_stream',
-    ],
-    ['a connection reset mid-stream', [chunk({ content: 'a' }), 50, 'destroy'], 'truncated_stream'],
-    [
-      'an error object in a 200 stream',
-      [chunk({ content: 'a' }), 'data: {"error":{"message":"overloaded"}}\n\n'],
-      'stream_error_event',
-    ],
-    [
-      'event: error without data',
-      [chunk({ content: 'a' }), 'event: error\n\n', 'data: [DONE]\n\n'],
-      'stream_error_event',
-    ],
-    [
-      'data that is not JSON',
-      [chunk({ content: 'a' }), 'data: nope\n\n', 'data: [DONE]\n\n'],
-      'malformed_stream',
-    ],
-    ['data that is JSON but not an object', ['data: 42\n\n'], 'malformed_stream'],
-  ] as const)('classifies %s', async (_name, steps, kind) => {
-    const { result } = await runAgainst(() => ({ steps: [...steps] }));
+  interface BrokenStream {
+    name: string;
+    steps: Step[];
+    kind: string;
+    contentType?: string;
+    earlyHints?: boolean;
+  }
+  it.each<BrokenStream>([
+    { name: 'no [DONE] and no finish_reason', steps: [chunk({ content: 'a' })], kind: 'truncated_stream' },
+    {
+      name: 'a partial last line',
+      steps: [chunk({ content: 'a' }, { finish_reason: 'stop' }), 'data: {"id":"r1","cho'],
+      kind: 'truncated_stream',
+    },
+    {
+      name: 'a connection reset mid-stream',
+      steps: [chunk({ content: 'a' }), 50, 'destroy'],
+      kind: 'truncated_stream',
+    },
+    {
+      name: 'an error object in a 200 stream',
+      steps: [chunk({ content: 'a' }), 'data: {"error":{"message":"overloaded"}}\n\n'],
+      kind: 'stream_error_event',
+    },
+    {
+      name: 'event: error without data',
+      steps: [chunk({ content: 'a' }), 'event: error\n\n', 'data: [DONE]\n\n'],
+      kind: 'stream_error_event',
+    },
+    {
+      name: 'data that is not JSON',
+      steps: [chunk({ content: 'a' }), 'data: nope\n\n', 'data: [DONE]\n\n'],
+      kind: 'malformed_stream',
+    },
+    { name: 'data that is JSON but not an object', steps: ['data: 42\n\n'], kind: 'malformed_stream' },
+    {
+      name: 'a JSON body instead of a stream',
+      steps: ['{"id":"r1","choices":[{"message":{"content":"hi"}}]}'],
+      kind: 'malformed_stream',
+      contentType: 'application/json',
+    },
+    {
+      name: 'a cut stream after an interim 103',
+      steps: [chunk({ content: 'a' })],
+      kind: 'truncated_stream',
+      earlyHints: true,
+    },
+  ])('classifies $name', async ({ steps, kind, contentType, earlyHints }) => {
+    const { result } = await runAgainst(() => ({
+      steps,
+      headers: contentType ? { 'content-type': contentType } : undefined,
+      earlyHints,
+    }));
     expect(result.requests[0].outcome).toBe('error');
     expect(result.requests[0].error!.kind).toBe(kind);
     expect(result.summary.errorsByClass).toEqual({ [kind]: 1 });
+    if (earlyHints) expect(result.requests[0].ttfbUs).not.toBeNull();
   });
 
   it('retries a 422 without stream_options and remembers the rejection', async () => {

@@ -191,6 +191,7 @@ export class StreamAttempt implements Dispatcher.DispatchHandler {
   private controller: Dispatcher.DispatchController | null = null;
   private status: number | null = null;
   private retryAfterS: number | undefined;
+  private contentType = '';
   private ttfbNs: number | null = null;
   private errorBody = '';
   private readonly parser: SseParser;
@@ -262,10 +263,12 @@ export class StreamAttempt implements Dispatcher.DispatchHandler {
     headers: IncomingHttpHeaders,
   ): void {
     const now = nsSince(this.context.anchorNs);
-    if (this.ttfbNs !== null) return;
+    // 1xx (e.g. 103 Early Hints) come before the real response
+    if (statusCode < 200 || this.ttfbNs !== null) return;
     this.ttfbNs = now;
     this.lastArrivalNs = now;
     this.status = statusCode;
+    this.contentType = headerValue(headers, 'content-type') ?? '';
     if (statusCode === 429) this.retryAfterS = parseRetryAfter(headerValue(headers, 'retry-after'));
     if (statusCode === 200 && this.withStreamOptions) this.context.streamOptions.knownAccepted = true;
   }
@@ -362,6 +365,10 @@ export class StreamAttempt implements Dispatcher.DispatchHandler {
     if (complete) {
       this.outcome = 'ok';
       this.settle(false);
+      return;
+    }
+    if (this.count === 0 && this.contentType !== '' && !this.contentType.includes('event-stream')) {
+      this.fail('malformed_stream', `not an event stream: content-type ${this.contentType}`);
       return;
     }
     const why =
