@@ -27,7 +27,7 @@ export class RunRequestsService {
       (async function* () {
         if (format === 'csv') yield CSV_HEADER;
         for await (const batch of streamRunRequests(prisma, runId)) {
-          yield batch.map(format === 'csv' ? toCsvRows : toNdjsonLine).join('');
+          for (const record of batch) yield format === 'csv' ? toCsvRows(record) : toNdjsonLine(record);
         }
       })(),
       { objectMode: false },
