@@ -121,9 +121,10 @@ describe('API keys', () => {
     );
   });
 
-  it('keeps one row for TEAPOT_API_KEY across restarts of the app', async () => {
+  it('keeps one row for TEAPOT_API_KEY across restarts, also concurrent ones', async () => {
     const before = await api.prisma.apiKey.count({ where: { name: 'TEAPOT_API_KEY' } });
-    await api.app.get(ApiKeysService).onApplicationBootstrap();
+    const service = api.app.get(ApiKeysService);
+    await Promise.all([service.onApplicationBootstrap(), service.onApplicationBootstrap()]);
     expect(await api.prisma.apiKey.count({ where: { name: 'TEAPOT_API_KEY' } })).toBe(before);
   });
 

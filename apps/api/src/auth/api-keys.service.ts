@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { Inject, Injectable, Logger, NotFoundException, type OnApplicationBootstrap } from '@nestjs/common';
 import type { ApiEnv } from '@teapot/config';
+import { Prisma } from '@teapot/db';
 import { API_ENV } from '../env/env.module';
 import { PrismaService } from '../prisma/prisma.service';
 import type { ApiKeyDto, ApiKeyScope, CreateApiKeyDto, CreatedApiKeyDto } from './dto/api-key.dto';
@@ -40,12 +41,14 @@ export class ApiKeysService implements OnApplicationBootstrap {
   /** The first key comes from TEAPOT_API_KEY; a revoked one stays revoked (rotate the variable). */
   async onApplicationBootstrap(): Promise<void> {
     const key = this.env.TEAPOT_API_KEY;
-    const stored = await this.prisma.apiKey.upsert({
-      where: { keyHash: hashApiKey(key) },
-      create: { name: 'TEAPOT_API_KEY', scope: 'write', keyHash: hashApiKey(key), keyPrefix: prefixOf(key) },
-      update: {},
-      select: { revokedAt: true },
-    });
+    const keyHash = hashApiKey(key);
+    // Two API processes booting at once may both insert; the loser finds the winner's row.
+    await this.prisma.apiKey
+      .create({ data: { name: 'TEAPOT_API_KEY', scope: 'write', keyHash, keyPrefix: prefixOf(key) } })
+      .catch((error: unknown) => {
+        if (!(error instanceof Prisma.PrismaClientKnownRequestError && error.code === 'P2002')) throw error;
+      });
+    const stored = await this.prisma.apiKey.findUniqueOrThrow({ where: { keyHash }, select: { revokedAt: true } });
     if (stored.revokedAt) this.logger.warn('TEAPOT_API_KEY was revoked through the API and is not accepted.');
   }
 
