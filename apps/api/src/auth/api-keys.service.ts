@@ -48,7 +48,10 @@ export class ApiKeysService implements OnApplicationBootstrap {
       .catch((error: unknown) => {
         if (!(error instanceof Prisma.PrismaClientKnownRequestError && error.code === 'P2002')) throw error;
       });
-    const stored = await this.prisma.apiKey.findUniqueOrThrow({ where: { keyHash }, select: { revokedAt: true } });
+    const stored = await this.prisma.apiKey.findUniqueOrThrow({
+      where: { keyHash },
+      select: { revokedAt: true },
+    });
     if (stored.revokedAt) this.logger.warn('TEAPOT_API_KEY was revoked through the API and is not accepted.');
   }
 
