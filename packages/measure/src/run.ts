@@ -84,6 +84,7 @@ class BenchmarkRun {
   private nextIndex = 0;
   private active = 0;
   private stopped = false;
+  private stopReason = '';
   private aborted = false;
   private completed = 0;
   private failed = 0;
@@ -190,6 +191,7 @@ class BenchmarkRun {
   private stop(reason: string): void {
     if (!this.stopped) {
       this.stopped = true;
+      this.stopReason = reason;
       this.context.inbox.drain();
     }
     for (const attempt of this.inFlight) attempt.fail('aborted', reason, 'incomplete');
@@ -261,7 +263,10 @@ class BenchmarkRun {
       const streamOptions = this.context.streamOptions;
       const first = await this.attempt(identity, spec, streamOptions.send);
       let record = first.record;
-      if (first.retryWithoutStreamOptions && !this.stopped) {
+      if (first.retryWithoutStreamOptions && this.stopped) {
+        // the run ended before the retry could go out: cut off, not a failure of the endpoint
+        record = { ...record, outcome: 'incomplete', error: { kind: 'aborted', message: this.stopReason } };
+      } else if (first.retryWithoutStreamOptions) {
         streamOptions.retriedRequests++;
         const retry = await this.attempt(identity, spec, false);
         record = retry.record;
