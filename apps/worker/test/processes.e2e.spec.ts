@@ -10,10 +10,9 @@ import {
   seedEndpoint,
   seedProfile,
   waitFor,
+  waitForRunToFinish,
   type TestWorld,
 } from './support/harness';
-
-const FINAL = ['succeeded', 'partial', 'failed', 'aborted'];
 
 describe('worker processes sharing one Redis and Postgres', () => {
   let world: TestWorld;
@@ -30,15 +29,7 @@ describe('worker processes sharing one Redis and Postgres', () => {
     return worker;
   };
   const runOf = (id: string) => world.db.prisma.run.findUniqueOrThrow({ where: { id } });
-  const finished = (id: string, timeoutMs = 30_000) =>
-    waitFor(
-      `run ${id} to finish`,
-      async () => {
-        const row = await runOf(id);
-        return FINAL.includes(row.status) ? row : null;
-      },
-      timeoutMs,
-    );
+  const finished = (id: string, timeoutMs?: number) => waitForRunToFinish(world, id, timeoutMs);
   const manualRun = async (endpointId: string, requests: number, outputTokens = 20) => {
     const runId = await createManualRun(
       world,

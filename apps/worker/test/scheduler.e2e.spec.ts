@@ -1,7 +1,14 @@
 import type { INestApplicationContext } from '@nestjs/common';
 import { Queue } from 'bullmq';
 import { QUEUE_NAMES, createRedis, type RunJobData } from '@teapot/jobs';
-import { ProfileSchedule, SchedulerService, createWorkerApp, slotKey } from '../src';
+import {
+  ProfileSchedule,
+  RetentionService,
+  RunReaper,
+  SchedulerService,
+  createWorkerApp,
+  slotKey,
+} from '../src';
 import { REDIS_URL, createWorld, seedEndpoint, seedProfile, type TestWorld } from './support/harness';
 
 /** A clock the test moves by hand. */
@@ -19,7 +26,7 @@ describe('scheduler (two schedulers on one database and Redis, pinned clock)', (
   const apps: INestApplicationContext[] = [];
   const clock = new PinnedClock(Date.now());
 
-  async function scheduler(id: string): Promise<SchedulerService> {
+  async function workerApp(id: string): Promise<INestApplicationContext> {
     const app = await createWorkerApp({
       env: world.env({
         WORKER_ID: id,
@@ -31,8 +38,9 @@ describe('scheduler (two schedulers on one database and Redis, pinned clock)', (
       logs: false,
     });
     apps.push(app);
-    return app.get(SchedulerService);
+    return app;
   }
+  const scheduler = async (id: string) => (await workerApp(id)).get(SchedulerService);
 
   const runsOf = (profileId: string) =>
     world.db.prisma.run.findMany({ where: { profileId }, orderBy: { queuedAt: 'asc' } });
@@ -182,5 +190,48 @@ describe('scheduler (two schedulers on one database and Redis, pinned clock)', (
     expect(count).toBe(1000);
     // Generous for a shared 2-core machine; the scheduler benchmark measures it properly.
     expect(report.durationMs).toBeLessThan(5_000);
+  });
+
+  it('repairs runs whose job is gone: running ones end aborted, queued ones are enqueued again', async () => {
+    const app = await workerApp('reaper');
+    const profileId = await seedProfile(world, endpointId);
+    const profile = await world.db.prisma.profile.findUniqueOrThrow({ where: { id: profileId } });
+    const base = {
+      endpointId,
+      profileId,
+      profileSnapshot: JSON.parse(JSON.stringify(profile)),
+      trigger: 'manual' as const,
+    };
+    const hourAgo = new Date(Date.now() - 3_600_000);
+    const orphaned = await world.db.prisma.run.create({
+      data: {
+        ...base,
+        status: 'running',
+        startedAt: hourAgo,
+        queuedAt: hourAgo,
+        workerId: 'ghost',
+        attempts: 1,
+      },
+    });
+    const lost = await world.db.prisma.run.create({ data: { ...base, queuedAt: hourAgo } });
+    // Every worker also reaps on boot and on an interval, so this pass may share the work with those.
+    await app.get(RunReaper).reap(Date.now());
+    const ended = await world.db.prisma.run.findUniqueOrThrow({ where: { id: orphaned.id } });
+    expect(ended.status).toBe('aborted');
+    expect(ended.error).toMatch(/worker ghost stopped mid-run/);
+    expect((await queue.getJob(lost.id))?.data).toEqual({ runId: lost.id });
+    expect((await world.db.prisma.run.findUniqueOrThrow({ where: { id: lost.id } })).status).toBe('queued');
+    // Nothing left to repair: a second pass changes nothing.
+    expect(await app.get(RunReaper).reap(Date.now())).toEqual({ aborted: 0, requeued: 0, failed: 0 });
+  });
+
+  it('runs each retention slot on one worker only', async () => {
+    const [a, b] = [await workerApp('retention-a'), await workerApp('retention-b')];
+    const at = Date.UTC(2031, 0, 1, 4, 0, 0);
+    const first = await a.get(RetentionService).runDue(at);
+    expect(first?.cutoff).toEqual(new Date(at - 30 * 86_400_000));
+    expect(await b.get(RetentionService).runDue(at + 60_000)).toBeNull();
+    expect(await a.get(RetentionService).runDue(at + 120_000)).toBeNull();
+    expect(await b.get(RetentionService).runDue(at + 86_400_000)).not.toBeNull();
   });
 });

@@ -13,6 +13,7 @@ import {
   seedEndpoint,
   seedProfile,
   waitFor,
+  waitForRunToFinish,
   type TestWorld,
 } from './support/harness';
 import { TcpProxy } from './support/tcp-proxy';
@@ -27,11 +28,7 @@ describe('worker (in process): schedule -> measure -> store', () => {
   let queue: Queue<RunJobData>;
 
   const run = (id: string) => world.db.prisma.run.findUniqueOrThrow({ where: { id } });
-  const finished = (id: string) =>
-    waitFor(`run ${id} to finish`, async () => {
-      const row = await run(id);
-      return (FINAL as readonly string[]).includes(row.status) ? row : null;
-    });
+  const finished = (id: string, timeoutMs?: number) => waitForRunToFinish(world, id, timeoutMs);
 
   beforeAll(async () => {
     world = await createWorld();
@@ -262,4 +259,33 @@ describe('worker (in process): schedule -> measure -> store', () => {
       await proxy.close();
     }
   }, 40_000);
+
+  it('carries on after Redis goes away and comes back', async () => {
+    const proxy = new TcpProxy('127.0.0.1', Number(new URL(REDIS_URL).port || 6379));
+    const prefix = `${world.prefix}:redis-outage`;
+    const redisUrl = `redis://127.0.0.1:${await proxy.start()}`;
+    const worker = await createWorkerApp({
+      env: world.env({ WORKER_ID: 'worker-redis-outage', REDIS_URL: redisUrl, TEAPOT_REDIS_PREFIX: prefix }),
+      logs: false,
+    });
+    const outageProducer = new RunQueueProducer({ redis: REDIS_URL, prefix });
+    try {
+      await proxy.cut();
+      await new Promise((resolve) => setTimeout(resolve, 2_000));
+      await proxy.restore();
+      const endpointId = await seedEndpoint(world, {
+        baseUrl: sim.baseUrl,
+        model: sim.deployment.model.name,
+      });
+      const runId = await createManualRun(world, await seedProfile(world, endpointId, { requests: 2 }));
+      await outageProducer.enqueueRun(runId);
+      const row = await finished(runId);
+      expect(row.status).toBe('succeeded');
+      expect(row.workerId).toBe('worker-redis-outage');
+    } finally {
+      await outageProducer.close();
+      await worker.close();
+      await proxy.close();
+    }
+  }, 30_000);
 });

@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { encryptHeaders } from '@teapot/config';
-import { createDatabase, type Database } from '@teapot/db';
+import { createDatabase, type Database, type Run } from '@teapot/db';
 import { createTestDatabase, type TestDatabase } from '@teapot/db/testing';
 import { createRedis } from '@teapot/jobs';
 
@@ -154,6 +154,20 @@ export async function createManualRun(world: TestWorld, profileId: string): Prom
     },
   });
   return run.id;
+}
+
+const FINAL_STATUSES: readonly string[] = ['succeeded', 'partial', 'failed', 'aborted'];
+
+/** The run's row once it reached a final status. */
+export function waitForRunToFinish(world: TestWorld, runId: string, timeoutMs = 30_000): Promise<Run> {
+  return waitFor(
+    `run ${runId} to finish`,
+    async () => {
+      const row = await world.db.prisma.run.findUniqueOrThrow({ where: { id: runId } });
+      return FINAL_STATUSES.includes(row.status) ? row : null;
+    },
+    timeoutMs,
+  );
 }
 
 export async function waitFor<T>(
