@@ -4,7 +4,7 @@ import { watchClientHealth } from './client-health';
 import { summarize } from './metrics';
 import { deriveSeed } from './random';
 import { ArrivalInbox, StreamAttempt, type AttemptIdentity, type RequestContext } from './stream-request';
-import type { Progress, RequestRecord, RunOptions, RunResult } from './types';
+import type { ClientHealth, Progress, RequestRecord, RunOptions, RunResult } from './types';
 import { promptSource, type PromptSpec } from './workload';
 
 const DEFAULT_TIMEOUT_MS = 300_000;
@@ -137,6 +137,7 @@ class BenchmarkRun {
     let measuredStartUs = this.nowUs();
     let measuredEndUs = measuredStartUs;
     let deadline: NodeJS.Timeout | undefined;
+    let client: ClientHealth;
     try {
       const warmup = options.warmupRequests ?? 0;
       if (warmup > 0 && !this.stopped) {
@@ -163,6 +164,7 @@ class BenchmarkRun {
       clearInterval(progress);
       options.signal?.removeEventListener('abort', onAbort);
       this.stop('the run ended');
+      client = health.stop();
       await this.pool.destroy().catch(() => undefined);
     }
     this.reportProgress(measuredEndUs);
@@ -177,7 +179,7 @@ class BenchmarkRun {
       durationUs,
       requests,
       summary: summarize(requests, { slo: options.slo, durationUs }),
-      client: health.stop(),
+      client,
       streamOptions: {
         requested: true,
         rejectedByServer: streamOptions.rejectedByServer,
