@@ -9,6 +9,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { cpus, loadavg } from 'node:os';
 import { Agent, request } from 'node:http';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -187,6 +188,8 @@ async function main(): Promise<void> {
       rows.push(await measure(spinUs, streams, seconds));
   }
   const f = (x: number) => x.toFixed(0).padStart(6);
+  // the figures depend on what else the machine runs: say so next to them
+  process.stdout.write(`${cpus().length} CPUs, 1-min load average at the end: ${loadavg()[0].toFixed(2)}\n`);
   process.stdout.write(
     'spin_us streams tok/s/stream | step fire late us p50 p99 max | last write of step late us p50 p99 max | ' +
       'token write start late us p50 p99 max | write call us p50 p99 max | sim CPU cores, us/token | rebases\n',
