@@ -78,7 +78,7 @@ export class WorkerLifecycle implements OnApplicationBootstrap, BeforeApplicatio
       try {
         await chore();
       } catch (error) {
-        this.logger.warn(`${name} failed, retrying in ${ms} ms: ${(error as Error).message}`);
+        this.logger.warn(`${name} failed, retrying in ${ms} ms: ${lastLine(error)}`);
       } finally {
         busy = false;
       }
@@ -89,4 +89,15 @@ export class WorkerLifecycle implements OnApplicationBootstrap, BeforeApplicatio
     );
     void run();
   }
+}
+
+/** Prisma's messages open with the call site over many lines; the cause is on the last one. */
+function lastLine(error: unknown): string {
+  const text = error instanceof Error ? error.message : String(error);
+  return (
+    text
+      .split('\n')
+      .filter((line) => line.trim() !== '')
+      .pop() ?? text
+  );
 }

@@ -26,13 +26,17 @@ describe('scheduler (two schedulers on one database and Redis, pinned clock)', (
   const apps: INestApplicationContext[] = [];
   const clock = new PinnedClock(Date.now());
 
-  async function workerApp(id: string): Promise<INestApplicationContext> {
+  async function workerApp(
+    id: string,
+    overrides: Record<string, string> = {},
+  ): Promise<INestApplicationContext> {
     const app = await createWorkerApp({
       env: world.env({
         WORKER_ID: id,
         SCHEDULER_ENABLED: 'false',
         PROCESSOR_ENABLED: 'false',
         SCHEDULER_TICK_MS: '1000',
+        ...overrides,
       }),
       clock,
       logs: false,
@@ -233,5 +237,15 @@ describe('scheduler (two schedulers on one database and Redis, pinned clock)', (
     expect(await b.get(RetentionService).runDue(at + 60_000)).toBeNull();
     expect(await a.get(RetentionService).runDue(at + 120_000)).toBeNull();
     expect(await b.get(RetentionService).runDue(at + 86_400_000)).not.toBeNull();
+  });
+
+  it('gives a retention slot back when the drop fails, so another check retries it', async () => {
+    const broken = await workerApp('retention-broken', {
+      DATABASE_URL: 'postgresql://postgres@127.0.0.1:1/none',
+    });
+    const healthy = await workerApp('retention-healthy');
+    const at = Date.UTC(2032, 0, 1, 4, 0, 0);
+    await expect(broken.get(RetentionService).runDue(at)).rejects.toThrow();
+    expect(await healthy.get(RetentionService).runDue(at + 1_000)).not.toBeNull();
   });
 });

@@ -36,15 +36,16 @@ export class RetentionService {
     nowMs: number = this.clock.now(),
   ): Promise<{ cutoff: Date; dropped: DropRawTimingsResult } | null> {
     const slotMs = this.schedule.slotAtOrBefore(nowMs);
-    const claimed = await this.redis.connection.set(
-      this.redis.key('retention', String(slotMs)),
-      this.env.WORKER_ID,
-      'PX',
-      CLAIM_TTL_MS,
-      'NX',
-    );
-    if (claimed !== 'OK') return null;
-    return this.dropOlderThan(new Date(nowMs - this.env.RETENTION_RAW_DAYS * 86_400_000));
+    const claim = this.redis.key('retention', String(slotMs));
+    if ((await this.redis.connection.set(claim, this.env.WORKER_ID, 'PX', CLAIM_TTL_MS, 'NX')) !== 'OK')
+      return null;
+    try {
+      return await this.dropOlderThan(new Date(nowMs - this.env.RETENTION_RAW_DAYS * 86_400_000));
+    } catch (error) {
+      // Give the slot back so the next check (here or on another worker) tries again.
+      await this.redis.connection.del(claim).catch(() => undefined);
+      throw error;
+    }
   }
 
   async dropOlderThan(cutoff: Date): Promise<{ cutoff: Date; dropped: DropRawTimingsResult }> {
