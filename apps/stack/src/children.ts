@@ -21,6 +21,7 @@ export interface ChildExit {
 }
 
 const TAIL_LINES = 40;
+const ACCESS_LOG = /^INFO request completed\b/;
 const PINO_LEVELS: Record<number, string> = {
   10: 'TRACE',
   20: 'DEBUG',
@@ -81,9 +82,9 @@ export class StackChild {
     return this.exit === null;
   }
 
-  /** The last log lines, for the message when something went wrong. */
-  recentLines(): string[] {
-    return [...this.tail];
+  /** The last log lines (at most `count`), for the message when something went wrong. */
+  recentLines(count = TAIL_LINES): string[] {
+    return this.tail.slice(-count);
   }
 
   /** Resolves with the first line (from now on) that matches. */
@@ -126,8 +127,11 @@ export class StackChild {
 
   private onLine(raw: string): void {
     const line = readable(raw);
-    this.tail.push(line);
-    if (this.tail.length > TAIL_LINES) this.tail.shift();
+    // The API's access log of the launcher's own polling would push everything useful out of the tail.
+    if (!ACCESS_LOG.test(line)) {
+      this.tail.push(line);
+      if (this.tail.length > TAIL_LINES) this.tail.shift();
+    }
     if (this.verbose) this.output.write(`[${this.name}] ${line}\n`);
     for (const listener of this.lineListeners) listener(line);
   }

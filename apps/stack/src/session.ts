@@ -13,6 +13,7 @@ export class StackInterrupted extends Error {
 /** On SIGTERM the worker finishes or aborts its run within SHUTDOWN_GRACE_MS; this leaves it room to store it. */
 export const WORKER_STOP_GRACE_MS = 20_000;
 const SERVICE_STOP_GRACE_MS = 10_000;
+const OTHER_CHILDREN_LINES = 8;
 
 /**
  * The children of one launcher run. Every wait races against a child exiting, Ctrl-C and a deadline,
@@ -96,11 +97,11 @@ export class StackSession {
     process.off('exit', this.killOnExit);
   }
 
-  /** The last lines of every child, for a message about something that went wrong. */
-  recentLogs(): string {
+  /** The last lines of every child (only a few of the others' when `culprit` is named), for a message about something that went wrong. */
+  recentLogs(culprit?: StackChild): string {
     return this.children
       .map((child) => {
-        const lines = child.recentLines();
+        const lines = child.recentLines(!culprit || child === culprit ? undefined : OTHER_CHILDREN_LINES);
         const shown =
           lines.length > 0 ? lines.map((line) => `  [${child.name}] ${line}`).join('\n') : '  (no output)';
         return `Last lines of the ${child.name}:\n${shown}`;
@@ -115,7 +116,7 @@ export class StackSession {
           if (!this.stopping)
             reject(
               new StackError(
-                `The ${child.name} stopped ${describeExit(exit)} while ${what}.\n${this.recentLogs()}`,
+                `The ${child.name} stopped ${describeExit(exit)} while ${what}.\n${this.recentLogs(child)}`,
               ),
             );
         });

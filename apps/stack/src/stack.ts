@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { createServer } from 'node:net';
 import path from 'node:path';
 import { EnvError, loadApiEnv, loadWorkerEnv, type EnvSource } from '@teapot/config';
@@ -99,6 +100,13 @@ async function launch(
   loadWorkerEnv(workerEnv);
   if (generated.length > 0) say(`generated ${generated.join(' and ')} into ${shownDevEnvFile} (gitignored)`);
 
+  const unbuilt = Object.values(SCRIPTS).filter((script) => !existsSync(script));
+  if (unbuilt.length > 0) {
+    throw new StackError(
+      `teapot is not built (missing ${unbuilt.map((script) => path.relative(REPO_ROOT, script)).join(', ')}): ` +
+        'run `pnpm build` from the repository root (npm start builds first).',
+    );
+  }
   const problems = await checkServices(env);
   if (problems.length > 0) throw new StackError(explainServiceProblems(problems));
   say(`Postgres ${maskPassword(env.DATABASE_URL)} and Redis ${maskPassword(env.REDIS_URL)} answer`);
