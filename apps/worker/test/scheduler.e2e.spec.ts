@@ -147,6 +147,7 @@ describe('scheduler (two schedulers on one database and Redis, pinned clock)', (
   it('reads cron schedules and leaves disabled profiles and archived endpoints alone', async () => {
     const cronProfile = await seedProfile(world, endpointId, { cron: '*/5 * * * *', intervalS: null });
     const disabled = await seedProfile(world, endpointId, { intervalS: 60, enabled: false });
+    const broken = await seedProfile(world, endpointId, { cron: 'every full moon', intervalS: null });
     const archivedEndpoint = await seedEndpoint(world, { baseUrl: 'http://127.0.0.1:9/v1' });
     const orphan = await seedProfile(world, archivedEndpoint, { intervalS: 60 });
     await world.db.prisma.endpoint.update({
@@ -158,8 +159,9 @@ describe('scheduler (two schedulers on one database and Redis, pinned clock)', (
     const slot = Math.ceil((created.getTime() + 1) / 300_000) * 300_000;
     const a = await scheduler('scheduler-f');
     clock.ms = slot + 60_000;
-    await a.tick();
+    expect((await a.tick()).ok).toBe(true);
     expect((await runsOf(cronProfile)).map((run) => run.slotKey)).toEqual([slotKey(cronProfile, slot)]);
+    expect(await runsOf(broken)).toHaveLength(0);
     expect(await runsOf(disabled)).toHaveLength(0);
     expect(await runsOf(orphan)).toHaveLength(0);
   });

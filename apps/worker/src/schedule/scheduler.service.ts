@@ -47,6 +47,8 @@ const TICK_INTERVAL_NAME = 'teapot-scheduler-tick';
 export class SchedulerService {
   private readonly logger = new Logger(SchedulerService.name);
   private readonly book = new Map<string, BookEntry>();
+  /** Profiles with an unusable schedule, by change time, so each is reported once per change. */
+  private readonly unschedulable = new Map<string, number>();
   private ticking = false;
   private failing = false;
 
@@ -122,6 +124,7 @@ export class SchedulerService {
       seen.add(row.id);
       const existing = this.book.get(row.id);
       if (existing && existing.changedAtMs === row.changedAtMs) continue;
+      if (this.unschedulable.get(row.id) === row.changedAtMs) continue;
       let schedule: ProfileSchedule;
       try {
         schedule = new ProfileSchedule(row.id, {
@@ -131,14 +134,17 @@ export class SchedulerService {
         });
       } catch (error) {
         this.logger.warn(`profile ${row.id} is not scheduled: ${(error as Error).message}`);
+        this.unschedulable.set(row.id, row.changedAtMs);
         this.book.delete(row.id);
         continue;
       }
       const latest = schedule.latestDueSlot(nowMs);
       const nextSlotMs = latest >= row.changedAtMs ? latest : schedule.slotAfter(latest);
+      this.unschedulable.delete(row.id);
       this.book.set(row.id, { schedule, changedAtMs: row.changedAtMs, nextSlotMs });
     }
     for (const id of this.book.keys()) if (!seen.has(id)) this.book.delete(id);
+    for (const id of this.unschedulable.keys()) if (!seen.has(id)) this.unschedulable.delete(id);
   }
 
   private dueSlots(horizonMs: number): Array<{ slot: DueSlot; entry: BookEntry; nextSlotMs: number }> {
