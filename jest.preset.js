@@ -25,4 +25,6 @@ module.exports = {
   moduleNameMapper,
   testMatch: ['<rootDir>/src/**/*.spec.ts', '<rootDir>/test/**/*.spec.ts'],
   moduleFileExtensions: ['ts', 'js', 'json'],
+  // Tests talk to real Postgres, Redis and HTTP streams on a 2-core machine: 5 s is too tight under load.
+  testTimeout: 30_000,
 };
