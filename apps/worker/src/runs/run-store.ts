@@ -99,13 +99,9 @@ export class RunStore {
     result: RunResult,
     error: string | null,
   ): Promise<RunStatus | null> {
-    const current = await this.database.prisma.run.findUnique({
-      where: { id: runId },
-      select: { attempts: true, status: true },
-    });
-    if (!current || current.attempts !== attempt || current.status !== 'running') return null;
-    const { status } = await persistRunResult(this.database, runId, result, { error });
-    return status;
+    // The attempt guard is checked inside the write's transaction: no window for a takeover to slip in.
+    const { written, status } = await persistRunResult(this.database, runId, result, { error, attempt });
+    return written ? status : null;
   }
 
   /** Runs by status, for metrics. */
