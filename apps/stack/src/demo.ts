@@ -52,14 +52,16 @@ export function servingConfigOf(quant: DemoQuant): Record<string, unknown> {
 }
 
 export const DEMO_PROFILE_NAME = 'chat-256-in-128-out-c8';
+export const DEMO_REQUESTS = 32;
+export const DEMO_CONCURRENCY = 8;
 
-/** A short closed-loop benchmark: 32 requests, 8 in flight, a few seconds per run. */
+/** A short closed-loop benchmark: a few seconds per run. */
 export function profileOf(intervalS: number): Record<string, unknown> {
   return {
     name: DEMO_PROFILE_NAME,
     workload: { kind: 'synthetic', inputTokens: 256, outputTokens: 128 },
-    load: { kind: 'closed', concurrency: 8 },
-    requestCount: 32,
+    load: { kind: 'closed', concurrency: DEMO_CONCURRENCY },
+    requestCount: DEMO_REQUESTS,
     durationS: null,
     warmupRequests: 0,
     seed: 1,

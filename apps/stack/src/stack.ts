@@ -7,6 +7,8 @@ import { ApiRequestError, FINISHED_RUN_STATUSES, TeapotApiClient, type RunView }
 import type { StackOptions } from './args';
 import type { Output } from './children';
 import {
+  DEMO_CONCURRENCY,
+  DEMO_REQUESTS,
   demoEndpointName,
   registerDemoEndpoint,
   simulatorArgs,
@@ -84,22 +86,69 @@ async function launch(
   const { env, apiKeyFromEnvironment, generated } = resolveStackEnv(io.env, devEnvFile);
   const relative = path.relative(process.cwd(), devEnvFile);
   // Shown in a `. FILE && curl ...` hint: sh looks a bare file name up in PATH, so keep a slash in it.
-  const shownDevEnvFile = relative.includes('/') ? relative : `./${relative}`;
-  const apiKeySource = apiKeyFromEnvironment
-    ? 'TEAPOT_API_KEY in your environment'
-    : `TEAPOT_API_KEY in ${shownDevEnvFile}`;
-  const apiEnv = { ...childBaseEnv(io.env, env), PORT: String(options.apiPort) };
-  const workerEnv = {
-    ...childBaseEnv(io.env, env),
-    WORKER_ID: 'stack-worker',
-    WORKER_CONCURRENCY: '1',
-    SCHEDULER_TICK_MS: String(SCHEDULER_TICK_MS),
-  };
-  // The children validate the same way; failing here names every bad variable before anything starts.
-  loadApiEnv(apiEnv);
-  loadWorkerEnv(workerEnv);
+  const shownDevEnvFile = relative.startsWith('..')
+    ? devEnvFile
+    : relative.includes('/')
+      ? relative
+      : `./${relative}`;
   if (generated.length > 0) say(`generated ${generated.join(' and ')} into ${shownDevEnvFile} (gitignored)`);
+  await prepare(io.env, env, options, say);
 
+  const api = await startServices(session, options, io, env, say);
+  const since = new Date();
+  const registered = await session.guard(
+    'registering the endpoints through the API',
+    () =>
+      Promise.all(demoEndpoints(options).map((demo) => registerDemoEndpoint(api, demo, options.intervalS))),
+    REGISTER_TIMEOUT_MS,
+  );
+  for (const endpoint of registered) {
+    say(
+      `endpoint ${endpoint.name} (${endpoint.actions.join(', ')}): serving configuration v${endpoint.configVersion}, profile every ${options.intervalS} s`,
+    );
+  }
+
+  say(
+    `\nwaiting for ${options.runs} scheduled runs per endpoint ` +
+      `(${DEMO_REQUESTS} requests at concurrency ${DEMO_CONCURRENCY}, every ${options.intervalS} s)...`,
+  );
+  const runs = await session.guard(
+    'waiting for the scheduled runs',
+    (stop) => waitForRuns(api, registered, since, options, say, stop),
+    (options.runs + 2) * options.intervalS * 1000 + 60_000,
+  );
+  report(registered, runs, say);
+
+  if (options.once) {
+    await session.stop();
+    return;
+  }
+  say(
+    [
+      'teapot is running; Ctrl-C stops it.',
+      `  API           ${api.baseUrl}`,
+      `  API docs      ${api.baseUrl}/docs`,
+      `  API key       TEAPOT_API_KEY in ${apiKeyFromEnvironment ? 'your environment' : shownDevEnvFile} (send it as "Authorization: Bearer <key>")`,
+      `  try           ${apiKeyFromEnvironment ? '' : `. ${shownDevEnvFile} && `}curl -H "Authorization: Bearer $TEAPOT_API_KEY" "${api.baseUrl}/runs?limit=5"`,
+      `  endpoints     ${registered.map((endpoint) => `${endpoint.name} -> ${endpoint.baseUrl}`).join(', ')}`,
+    ].join('\n'),
+  );
+  await session.serveUntilInterrupted();
+  say('\nstopping: worker first (it finishes or aborts its run), then the API and the simulators...');
+  await session.stop();
+  say('stopped.');
+}
+
+/** Everything that can be checked before a process starts: the build, both services, the ports; then the schema. */
+async function prepare(
+  source: EnvSource,
+  env: StackEnv,
+  options: StackOptions,
+  say: (text?: string) => void,
+): Promise<void> {
+  // The children validate the same way; failing here names every bad variable before anything starts.
+  loadApiEnv(apiEnvOf(source, env, options));
+  loadWorkerEnv(workerEnvOf(source, env));
   const unbuilt = Object.values(SCRIPTS).filter((script) => !existsSync(script));
   if (unbuilt.length > 0) {
     throw new StackError(
@@ -111,35 +160,37 @@ async function launch(
   if (problems.length > 0) throw new StackError(explainServiceProblems(problems));
   say(`Postgres ${maskPassword(env.DATABASE_URL)} and Redis ${maskPassword(env.REDIS_URL)} answer`);
   await assertPortsFree(options);
-
   const created = await ensureDatabase(env.DATABASE_URL);
   const migrated = await migrate(env.DATABASE_URL);
   say(
     `database ${created ? 'created and ' : ''}migrated: ${migrated.applied.length} migration(s) applied, ` +
       `${migrated.alreadyApplied.length} already there`,
   );
+}
 
-  const demos: DemoEndpoint[] = QUANTS.map((quant, i) => ({
-    quant,
-    name: demoEndpointName(quant),
-    baseUrl: `http://127.0.0.1:${options.simulatorPorts[i]}/v1`,
-  }));
-  const simulators = QUANTS.map((quant, i) =>
-    session.start({
-      name: `sim-${quant}`,
-      script: SCRIPTS.simulator,
-      args: simulatorArgs(quant, options.simulatorPorts[i]),
-      env: { PATH: io.env.PATH ?? '' },
-    }),
+/** Starts the simulators, the worker and the API at once and returns a client once all are up. */
+async function startServices(
+  session: StackSession,
+  options: StackOptions,
+  io: StackIo,
+  env: StackEnv,
+  say: (text?: string) => void,
+): Promise<TeapotApiClient> {
+  const simulatorsReady = QUANTS.map((quant, i) =>
+    session
+      .start({
+        name: `sim-${quant}`,
+        script: SCRIPTS.simulator,
+        args: simulatorArgs(quant, options.simulatorPorts[i]),
+        env: { PATH: io.env.PATH ?? '' },
+      })
+      .waitForLine(/^teapot-sim listening on (\S+): (.*)$/),
   );
-  const simulatorsReady = simulators.map((child) =>
-    child.waitForLine(/^teapot-sim listening on (\S+): (.*)$/),
-  );
-  const worker = session.start({ name: 'worker', script: SCRIPTS.worker, env: workerEnv });
-  const workerReady = worker.waitForLine(/worker \S+ started/);
-  session.start({ name: 'api', script: SCRIPTS.api, env: apiEnv });
-  const apiUrl = `http://127.0.0.1:${options.apiPort}`;
-  const api = new TeapotApiClient(apiUrl, env.TEAPOT_API_KEY);
+  const workerReady = session
+    .start({ name: 'worker', script: SCRIPTS.worker, env: workerEnvOf(io.env, env) })
+    .waitForLine(/worker \S+ started/);
+  session.start({ name: 'api', script: SCRIPTS.api, env: apiEnvOf(io.env, env, options) });
+  const api = new TeapotApiClient(`http://127.0.0.1:${options.apiPort}`, env.TEAPOT_API_KEY);
 
   const deployments = await session.guard(
     'starting the simulators',
@@ -149,29 +200,24 @@ async function launch(
   for (const [, url, deployment] of deployments) say(`simulator ${url}: ${deployment}`);
   await session.guard('starting the API', (stop) => waitUntil(() => api.healthy(), stop), BOOT_TIMEOUT_MS);
   await session.guard('starting the worker', () => workerReady, BOOT_TIMEOUT_MS);
-  say(`API ${apiUrl} and worker (scheduler tick ${SCHEDULER_TICK_MS} ms) running`);
+  say(`API ${api.baseUrl} and worker (scheduler tick ${SCHEDULER_TICK_MS} ms) running`);
+  return api;
+}
 
-  const since = new Date();
-  const registered = await session.guard(
-    'registering the endpoints through the API',
-    () => Promise.all(demos.map((demo) => registerDemoEndpoint(api, demo, options.intervalS))),
-    REGISTER_TIMEOUT_MS,
-  );
-  for (const endpoint of registered) {
-    say(
-      `endpoint ${endpoint.name} (${endpoint.actions.join(', ')}): serving configuration v${endpoint.configVersion}, profile every ${options.intervalS} s`,
-    );
-  }
+function demoEndpoints(options: StackOptions): DemoEndpoint[] {
+  return QUANTS.map((quant, i) => ({
+    quant,
+    name: demoEndpointName(quant),
+    baseUrl: `http://127.0.0.1:${options.simulatorPorts[i]}/v1`,
+  }));
+}
 
-  say(
-    `\nwaiting for ${options.runs} scheduled runs per endpoint (32 requests at concurrency 8, every ${options.intervalS} s)...`,
-  );
-  const runs = await session.guard(
-    'waiting for the scheduled runs',
-    (stop) => waitForRuns(api, registered, since, options, say, stop),
-    (options.runs + 2) * options.intervalS * 1000 + 60_000,
-  );
-
+/** The table of medians, the FP8/FP16 ratios, and any run that did not measure. */
+function report(
+  registered: RegisteredEndpoint[],
+  runs: Map<string, RunView[]>,
+  say: (text?: string) => void,
+): void {
   const rows: EndpointRow[] = registered.map((endpoint) => {
     const measured = measuredRuns(runs.get(endpoint.profileId) ?? []);
     return {
@@ -191,25 +237,20 @@ async function launch(
   );
   if (failures.length > 0) say(`Runs that did not measure:\n${failures.join('\n')}\n`);
   if (rows.some((row) => row.runs === 0)) throw new StackError('An endpoint has no measured run: see above.');
+}
 
-  if (options.once) {
-    await session.stop();
-    return;
-  }
-  say(
-    [
-      'teapot is running; Ctrl-C stops it.',
-      `  API           ${apiUrl}`,
-      `  API docs      ${apiUrl}/docs`,
-      `  API key       ${apiKeySource} (send it as "Authorization: Bearer <key>")`,
-      `  try           ${apiKeyFromEnvironment ? '' : `. ${shownDevEnvFile} && `}curl -H "Authorization: Bearer $TEAPOT_API_KEY" "${apiUrl}/runs?limit=5"`,
-      `  endpoints     ${registered.map((endpoint) => `${endpoint.name} -> ${endpoint.baseUrl}`).join(', ')}`,
-    ].join('\n'),
-  );
-  await session.serveUntilInterrupted();
-  say('\nstopping: worker first (it finishes or aborts its run), then the API and the simulators...');
-  await session.stop();
-  say('stopped.');
+function apiEnvOf(source: EnvSource, env: StackEnv, options: StackOptions): Record<string, string> {
+  return { ...childBaseEnv(source, env), PORT: String(options.apiPort) };
+}
+
+function workerEnvOf(source: EnvSource, env: StackEnv): Record<string, string> {
+  return {
+    ...childBaseEnv(source, env),
+    WORKER_ID: 'stack-worker',
+    // One run at a time: the two endpoints share this machine's cores, so measuring them together would blur both.
+    WORKER_CONCURRENCY: '1',
+    SCHEDULER_TICK_MS: String(SCHEDULER_TICK_MS),
+  };
 }
 
 /** The variables every teapot process shares, on top of the launcher's own environment. */
@@ -220,7 +261,10 @@ function childBaseEnv(source: EnvSource, env: StackEnv): Record<string, string> 
   return { ...inherited, ...env, LOG_LEVEL: 'info' };
 }
 
-/** Polls the runs of each profile until every endpoint has `options.runs` finished runs. */
+/**
+ * Polls the runs of each profile until every endpoint has `options.runs` finished runs; returns
+ * exactly those, the first ones of each endpoint, so both rows of the table count the same runs.
+ */
 async function waitForRuns(
   api: TeapotApiClient,
   endpoints: RegisteredEndpoint[],
@@ -241,19 +285,21 @@ async function waitForRuns(
       await pause(POLL_MS);
       continue;
     }
+    const finished = new Map<string, RunView[]>();
     const progress = endpoints.map((endpoint) => {
       const all = runs.get(endpoint.profileId) ?? [];
-      const done = all.filter((run) => (FINISHED_RUN_STATUSES as readonly string[]).includes(run.status));
+      const done = all
+        .filter((run) => (FINISHED_RUN_STATUSES as readonly string[]).includes(run.status))
+        .sort((a, b) => a.queuedAt.localeCompare(b.queuedAt))
+        .slice(0, options.runs);
+      finished.set(endpoint.profileId, done);
       const running = all.some((run) => run.status === 'running') ? ', one running' : '';
-      return {
-        done: done.length,
-        text: `${endpoint.quant} ${Math.min(done.length, options.runs)}/${options.runs}${running}`,
-      };
+      return `${endpoint.quant} ${done.length}/${options.runs}${running}`;
     });
-    const line = `  runs: ${progress.map((p) => p.text).join('   ')}`;
+    const line = `  runs: ${progress.join('   ')}`;
     if (line !== last) say(line);
     last = line;
-    if (progress.every((p) => p.done >= options.runs)) return runs;
+    if ([...finished.values()].every((done) => done.length >= options.runs)) return finished;
     await pause(POLL_MS);
   }
   throw new StackInterrupted('stopped waiting for runs');
