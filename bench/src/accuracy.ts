@@ -54,7 +54,15 @@ interface ClientFigures {
   chunks: number;
   /** Streams whose chunks did not line up one to one with the ground truth (left out). */
   unmatched: number;
+  /** Arrival minus the simulator's writtenNs (just after its write returned). */
   addedDelayMs: PercentileSummary | null;
+  /**
+   * Share of chunks that arrived before writtenNs: the simulator was descheduled between its write
+   * and reading the clock. A share above a few percent means the machine was too busy for sub-ms figures.
+   */
+  earlyShare: number;
+  /** Arrival minus writeStartNs (just before the write): an upper bound of the delay the client adds. */
+  fromWriteStartMs: PercentileSummary | null;
   eventLoopDelayMs: { p99: number; max: number };
   /** Median gap between the simulator's writes of consecutive token chunks: the decode step it ran at. */
   simulatorStepP50Ms: number | null;
@@ -143,6 +151,7 @@ async function measureLevel(
     run.streams.map((s) => s.responseId),
   );
   const delaysMs: number[] = [];
+  const fromStartMs: number[] = [];
   const stepsMs: number[] = [];
   let unmatched = 0;
   for (const stream of run.streams) {
@@ -154,6 +163,7 @@ async function measureLevel(
     }
     sent.forEach((event, i) => {
       delaysMs.push(Number(stream.arrivalsNs[i] - event.writtenNs) / 1e6);
+      fromStartMs.push(Number(stream.arrivalsNs[i] - event.writeStartNs) / 1e6);
       if (i > 0) stepsMs.push(Number(event.writtenNs - sent[i - 1].writtenNs) / 1e6);
     });
   }
@@ -165,6 +175,8 @@ async function measureLevel(
     chunks: delaysMs.length,
     unmatched,
     addedDelayMs: describe(delaysMs),
+    earlyShare: delaysMs.length === 0 ? 0 : delaysMs.filter((d) => d < 0).length / delaysMs.length,
+    fromWriteStartMs: describe(fromStartMs),
     eventLoopDelayMs: { p99: loopExcessMs(loop.percentile(99)), max: loopExcessMs(loop.max) },
     simulatorStepP50Ms: describe(stepsMs)?.p50 ?? null,
     wallS,
@@ -262,7 +274,7 @@ async function baselineStream(url: string, body: string): Promise<MeasuredStream
   return stream;
 }
 
-type SentEvent = { kind: string; tokens: number; writtenNs: bigint };
+type SentEvent = { kind: string; tokens: number; writeStartNs: bigint; writtenNs: bigint };
 
 /** The simulator's write times, fetched after the run so that the fetch disturbs nothing measured. */
 async function fetchGroundTruth(baseUrl: string, ids: string[]): Promise<Map<string, SentEvent[]>> {
@@ -351,46 +363,43 @@ function ratio(baseline: ClientFigures | undefined, teapot: ClientFigures | unde
 
 const ms = (value: number | null | undefined): string => (value == null ? '-' : value.toFixed(3));
 
+const COLUMNS: Array<[header: string, cell: (f: ClientFigures) => string]> = [
+  ['streams', (f) => String(f.streams)],
+  ['client', (f) => f.client],
+  ['chunks', (f) => String(f.chunks)],
+  ['P50', (f) => ms(f.addedDelayMs?.p50)],
+  ['P99', (f) => ms(f.addedDelayMs?.p99)],
+  ['max', (f) => ms(f.addedDelayMs?.max)],
+  ['early', (f) => `${(100 * f.earlyShare).toFixed(1)}%`],
+  ['P99 start', (f) => ms(f.fromWriteStartMs?.p99)],
+  ['loop P99', (f) => ms(f.eventLoopDelayMs.p99)],
+  ['loop max', (f) => ms(f.eventLoopDelayMs.max)],
+  ['sim step', (f) => ms(f.simulatorStepP50Ms)],
+  ['lost', (f) => String(f.failed + f.unmatched)],
+];
+
+function formatCells(cells: string[]): string {
+  return cells.map((cell, i) => (i === 1 ? cell.padEnd(8) : cell.padStart(9))).join(' ');
+}
+
 function formatRow(f: ClientFigures): string {
-  const d = f.addedDelayMs;
-  return [
-    String(f.streams).padStart(7),
-    f.client.padEnd(8),
-    String(f.chunks).padStart(7),
-    ms(d?.p50).padStart(9),
-    ms(d?.p99).padStart(9),
-    ms(d?.max).padStart(9),
-    ms(f.eventLoopDelayMs.p99).padStart(9),
-    ms(f.eventLoopDelayMs.max).padStart(9),
-    ms(f.simulatorStepP50Ms).padStart(9),
-    `${f.failed + f.unmatched}`.padStart(6),
-  ].join('  ');
+  return formatCells(COLUMNS.map(([, cell]) => cell(f)));
 }
 
 function renderTable(levels: number[], figures: ClientFigures[]): string {
-  const header = [
-    'streams'.padStart(7),
-    'client'.padEnd(8),
-    'chunks'.padStart(7),
-    'P50'.padStart(9),
-    'P99'.padStart(9),
-    'max'.padStart(9),
-    'loop P99'.padStart(9),
-    'loop max'.padStart(9),
-    'sim step'.padStart(9),
-    'lost'.padStart(6),
-  ].join('  ');
   const lines = [
     '',
-    'Added delay per token chunk: client timestamp minus the simulator write time (ms); loop = client event-loop delay (ms)',
-    header,
+    "Added delay per token chunk, ms: client timestamp minus the simulator's writtenNs (P50, P99, max);",
+    'early: chunks timestamped before writtenNs (simulator descheduled after its write: a busy machine);',
+    'P99 start: from just before the write (an upper bound); loop: client event-loop delay; sim step: decode step P50.',
+    formatCells(COLUMNS.map(([header]) => header)),
   ];
   for (const streams of levels) {
     const teapot = figures.find((f) => f.streams === streams && f.client === 'teapot');
     const baseline = figures.find((f) => f.streams === streams && f.client === 'baseline');
     for (const f of [teapot, baseline]) if (f) lines.push(formatRow(f));
     const r = ratio(baseline, teapot);
-    lines.push(`${''.padStart(7)}  P99 baseline/teapot: ${r === null ? '-' : `${r.toFixed(1)}x`}`);
+    lines.push(`${''.padStart(9)} P99 baseline/teapot: ${r === null ? '-' : `${r.toFixed(1)}x`}`);
   }
   return lines.join('\n') + '\n';
 }
