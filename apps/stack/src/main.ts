@@ -2,6 +2,8 @@
 import { USAGE, UsageError, parseStackArgs, type StackOptions } from './args';
 import { runStack } from './stack';
 
+const SIGNAL_ECHO_MS = 1_000;
+
 async function main(): Promise<number> {
   let options: StackOptions | 'help';
   try {
@@ -16,12 +18,16 @@ async function main(): Promise<number> {
     return 0;
   }
   const interrupt = new AbortController();
-  let signals = 0;
+  let firstSignalAt: number | null = null;
   const onSignal = (signal: NodeJS.Signals) => {
-    signals++;
-    // A second Ctrl-C means "now": the exit hook kills whatever is still running.
-    if (signals > 1) process.exit(130);
-    interrupt.abort(new Error(signal));
+    if (firstSignalAt === null) {
+      firstSignalAt = Date.now();
+      interrupt.abort(new Error(signal));
+      return;
+    }
+    // npm and pnpm forward the terminal's Ctrl-C, so one press arrives twice at once; a press seconds
+    // later means "now": the exit hook kills whatever is still running.
+    if (Date.now() - firstSignalAt > SIGNAL_ECHO_MS) process.exit(130);
   };
   for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, onSignal);
   const { exitCode } = await runStack(options, {
