@@ -22,7 +22,7 @@ import { createTestDatabase } from '@teapot/db/testing';
 import { RunQueueProducer, createRedis } from '@teapot/jobs';
 import { describe, type PercentileSummary } from '@teapot/measure';
 import { SchedulerService, createWorkerApp, parseSlotKey, type Clock } from '@teapot/worker';
-import { REDIS_URL, machineLine, sleep } from './throughput';
+import { REDIS_URL, deleteRedisPrefix, machineLine, sleep } from './throughput';
 
 const PROFILES = 1_000;
 const ENDPOINTS = 100;
@@ -260,9 +260,6 @@ async function main(): Promise<void> {
   const testDb = await createTestDatabase();
   const db = createDatabase(testDb.url, { max: 4 });
   const prefix = `teapot-bench-scheduler-${randomUUID()}`;
-  const producers = [prefix, `${prefix}-naive`].map(
-    (p) => new RunQueueProducer({ redis: REDIS_URL, prefix: p }),
-  );
   let teapot: PhaseFigures;
   let naive: PhaseFigures;
   try {
@@ -271,12 +268,9 @@ async function main(): Promise<void> {
     naive = await measureNaive(db, `${prefix}-naive`);
     process.stderr.write(`${row(naive)}\n`);
   } finally {
-    for (const producer of producers) {
-      await producer.queue.obliterate({ force: true }).catch(() => undefined);
-      await producer.close();
-    }
     await db.close();
     await testDb.drop();
+    for (const queuePrefix of [prefix, `${prefix}-naive`]) await deleteRedisPrefix(queuePrefix);
   }
   const boundaryCpu = (f: PhaseFigures) => Math.max(0, ...f.boundaryTicks.map((tick) => tick.cpuMs));
   const verdict = teapot.late === 0 && teapot.slots === PROFILES * BOUNDARIES ? 'met' : 'MISSED';

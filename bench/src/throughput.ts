@@ -19,7 +19,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { createDatabase, readRunRequests, type Database } from '@teapot/db';
 import { createTestDatabase, type TestDatabase } from '@teapot/db/testing';
-import { RunQueueProducer } from '@teapot/jobs';
+import { RunQueueProducer, createRedis } from '@teapot/jobs';
 import { groundTruthFromJson, type GroundTruth, type GroundTruthJson } from '@teapot/simulator';
 import {
   CHUNK_KIND,
@@ -103,12 +103,24 @@ export async function createWorld(name: string): Promise<BenchWorld> {
       ...overrides,
     }),
     async close() {
-      await producer.queue.obliterate({ force: true }).catch(() => undefined);
       await producer.close();
       await db.close();
       await testDb.drop();
+      await deleteRedisPrefix(prefix);
     },
   };
+}
+
+/** Every key under the prefix: the queue's and the worker's own (locks, retention slots). */
+export async function deleteRedisPrefix(prefix: string): Promise<void> {
+  const redis = createRedis(REDIS_URL);
+  try {
+    const stream = redis.scanStream({ match: `${prefix}:*`, count: 1000 });
+    for await (const keys of stream as AsyncIterable<string[]>)
+      if (keys.length > 0) await redis.unlink(...keys);
+  } finally {
+    await redis.quit();
+  }
 }
 
 export interface ProfileSpec {
