@@ -57,8 +57,8 @@ interface ClientFigures {
   /** Arrival minus the simulator's writtenNs (just after its write returned). */
   addedDelayMs: PercentileSummary | null;
   /**
-   * Share of chunks that arrived before writtenNs: the simulator was descheduled between its write
-   * and reading the clock. A share above a few percent means the machine was too busy for sub-ms figures.
+   * Share of chunks timestamped before writtenNs: on loopback the kernel hands the bytes to the reader
+   * inside the simulator's write call, so a client on the other core can see them before that call returns.
    */
   earlyShare: number;
   /** Arrival minus writeStartNs (just before the write): an upper bound of the delay the client adds. */
@@ -390,7 +390,7 @@ function renderTable(levels: number[], figures: ClientFigures[]): string {
   const lines = [
     '',
     "Added delay per token chunk, ms: client timestamp minus the simulator's writtenNs (P50, P99, max);",
-    'early: chunks timestamped before writtenNs (simulator descheduled after its write: a busy machine);',
+    'early: chunks timestamped before writtenNs (loopback delivers inside the write call; the figures can dip below 0);',
     'P99 start: from just before the write (an upper bound); loop: client event-loop delay; sim step: decode step P50.',
     formatCells(COLUMNS.map(([header]) => header)),
   ];
