@@ -5,7 +5,7 @@ const fs = require('node:fs');
 
 const root = __dirname;
 const moduleNameMapper = {};
-for (const dir of ["packages", "apps"]) {
+for (const dir of ['packages', 'apps']) {
   for (const name of fs.readdirSync(path.join(root, dir))) {
     const pkgFile = path.join(root, dir, name, 'package.json');
     if (!fs.existsSync(pkgFile)) continue;

@@ -20,7 +20,15 @@ function ensurePnpm() {
     console.error(`[teapot] installing pnpm ${pinned} into .tools/ (once)`);
     const res = spawnSync(
       'npm',
-      ['install', '--no-save', '--no-audit', '--no-fund', '--prefix', path.join(root, '.tools'), `pnpm@${pinned}`],
+      [
+        'install',
+        '--no-save',
+        '--no-audit',
+        '--no-fund',
+        '--prefix',
+        path.join(root, '.tools'),
+        `pnpm@${pinned}`,
+      ],
       { stdio: 'inherit', shell: process.platform === 'win32' },
     );
     if (res.status !== 0) process.exit(res.status ?? 1);
