@@ -27,7 +27,7 @@ export type WorkloadChoice =
 
 export interface BenchArgs {
   help: boolean;
-  /** null: benchmark the built-in simulator, started in-process. */
+  /** null: benchmark the built-in simulator, started in a worker thread. */
   url: string | null;
   model: string | null;
   apiKind: ApiKind;

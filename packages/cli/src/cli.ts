@@ -6,13 +6,8 @@ import {
   type RunResult,
   type Workload,
 } from '@teapot/measure';
-import {
-  DeploymentError,
-  describeDeployment,
-  startSimulator,
-  type RunningSimulator,
-} from '@teapot/simulator';
 import { parseBenchArgs, type BenchArgs } from './args';
+import { SimulatorDeploymentError, startBuiltInSimulator, type BuiltInSimulator } from './built-in-simulator';
 import { BENCH_HELP, USAGE } from './help';
 import { formatJsonResult } from './json-output';
 import { ProgressReporter, type ProgressStream } from './progress';
@@ -61,12 +56,12 @@ class BenchError extends Error {}
 
 async function bench(args: BenchArgs, io: CliIo): Promise<number> {
   const workload = await loadWorkload(args);
-  let simulator: RunningSimulator | null = null;
+  let simulator: BuiltInSimulator | null = null;
   try {
     let baseUrl = args.url;
     let simulated: string | null = null;
     if (baseUrl === null) {
-      simulator = await startBuiltInSimulator(args);
+      simulator = await startSimulatorFor(args);
       baseUrl = simulator.baseUrl;
       simulated = describeSimulator(simulator, args);
       io.stderr.write(`teapot bench: no --url, so benchmarking the built-in simulator: ${simulated}\n`);
@@ -180,19 +175,19 @@ async function writeJson(path: string, json: string): Promise<void> {
   }
 }
 
-async function startBuiltInSimulator(args: BenchArgs): Promise<RunningSimulator> {
+async function startSimulatorFor(args: BenchArgs): Promise<BuiltInSimulator> {
   try {
-    return await startSimulator({ ...args.simulator, servedModelName: args.model ?? undefined });
+    return await startBuiltInSimulator({ ...args.simulator, servedModelName: args.model ?? undefined });
   } catch (error) {
     // e.g. a 70B model at FP16 does not fit one GPU: the simulator says what would.
-    if (error instanceof DeploymentError) throw new BenchError(`--sim-*: ${error.message}`);
+    if (error instanceof SimulatorDeploymentError) throw new BenchError(`--sim-*: ${error.message}`);
     throw error;
   }
 }
 
-function describeSimulator(simulator: RunningSimulator, args: BenchArgs): string {
+function describeSimulator(simulator: BuiltInSimulator, args: BenchArgs): string {
   const { maxBatch, chunkedPrefill } = args.simulator;
-  const perToken = simulator.stats().singleStreamMsPerToken.toFixed(2);
+  const perToken = simulator.singleStreamMsPerToken.toFixed(2);
   const batch = maxBatch === undefined ? '' : ` · max batch ${maxBatch}`;
-  return `${describeDeployment(simulator.deployment)}${batch} · chunked prefill ${chunkedPrefill ? 'on' : 'off'} · ${perToken} ms/token at batch 1`;
+  return `${simulator.deployment}${batch} · chunked prefill ${chunkedPrefill ? 'on' : 'off'} · ${perToken} ms/token at batch 1`;
 }
