@@ -1,4 +1,6 @@
+import { post, readStream } from '../test/sse-client';
 import { parseCommandLine } from './main';
+import { startSimulator, type SimulatorOptions } from './server';
 
 describe('the simulator command line', () => {
   it('maps every flag onto SimulatorOptions', () => {
@@ -45,9 +47,44 @@ describe('the simulator command line', () => {
     [['--jitter', '2'], /--jitter must be a number from 0 to 1/],
     [['--fault', 'boom'], /--fault must be one of refuse, 500/],
     [['--fault-rate', '0.5'], /--fault-rate and --fault-after need --fault/],
+    [['--step-ms', '0'], /--step-ms must be a number from 0.001 to 60000, got "0"/],
+    [['--step-ms', '20', '--gpu', 'h200'], /--step-ms replaces the GPU model: leave out --gpu and --tp/],
     [['--bogus'], /Unknown option '--bogus'/],
     [['stray'], /positional/],
   ])('refuses %j with a message naming the flag', (argv, message) => {
     expect(() => parseCommandLine(argv)).toThrow(message);
+  });
+
+  it('serves --step-ms: every step takes that long in model time, whatever the batch', async () => {
+    const options = parseCommandLine('--port 0 --step-ms 20 --jitter 0 --chunked-prefill'.split(' '));
+    if (options === 'help') throw new Error('expected options');
+    expect(options).toMatchObject({ gpu: { name: 'fixed-step' }, latency: { stepOverheadS: 0.02 } });
+    // A generous lag bound: on a busy machine the engine must not restart its schedule mid-test.
+    const sim = await startSimulator({ ...(options as SimulatorOptions), maxLagMs: 10_000 });
+    try {
+      expect(sim.stats().singleStreamMsPerToken).toBeCloseTo(20, 3);
+      const streams = await Promise.all(
+        [4, 400, 4000].map(async (words, i) => {
+          const response = await post(`${sim.baseUrl}/chat/completions`, {
+            model: 'llama-8b',
+            messages: [{ role: 'user', content: 'word '.repeat(words) }],
+            max_tokens: 6 + i,
+            ignore_eos: true,
+            stream: true,
+          });
+          const id = response.headers.get('x-teapot-response-id') ?? '';
+          await readStream(response);
+          return sim.groundTruth(id);
+        }),
+      );
+      const gapsMs = streams.flatMap((truth) => {
+        const content = (truth?.events ?? []).filter((e) => e.kind === 'content');
+        return content.slice(1).map((e, i) => Number(e.scheduledNs - content[i].scheduledNs) / 1e6);
+      });
+      expect(gapsMs).toHaveLength(5 + 6 + 7);
+      for (const gap of gapsMs) expect(gap).toBeCloseTo(20, 2);
+    } finally {
+      await sim.close();
+    }
   });
 });

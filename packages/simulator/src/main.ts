@@ -3,6 +3,7 @@ import { parseArgs } from 'node:util';
 import { FAULT_MODES, isFaultMode } from './faults';
 import { DeploymentError } from './latency-model';
 import {
+  FIXED_STEP_GPU,
   GPU_PRESETS,
   KV_CACHE_DTYPES,
   MODEL_PRESETS,
@@ -23,6 +24,8 @@ Usage: node packages/simulator/dist/main.js [options]
   --quant Q              weights: ${WEIGHT_QUANTS.join(' | ')} (default fp16)
   --kv-quant Q           KV cache: ${KV_CACHE_DTYPES.join(' | ')} (default bf16)
   --tp N                 tensor parallelism (default 1)
+  --step-ms MS           every step, prefill included, takes MS whatever the batch (an unlimited
+                         GPU plus MS of step overhead; replaces --gpu and --tp)
   --max-batch N          running sequences per step (default 256)
   --chunked-prefill      mix prompt chunks into decode steps instead of stalling them
   --chunk-size N         prompt tokens per step with --chunked-prefill (default 512)
@@ -56,6 +59,7 @@ export function parseCommandLine(argv: string[]): SimulatorOptions | 'help' {
         quant: { type: 'string' },
         'kv-quant': { type: 'string' },
         tp: { type: 'string' },
+        'step-ms': { type: 'string' },
         'max-batch': { type: 'string' },
         'chunked-prefill': { type: 'boolean' },
         'chunk-size': { type: 'string' },
@@ -108,16 +112,24 @@ export function parseCommandLine(argv: string[]): SimulatorOptions | 'help' {
   if (fault === undefined && (values['fault-rate'] !== undefined || values['fault-after'] !== undefined)) {
     throw new UsageError('--fault-rate and --fault-after need --fault');
   }
+  const stepMs = real('step-ms', values['step-ms'], 0.001, 60_000);
+  if (stepMs !== undefined && (values.gpu !== undefined || values.tp !== undefined)) {
+    throw new UsageError('--step-ms replaces the GPU model: leave out --gpu and --tp');
+  }
   const port = int('port', values.port, 0) ?? 8000;
   if (port > 65535) throw new UsageError(`--port must be at most 65535, got ${port}`);
   return {
     port,
     host: values.host,
-    gpu: oneOf('gpu', values.gpu, Object.keys(GPU_PRESETS) as Array<keyof typeof GPU_PRESETS>),
+    gpu:
+      stepMs === undefined
+        ? oneOf('gpu', values.gpu, Object.keys(GPU_PRESETS) as Array<keyof typeof GPU_PRESETS>)
+        : FIXED_STEP_GPU,
     model: oneOf('model', values.model, Object.keys(MODEL_PRESETS) as Array<keyof typeof MODEL_PRESETS>),
     quant: oneOf<WeightQuant>('quant', values.quant, WEIGHT_QUANTS),
     kvCacheDtype: oneOf<KvCacheDtype>('kv-quant', values['kv-quant'], KV_CACHE_DTYPES),
     tp: int('tp', values.tp, 1),
+    latency: stepMs === undefined ? undefined : { stepOverheadS: stepMs / 1000 },
     maxBatch: int('max-batch', values['max-batch'], 1),
     chunkedPrefill: values['chunked-prefill'] ?? false,
     chunkSize: int('chunk-size', values['chunk-size'], 1),
