@@ -6,8 +6,8 @@
  * The simulator runs in a separate process at a fixed ~20 ms per decode step (~50 tokens/s per
  * stream, whatever the batch), and teapot's client is compared with a baseline written the way
  * one-off scripts are: fetch + TextDecoder + line splitting + JSON.parse, timestamped after parsing.
- * The simulator's own CLI has no fixed-step setting, so this file forks itself to serve one through
- * the package's startSimulator: a GPU with unlimited bandwidth and FLOPs plus a 20 ms step overhead.
+ * The simulator is its own CLI with `--step-ms 20`: a GPU with unlimited bandwidth and FLOPs plus a
+ * 20 ms step overhead.
  *
  *   pnpm --filter @teapot/bench build && pnpm --filter @teapot/bench accuracy [--levels 1,64,512]
  */
@@ -18,7 +18,7 @@ import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { CHUNK_KIND, describe, runBenchmark, type PercentileSummary, type RunResult } from '@teapot/measure';
-import { groundTruthFromJson, startSimulator, type GroundTruthJson } from '@teapot/simulator';
+import { groundTruthFromJson, type GroundTruthJson } from '@teapot/simulator';
 
 const DEFAULT_LEVELS = [1, 64, 256, 512, 1024];
 const OUTPUT_TOKENS = 50;
@@ -27,9 +27,9 @@ const STEP_MS = 20;
 const TARGET_P99_MS = 1;
 const LOOP_RESOLUTION_MS = 10;
 const TARGET_STREAMS = 512;
-const SERVE_SIMULATOR = '--serve-simulator';
-const MODEL = 'fixed-step';
+const MODEL = 'llama-8b';
 const REPO = join(__dirname, '..', '..');
+const SIMULATOR_MAIN = join(REPO, 'packages', 'simulator', 'dist', 'main.js');
 const RESULTS = join(REPO, 'bench', 'results', 'accuracy.json');
 
 /** Enough requests for a few thousand token samples, bounded so one level takes seconds. */
@@ -292,31 +292,11 @@ async function fetchGroundTruth(baseUrl: string, ids: string[]): Promise<Map<str
   return truth;
 }
 
-/** Child mode: serve a simulator whose every decode step takes STEP_MS, whatever the batch. */
-async function serveSimulator(port: number): Promise<void> {
-  const simulator = await startSimulator({
-    port,
-    gpu: {
-      name: 'fixed-step',
-      memoryBandwidthBytesPerS: 1e18,
-      memoryBytes: 1e15,
-      flopsPerS: { bf16: 1e21 },
-      interconnectBytesPerS: 1e18,
-    },
-    latency: { stepOverheadS: STEP_MS / 1000 },
-    servedModelName: MODEL,
-    maxBatch: 4096,
-    chunkedPrefill: true,
-    chunkSize: 1 << 20,
-    jitter: 0,
-  });
-  const stop = () => void simulator.close().then(() => process.exit(0));
-  process.once('SIGTERM', stop);
-  process.once('SIGINT', stop);
-}
-
 async function startSeparateSimulator(port: number): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [__filename, SERVE_SIMULATOR, String(port)], {
+  // Every step takes STEP_MS whatever the batch; one chunk holds any prompt; no jitter.
+  const flags = ['--step-ms', String(STEP_MS), '--max-batch', '4096', '--chunked-prefill'];
+  const exact = ['--chunk-size', String(1 << 20), '--jitter', '0'];
+  const child = spawn(process.execPath, [SIMULATOR_MAIN, '--port', String(port), ...flags, ...exact], {
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   const deadline = Date.now() + 15_000;
@@ -404,8 +384,7 @@ function renderTable(levels: number[], figures: ClientFigures[]): string {
   return lines.join('\n') + '\n';
 }
 
-const entry = process.argv[2] === SERVE_SIMULATOR ? serveSimulator(Number(process.argv[3])) : main();
-entry.catch((error: unknown) => {
+main().catch((error: unknown) => {
   process.stderr.write(
     `accuracy: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
   );
