@@ -38,7 +38,7 @@ const TICK_INTERVAL_NAME = 'teapot-scheduler-tick';
  * Finds due profiles and only enqueues: one queued Run row and one BullMQ job per (profile, slot),
  * the job id being the slot key, so any number of schedulers enqueue each slot once.
  *
- * Timing: each tick enqueues the slots due before the next tick as delayed jobs, so a job becomes
+ * Timing: each tick enqueues the slots due within the next two ticks as delayed jobs, so a job becomes
  * runnable at its due time rather than up to a tick late.
  * Catch-up: after downtime (or a failed tick) only the latest missed slot of a profile is
  * enqueued, never the pile of slots in between; slots before a profile's last change are skipped.
@@ -74,6 +74,11 @@ export class SchedulerService {
       this.registry.deleteInterval(TICK_INTERVAL_NAME);
   }
 
+  /** A time on the injected clock as BullMQ's wall clock (they differ when a test shifts the clock). */
+  private wallClockAt(clockMs: number): number {
+    return clockMs - this.clock.now() + Date.now();
+  }
+
   /** One scheduling pass at `nowMs`; safe to call from a script with SCHEDULER_ENABLED=false. */
   async tick(nowMs: number = this.clock.now()): Promise<TickReport> {
     const started = performance.now();
@@ -83,7 +88,9 @@ export class SchedulerService {
     try {
       this.refresh(await loadScheduledProfiles(this.database.pool), nowMs);
       report.profiles = this.book.size;
-      const horizonMs = nowMs + this.env.SCHEDULER_TICK_MS;
+      // Two ticks ahead: a tick that itself takes up to a tick (1,000 slots at a boundary) still
+      // enqueues every slot before it is due.
+      const horizonMs = nowMs + 2 * this.env.SCHEDULER_TICK_MS;
       const due = this.dueSlots(horizonMs);
       report.due = due.length;
       if (due.length > 0) {
@@ -96,7 +103,7 @@ export class SchedulerService {
           queued.map(({ runId, slotKey: key }) => ({
             runId,
             jobId: key,
-            delay: Math.max(0, (dueAt.get(key) ?? nowMs) - this.clock.now()),
+            runAtMs: this.wallClockAt(dueAt.get(key) ?? nowMs),
           })),
         );
         // Advance only after both writes: a failed tick is retried, with catch-up, by the next one.
