@@ -88,6 +88,31 @@ describe('SseParser', () => {
     ]);
   });
 
+  it('hands an unnamed one-line event completed within a read to the bytes listener, the rest to onEvent', () => {
+    const seen: string[] = [];
+    const parser = new SseParser(
+      (event, data) => seen.push(`text ${event} ${data}`),
+      undefined,
+      (bytes, start, end) => seen.push(`bytes ${bytes.toString('utf8', start, end)}`),
+    );
+    parser.push(
+      enc('data: {"a":1}\r\n\r\ndata: x\ndata: y\n\nevent: error\ndata: e\n\ndata: f\nevent: error\n\n'),
+    );
+    parser.push(enc('data: sp'));
+    parser.push(enc('lit\n'));
+    parser.push(enc('\ndata: héllo\n\n'));
+    parser.push(enc('event: message\ndata: named\n\n'));
+    expect(seen).toEqual([
+      'bytes {"a":1}',
+      'text message x\ny',
+      'text error e',
+      'text error f',
+      'text message split',
+      'bytes héllo',
+      'text message named',
+    ]);
+  });
+
   it('refuses an endless line instead of buffering it forever', () => {
     const parser = new SseParser(() => undefined, 16);
     expect(() => parser.push(enc('data: ' + 'x'.repeat(32)))).toThrow(SseLineTooLongError);

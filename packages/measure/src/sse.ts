@@ -11,6 +11,9 @@ export interface SseEvent {
 
 export type SseListener = (event: string, data: string) => void;
 
+/** A `message` event with one data line, given as its undecoded bytes, valid only during the call. */
+export type SseBytesListener = (bytes: Buffer, start: number, end: number) => void;
+
 /** A line grew past the parser's limit: the stream is not SSE (or is hostile). */
 export class SseLineTooLongError extends Error {
   constructor(limit: number) {
@@ -48,14 +51,32 @@ export class SseParser {
   private data = '';
   private hasData = false;
   private eventType = '';
+  /** The single data line of the pending event, not decoded yet (only with `onMessageBytes`). */
+  private dataBytes: Buffer | null = null;
+  private dataStart = 0;
+  private dataEnd = 0;
 
+  /**
+   * With `onMessageBytes`, an unnamed event of one data line completed within one read goes there
+   * undecoded instead of to `onEvent`, so that the caller can read it without building a string.
+   */
   constructor(
     private readonly onEvent: SseListener,
     private readonly maxLineBytes = 8 * 1024 * 1024,
+    private readonly onMessageBytes?: SseBytesListener,
   ) {}
 
   push(bytes: Uint8Array | string): void {
-    let buf = toBuffer(bytes);
+    try {
+      this.lines(toBuffer(bytes));
+    } finally {
+      // the bytes may be reused by the caller after this read
+      this.decodeData();
+    }
+  }
+
+  private lines(bytes: Buffer): void {
+    let buf = bytes;
     if (this.rest !== null) {
       buf = Buffer.concat([this.rest, buf]);
       this.rest = null;
@@ -121,6 +142,14 @@ export class SseParser {
     if (valueStart < end && buf[valueStart] === SPACE) valueStart++;
     if (valueStart > end) valueStart = end;
     if (fieldIs(buf, start, colon, 'data')) {
+      if (!this.hasData && this.onMessageBytes !== undefined) {
+        this.dataBytes = buf;
+        this.dataStart = valueStart;
+        this.dataEnd = end;
+        this.hasData = true;
+        return;
+      }
+      this.decodeData();
       const value = buf.toString('utf8', valueStart, end);
       this.data = this.hasData ? this.data + '\n' + value : value;
       this.hasData = true;
@@ -129,8 +158,23 @@ export class SseParser {
     }
   }
 
+  private decodeData(): void {
+    if (this.dataBytes === null) return;
+    this.data = this.dataBytes.toString('utf8', this.dataStart, this.dataEnd);
+    this.dataBytes = null;
+  }
+
   private dispatch(): void {
     if (!this.hasData && this.eventType === '') return;
+    const bytes = this.dataBytes;
+    if (bytes !== null && this.eventType === '' && this.onMessageBytes !== undefined) {
+      this.dataBytes = null;
+      this.data = '';
+      this.hasData = false;
+      this.onMessageBytes(bytes, this.dataStart, this.dataEnd);
+      return;
+    }
+    this.decodeData();
     const event = this.eventType === '' ? 'message' : this.eventType;
     const data = this.data;
     this.data = '';

@@ -137,6 +137,25 @@ describe('streaming client on exact byte sequences', () => {
     expect(record.responseId).toBe('r1');
   });
 
+  it('reads unusual chunks through JSON.parse the same way, and a null choice as carrying nothing', async () => {
+    const { result } = await runAgainst(() => ({
+      steps: [
+        'data: {"id":"r\\u0031","choices":[null]}\n\n',
+        'data: {"choices":[{"delta":{"con\\u0074ent":"a"}}],"usage":{"completion_tokens":1.0}}\n\n',
+        'data: {"choices":[{"delta":{"content":"b"},"finish_reason":"st\\u006fp"}],"usage":{"completion_tokens":2,"prompt_tokens":5}}\n\n',
+        'data: [DONE]\n\n',
+      ],
+    }));
+    const [record] = result.requests;
+    expect(record.outcome).toBe('ok');
+    expect(record.responseId).toBe('r1');
+    expect(Array.from(record.chunkKinds)).toEqual([CHUNK_KIND.empty, CHUNK_KIND.content, CHUNK_KIND.content]);
+    expect(Array.from(record.chunkTokens)).toEqual([0, 1, 1]);
+    expect(record.tokenSource).toBe('usage_delta');
+    expect(record.finishReason).toBe('stop');
+    expect(record.promptTokens).toBe(5);
+  });
+
   it('accepts a stream without [DONE] that sent a finish_reason, and spreads a final usage', async () => {
     const { result } = await runAgainst(() => ({
       steps: [
@@ -211,6 +230,11 @@ describe('streaming client on exact byte sequences', () => {
       kind: 'malformed_stream',
     },
     { name: 'data that is JSON but not an object', steps: ['data: 42\n\n'], kind: 'malformed_stream' },
+    {
+      name: 'a chunk object cut short inside one line',
+      steps: [chunk({ content: 'a' }), 'data: {"id":"r1","choices":[{"delta":{"content":"b"}}]\n\n'],
+      kind: 'malformed_stream',
+    },
     {
       name: 'a JSON body instead of a stream',
       steps: ['{"id":"r1","choices":[{"message":{"content":"hi"}}]}'],

@@ -1,11 +1,11 @@
 import type { Dispatcher, Pool } from 'undici';
 import type { IncomingHttpHeaders } from 'node:http';
+import { ChunkFields, chunkFieldsFromJson, scanChunk } from './chunk-scan';
 import { SseLineTooLongError, SseParser } from './sse';
 import { attributeTokens, NO_USAGE } from './tokens';
 import {
   CHUNK_KIND,
   type ApiKind,
-  type ChunkKind,
   type ErrorClass,
   type RequestError,
   type RequestOutcome,
@@ -139,41 +139,6 @@ export function requestBody(
   return JSON.stringify(body);
 }
 
-interface ChunkShape {
-  id?: unknown;
-  choices?: unknown;
-  usage?: unknown;
-  error?: unknown;
-}
-
-interface ChoiceShape {
-  delta?: {
-    content?: unknown;
-    reasoning_content?: unknown;
-    reasoning?: unknown;
-    tool_calls?: unknown;
-  } | null;
-  text?: unknown;
-  finish_reason?: unknown;
-}
-
-function nonEmptyString(value: unknown): boolean {
-  return typeof value === 'string' && value.length > 0;
-}
-
-function chunkKind(choice: ChoiceShape | undefined): ChunkKind {
-  if (choice === undefined) return CHUNK_KIND.empty;
-  const delta = choice.delta;
-  if (delta) {
-    if (nonEmptyString(delta.content)) return CHUNK_KIND.content;
-    if (nonEmptyString(delta.reasoning_content) || nonEmptyString(delta.reasoning))
-      return CHUNK_KIND.reasoning;
-    if (Array.isArray(delta.tool_calls) && delta.tool_calls.length > 0) return CHUNK_KIND.toolCall;
-  }
-  if (nonEmptyString(choice.text)) return CHUNK_KIND.content;
-  return CHUNK_KIND.empty;
-}
-
 /**
  * One HTTP attempt of one request, as an undici dispatch handler. The undici callbacks only take the
  * arrival time and hand the bytes to the run's ArrivalInbox; parsing happens when the inbox drains,
@@ -195,6 +160,7 @@ export class StreamAttempt implements Dispatcher.DispatchHandler {
   private ttfbNs: number | null = null;
   private errorBody = '';
   private readonly parser: SseParser;
+  private readonly fields = new ChunkFields();
   private readUs = 0;
   private offsets = new Uint32Array(INITIAL_CHUNK_CAPACITY);
   private kinds = new Uint8Array(INITIAL_CHUNK_CAPACITY);
@@ -216,7 +182,11 @@ export class StreamAttempt implements Dispatcher.DispatchHandler {
     readonly withStreamOptions: boolean,
   ) {
     this.finished = new Promise((resolve) => (this.resolve = resolve));
-    this.parser = new SseParser((event, data) => this.onEvent(event, data));
+    this.parser = new SseParser(
+      (event, data) => this.onEvent(event, data),
+      undefined,
+      (bytes, start, end) => this.onMessageBytes(bytes, start, end),
+    );
     this.startNs = nsSince(context.anchorNs);
   }
 
@@ -378,6 +348,13 @@ export class StreamAttempt implements Dispatcher.DispatchHandler {
     this.fail('truncated_stream', why);
   }
 
+  /** The common case, read from the bytes; anything the scan declines goes through JSON.parse. */
+  private onMessageBytes(bytes: Buffer, start: number, end: number): void {
+    if (this.settled) return;
+    if (scanChunk(bytes, start, end, this.responseId === null, this.fields)) this.recordChunk(this.fields);
+    else this.onEvent('message', bytes.toString('utf8', start, end));
+  }
+
   private onEvent(event: string, data: string): void {
     if (this.settled) return;
     if (event === 'error') {
@@ -400,29 +377,25 @@ export class StreamAttempt implements Dispatcher.DispatchHandler {
       this.fail('malformed_stream', `data is not a JSON object: ${truncate(data, 200)}`);
       return;
     }
-    const chunk = parsed as ChunkShape;
+    const chunk = parsed as Record<string, unknown>;
     if (chunk.error !== undefined && chunk.error !== null) {
       this.fail('stream_error_event', `error in stream: ${describeStreamError(chunk.error)}`);
       return;
     }
-    this.recordChunk(chunk);
+    chunkFieldsFromJson(chunk, this.fields);
+    this.recordChunk(this.fields);
   }
 
-  private recordChunk(chunk: ChunkShape): void {
-    const choice = Array.isArray(chunk.choices) ? (chunk.choices[0] as ChoiceShape | undefined) : undefined;
-    const kind = chunkKind(choice);
-    if (choice !== undefined && typeof choice.finish_reason === 'string')
-      this.finishReason = choice.finish_reason;
-    if (this.responseId === null && typeof chunk.id === 'string') this.responseId = chunk.id;
+  private recordChunk(fields: ChunkFields): void {
+    const kind = fields.kind;
+    if (fields.finishReason !== null) this.finishReason = fields.finishReason;
+    if (this.responseId === null && fields.id !== null) this.responseId = fields.id;
     let cumulative = NO_USAGE;
-    const usage = chunk.usage as { completion_tokens?: unknown; prompt_tokens?: unknown } | null | undefined;
-    if (usage) {
-      if (typeof usage.completion_tokens === 'number') {
-        cumulative = usage.completion_tokens;
-        this.finalCompletionTokens = cumulative;
-      }
-      if (typeof usage.prompt_tokens === 'number') this.promptTokens = usage.prompt_tokens;
+    if (fields.completionTokens !== null) {
+      cumulative = fields.completionTokens;
+      this.finalCompletionTokens = cumulative;
     }
+    if (fields.promptTokens !== null) this.promptTokens = fields.promptTokens;
     if (this.count === this.offsets.length) this.grow();
     const at = this.count++;
     this.offsets[at] = this.readUs < 0 ? 0 : this.readUs > MAX_OFFSET_US ? MAX_OFFSET_US : this.readUs;
