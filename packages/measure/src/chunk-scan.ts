@@ -287,8 +287,8 @@ class Scanner {
   skip(depth: number): number {
     const c = this.peek();
     if (c === QUOTE) this.string();
-    else if (c === OPEN_OBJECT) this.object(depth + 1, NO_KEYS, this.skipMember);
-    else if (c === OPEN_ARRAY) this.array(depth + 1, this.skipElement);
+    else if (c === OPEN_OBJECT) this.object(depth + 1, PLACE.other);
+    else if (c === OPEN_ARRAY) this.array(depth + 1, PLACE.other);
     else if (c === 0x74) this.literal('true');
     else if (c === 0x66) this.literal('false');
     else if (c === 0x6e) this.literal('null');
@@ -297,8 +297,8 @@ class Scanner {
     return c;
   }
 
-  /** `{...}`, calling `member(bit, depth)` with the value's first byte under the cursor; duplicate known keys decline. */
-  object(depth: number, keys: Uint8Array[], member: (bit: number, depth: number) => void): void {
+  /** `{...}` at `place`, reading each member's value; duplicate known keys decline. */
+  object(depth: number, place: Place): void {
     if (depth > MAX_DEPTH) throw DECLINE;
     this.expect(OPEN_OBJECT);
     this.ws();
@@ -306,6 +306,7 @@ class Scanner {
       this.p++;
       return;
     }
+    const keys = KEYS_AT[place];
     let seen = 0;
     for (;;) {
       const bit = keys.length === 0 ? 0 : this.key(keys);
@@ -315,7 +316,11 @@ class Scanner {
       this.ws();
       this.expect(COLON);
       this.ws();
-      member.call(this, bit, depth);
+      if (place === PLACE.top) this.topMember(bit, depth);
+      else if (place === PLACE.choice) this.choiceMember(bit, depth);
+      else if (place === PLACE.delta) this.deltaMember(bit, depth);
+      else if (place === PLACE.usage) this.usageMember(bit, depth);
+      else this.skip(depth);
       this.ws();
       const c = this.peek();
       this.p++;
@@ -326,31 +331,28 @@ class Scanner {
   }
 
   /** `[...]`, calling `element(index, depth)` with the element's first byte under the cursor. */
-  array(depth: number, element: (index: number, depth: number) => void): void {
+  array(depth: number, place: Place): void {
     if (depth > MAX_DEPTH) throw DECLINE;
     this.expect(OPEN_ARRAY);
     this.ws();
     if (this.peek() === CLOSE_ARRAY) {
       this.p++;
+      this.arrayLength = 0;
       return;
     }
     for (let index = 0; ; index++) {
-      element.call(this, index, depth);
+      if (place === PLACE.choices && index === 0) this.firstChoice(depth);
+      else this.skip(depth);
       this.ws();
       const c = this.peek();
       this.p++;
-      if (c === CLOSE_ARRAY) return;
+      if (c === CLOSE_ARRAY) {
+        this.arrayLength = index + 1;
+        return;
+      }
       if (c !== COMMA) throw DECLINE;
       this.ws();
     }
-  }
-
-  skipMember(_bit: number, depth: number): void {
-    this.skip(depth);
-  }
-
-  skipElement(_index: number, depth: number): void {
-    this.skip(depth);
   }
 
   // Per-chunk state of the choice being read.
@@ -358,11 +360,12 @@ class Scanner {
   reasoning = false;
   toolCalls = false;
   text = false;
-  toolCallCount = 0;
+  /** Elements of the array scanned last. */
+  arrayLength = 0;
 
   top(): void {
     this.content = this.reasoning = this.toolCalls = this.text = false;
-    this.object(1, TOP_KEYS, this.topMember);
+    this.object(1, PLACE.top);
     this.out.kind = kindOf(this.content, this.reasoning, this.toolCalls, this.text);
   }
 
@@ -370,10 +373,10 @@ class Scanner {
     if (bit === TOP.id) {
       if (this.skip(depth) === QUOTE && this.wantId) this.out.id = this.decoded();
     } else if (bit === TOP.choices) {
-      if (this.peek() === OPEN_ARRAY) this.array(depth + 1, this.choiceElement);
+      if (this.peek() === OPEN_ARRAY) this.array(depth + 1, PLACE.choices);
       else this.skip(depth);
     } else if (bit === TOP.usage) {
-      if (this.peek() === OPEN_OBJECT) this.object(depth + 1, USAGE_KEYS, this.usageMember);
+      if (this.peek() === OPEN_OBJECT) this.object(depth + 1, PLACE.usage);
       else this.skip(depth);
     } else if (bit === TOP.error) {
       throw DECLINE;
@@ -382,15 +385,14 @@ class Scanner {
     }
   }
 
-  choiceElement(index: number, depth: number): void {
-    if (index > 0) this.skip(depth);
-    else if (this.peek() === OPEN_OBJECT) this.object(depth + 1, CHOICE_KEYS, this.choiceMember);
+  firstChoice(depth: number): void {
+    if (this.peek() === OPEN_OBJECT) this.object(depth + 1, PLACE.choice);
     else throw DECLINE;
   }
 
   choiceMember(bit: number, depth: number): void {
     if (bit === CHOICE.delta) {
-      if (this.peek() === OPEN_OBJECT) this.object(depth + 1, DELTA_KEYS, this.deltaMember);
+      if (this.peek() === OPEN_OBJECT) this.object(depth + 1, PLACE.delta);
       else this.skip(depth);
     } else if (bit === CHOICE.text) {
       this.text = this.nonEmptyString(depth);
@@ -408,20 +410,14 @@ class Scanner {
       if (this.nonEmptyString(depth)) this.reasoning = true;
     } else if (bit === DELTA.toolCalls) {
       if (this.peek() === OPEN_ARRAY) {
-        this.toolCallCount = 0;
-        this.array(depth + 1, this.countElement);
-        this.toolCalls = this.toolCallCount > 0;
+        this.array(depth + 1, PLACE.other);
+        this.toolCalls = this.arrayLength > 0;
       } else {
         this.skip(depth);
       }
     } else {
       this.skip(depth);
     }
-  }
-
-  countElement(_index: number, depth: number): void {
-    this.toolCallCount++;
-    this.skip(depth);
   }
 
   usageMember(bit: number, depth: number): void {
@@ -455,14 +451,21 @@ function isHex(c: number): boolean {
   return (c >= ZERO && c <= NINE) || (c >= 0x41 && c <= 0x46) || (c >= 0x61 && c <= 0x66);
 }
 
-const NO_KEYS: Uint8Array[] = [];
-const TOP_KEYS = [KEY.id, KEY.choices, KEY.usage, KEY.error];
+/** Where in the chunk a value sits: decides which keys are read (a switch, not callbacks, keeps calls monomorphic). */
+const PLACE = { other: 0, top: 1, choices: 2, choice: 3, delta: 4, usage: 5 } as const;
+type Place = (typeof PLACE)[keyof typeof PLACE];
+const KEYS_AT: Uint8Array[][] = [
+  [],
+  [KEY.id, KEY.choices, KEY.usage, KEY.error],
+  [],
+  [KEY.delta, KEY.text, KEY.finishReason],
+  [KEY.content, KEY.reasoningContent, KEY.reasoning, KEY.toolCalls],
+  [KEY.completionTokens, KEY.promptTokens],
+];
+/** Bits of the keys above, in their order. */
 const TOP = { id: 1, choices: 2, usage: 4, error: 8 };
-const CHOICE_KEYS = [KEY.delta, KEY.text, KEY.finishReason];
 const CHOICE = { delta: 1, text: 2, finishReason: 4 };
-const DELTA_KEYS = [KEY.content, KEY.reasoningContent, KEY.reasoning, KEY.toolCalls];
 const DELTA = { content: 1, reasoningContent: 2, reasoning: 4, toolCalls: 8 };
-const USAGE_KEYS = [KEY.completionTokens, KEY.promptTokens];
 const USAGE = { completionTokens: 1, promptTokens: 2 };
 
 const scanner = new Scanner();
