@@ -299,6 +299,9 @@ async function startSeparateSimulator(port: number): Promise<ChildProcess> {
   const child = spawn(process.execPath, [SIMULATOR_MAIN, '--port', String(port), ...flags, ...exact], {
     stdio: ['ignore', 'ignore', 'inherit'],
   });
+  // A benchmark stopped by Ctrl-C or `timeout` must not leave its simulator running.
+  process.once('exit', () => child.kill('SIGKILL'));
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => process.exit(130));
   const deadline = Date.now() + 15_000;
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`the simulator exited with code ${child.exitCode}`);
