@@ -18,7 +18,7 @@ import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { CHUNK_KIND, describe, runBenchmark, type PercentileSummary, type RunResult } from '@teapot/measure';
-import { groundTruthFromJson, type GroundTruthJson } from '@teapot/simulator';
+import { fetchGroundTruth } from '@teapot/simulator';
 
 const DEFAULT_LEVELS = [1, 64, 256, 512, 1024];
 const OUTPUT_TOKENS = 50;
@@ -155,7 +155,7 @@ async function measureLevel(
   const stepsMs: number[] = [];
   let unmatched = 0;
   for (const stream of run.streams) {
-    const sent = truth.get(stream.responseId)?.filter((e) => e.kind === 'content' && e.tokens > 0);
+    const sent = truth.get(stream.responseId)?.events.filter((e) => e.kind === 'content' && e.tokens > 0);
     const miscounted = stream.tokens !== null && sent?.some((e, i) => e.tokens !== stream.tokens?.[i]);
     if (!sent || sent.length !== stream.arrivalsNs.length || miscounted) {
       unmatched++;
@@ -272,24 +272,6 @@ async function baselineStream(url: string, body: string): Promise<MeasuredStream
     }
   }
   return stream;
-}
-
-type SentEvent = { kind: string; tokens: number; writeStartNs: bigint; writtenNs: bigint };
-
-/** The simulator's write times, fetched after the run so that the fetch disturbs nothing measured. */
-async function fetchGroundTruth(baseUrl: string, ids: string[]): Promise<Map<string, SentEvent[]>> {
-  const truth = new Map<string, SentEvent[]>();
-  for (let i = 0; i < ids.length; i += 256) {
-    const response = await fetch(`${baseUrl}/_teapot/ground-truth`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ ids: ids.slice(i, i + 256) }),
-    });
-    if (!response.ok) throw new Error(`ground truth: HTTP ${response.status}`);
-    const { data } = (await response.json()) as { data: Array<GroundTruthJson | null> };
-    for (const item of data) if (item) truth.set(item.id, groundTruthFromJson(item).events);
-  }
-  return truth;
 }
 
 async function startSeparateSimulator(port: number): Promise<ChildProcess> {

@@ -20,7 +20,7 @@ import { createInterface } from 'node:readline';
 import { createDatabase, readRunRequests, type Database } from '@teapot/db';
 import { createTestDatabase, type TestDatabase } from '@teapot/db/testing';
 import { RunQueueProducer, createRedis } from '@teapot/jobs';
-import { groundTruthFromJson, type GroundTruth, type GroundTruthJson } from '@teapot/simulator';
+import { fetchGroundTruth } from '@teapot/simulator';
 import {
   CHUNK_KIND,
   describe,
@@ -401,21 +401,6 @@ async function accuracyOf(
     unmatched,
     addedDelayMs: delaysMs.length > 0 ? describe(delaysMs) : null,
   };
-}
-
-async function fetchGroundTruth(baseUrl: string, ids: string[]): Promise<Map<string, GroundTruth>> {
-  const truth = new Map<string, GroundTruth>();
-  for (let i = 0; i < ids.length; i += 256) {
-    const response = await fetch(`${baseUrl}/_teapot/ground-truth`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ ids: ids.slice(i, i + 256) }),
-    });
-    if (!response.ok) throw new Error(`ground truth: HTTP ${response.status}`);
-    const { data } = (await response.json()) as { data: Array<GroundTruthJson | null> };
-    for (const item of data) if (item) truth.set(item.id, groundTruthFromJson(item));
-  }
-  return truth;
 }
 
 /** Successful requests at even steps through the run, so its start and end count as much as its middle. */

@@ -1,5 +1,6 @@
 import { chunks, post, readStream } from '../test/sse-client';
 import { groundTruthFromJson, type GroundTruthJson } from './ground-truth';
+import { fetchGroundTruth } from './ground-truth-client';
 import { startSimulator, type RunningSimulator } from './server';
 
 type Chunk = Record<string, unknown> & {
@@ -183,6 +184,9 @@ describe('the OpenAI-compatible server', () => {
     expect(bulk.data[0]).toEqual(side);
     expect(bulk.data[1]).toBeNull();
     expect((await fetch(`${sim.baseUrl}/_teapot/ground-truth/nope`)).status).toBe(404);
+    const fetched = await fetchGroundTruth(sim.baseUrl, [id, 'chatcmpl-unknown']);
+    expect([...fetched.keys()]).toEqual([id]);
+    expect(fetched.get(id)).toEqual(truth);
   });
 
   it('bundles tokensPerChunk tokens per chunk and says so in the ground truth', async () => {
