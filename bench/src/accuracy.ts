@@ -13,12 +13,12 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdir, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { CHUNK_KIND, describe, runBenchmark, type PercentileSummary, type RunResult } from '@teapot/measure';
 import { fetchGroundTruth } from '@teapot/simulator';
+import { freePort } from './throughput';
 
 const DEFAULT_LEVELS = [1, 64, 256, 512, 1024];
 const OUTPUT_TOKENS = 50;
@@ -305,19 +305,6 @@ async function stopProcess(child: ChildProcess): Promise<void> {
   const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
   await exited;
   clearTimeout(timer);
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() =>
-        typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port')),
-      );
-    });
-  });
 }
 
 function ratio(baseline: ClientFigures | undefined, teapot: ClientFigures | undefined): number | null {

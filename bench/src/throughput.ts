@@ -19,7 +19,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { createDatabase, readRunRequests, type Database } from '@teapot/db';
 import { createTestDatabase, type TestDatabase } from '@teapot/db/testing';
-import { RunQueueProducer, createRedis } from '@teapot/jobs';
+import { RunQueueProducer, createRedis, deleteKeysUnderPrefix } from '@teapot/jobs';
 import { fetchGroundTruth } from '@teapot/simulator';
 import {
   CHUNK_KIND,
@@ -115,9 +115,7 @@ export async function createWorld(name: string): Promise<BenchWorld> {
 export async function deleteRedisPrefix(prefix: string): Promise<void> {
   const redis = createRedis(REDIS_URL);
   try {
-    const stream = redis.scanStream({ match: `${prefix}:*`, count: 1000 });
-    for await (const keys of stream as AsyncIterable<string[]>)
-      if (keys.length > 0) await redis.unlink(...keys);
+    await deleteKeysUnderPrefix(redis, prefix);
   } finally {
     await redis.quit();
   }

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { Writable } from 'node:stream';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { type ApiEnv, loadApiEnv } from '@teapot/config';
-import { createRedis } from '@teapot/jobs';
+import { createRedis, deleteKeysUnderPrefix } from '@teapot/jobs';
 import { createTestDatabase, type TestDatabase } from '@teapot/db/testing';
 import request from 'supertest';
 import type TestAgent from 'supertest/lib/agent';
@@ -66,12 +66,7 @@ async function deleteRedisKeys(url: string, prefix: string): Promise<void> {
   const redis = createRedis(url, { maxRetriesPerRequest: 0, retryStrategy: () => null });
   redis.on('error', () => undefined);
   try {
-    let cursor = '0';
-    do {
-      const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 500);
-      if (keys.length) await redis.del(...keys);
-      cursor = next;
-    } while (cursor !== '0');
+    await deleteKeysUnderPrefix(redis, prefix);
   } catch {
     // Nothing of this run can be in an unreachable Redis.
   } finally {

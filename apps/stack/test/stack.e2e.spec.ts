@@ -4,7 +4,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createTestDatabase, type TestDatabase } from '@teapot/db/testing';
-import { createRedis } from '@teapot/jobs';
+import { createRedis, deleteKeysUnderPrefix } from '@teapot/jobs';
 import { DEFAULT_STACK_OPTIONS, runStack } from '../src';
 import { readEnvFile } from '../src/dev-env';
 
@@ -23,7 +23,7 @@ describe('the one-machine launcher (npm start)', () => {
   afterAll(async () => {
     await database?.drop();
     rmSync(stateDir, { recursive: true, force: true });
-    await deleteKeys(`${prefix}:*`);
+    await deleteKeys(prefix);
   });
 
   it('starts everything, measures both endpoints on schedule, prints the table and leaves no process behind', async () => {
@@ -167,12 +167,10 @@ async function freePorts(count: number): Promise<number[]> {
   return ports;
 }
 
-async function deleteKeys(pattern: string): Promise<void> {
+async function deleteKeys(prefix: string): Promise<void> {
   const redis = createRedis(REDIS_URL);
   try {
-    const stream = redis.scanStream({ match: pattern, count: 1000 });
-    for await (const keys of stream as AsyncIterable<string[]>)
-      if (keys.length > 0) await redis.unlink(...keys);
+    await deleteKeysUnderPrefix(redis, prefix);
   } finally {
     await redis.quit();
   }

@@ -7,6 +7,7 @@ import {
   RUN_JOB_OPTIONS,
   RunQueueProducer,
   createRedis,
+  deleteKeysUnderPrefix,
   queueHealth,
   queueHealthPrometheus,
   redisPrefix,
@@ -110,3 +111,22 @@ async function waitFor(check: () => Promise<boolean>, timeoutMs = 10_000): Promi
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }
+
+describe('deleteKeysUnderPrefix against real Redis', () => {
+  it('removes every key under the prefix and nothing else', async () => {
+    const redis = createRedis(REDIS_URL);
+    const prefix = `teapot-test-${randomUUID()}`;
+    try {
+      const keys = Array.from({ length: 2500 }, (_, i) => `${prefix}:k${i}`);
+      for (let i = 0; i < keys.length; i += 500)
+        await redis.mset(...keys.slice(i, i + 500).flatMap((k) => [k, '1']));
+      await redis.set(`${prefix}-neighbour:k`, '1');
+      expect(await deleteKeysUnderPrefix(redis, prefix)).toBe(2500);
+      expect(await redis.exists(keys[0], keys[2499])).toBe(0);
+      expect(await redis.get(`${prefix}-neighbour:k`)).toBe('1');
+    } finally {
+      await redis.del(`${prefix}-neighbour:k`);
+      await redis.quit();
+    }
+  });
+});

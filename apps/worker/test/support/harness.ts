@@ -4,7 +4,7 @@ import path from 'node:path';
 import { encryptHeaders } from '@teapot/config';
 import { createDatabase, type Database, type Run } from '@teapot/db';
 import { createTestDatabase, type TestDatabase } from '@teapot/db/testing';
-import { createRedis } from '@teapot/jobs';
+import { createRedis, deleteKeysUnderPrefix } from '@teapot/jobs';
 
 export const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 
@@ -54,12 +54,7 @@ export async function createWorld(): Promise<TestWorld> {
 export async function deleteRedisPrefix(prefix: string): Promise<void> {
   const redis = createRedis(REDIS_URL);
   try {
-    let cursor = '0';
-    do {
-      const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
-      cursor = next;
-      if (keys.length > 0) await redis.del(...keys);
-    } while (cursor !== '0');
+    await deleteKeysUnderPrefix(redis, prefix);
   } finally {
     await redis.quit();
   }
