@@ -11,12 +11,20 @@
  *
  *   pnpm --filter @teapot/bench build && pnpm --filter @teapot/bench accuracy [--levels 1,64,512]
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdir, writeFile } from 'node:fs/promises';
-import { cpus, loadavg } from 'node:os';
+import { execFile, spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
+import * as net from 'node:net';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import { CHUNK_KIND, describe, runBenchmark, type PercentileSummary, type RunResult } from '@teapot/measure';
+import {
+  CHUNK_KIND,
+  describe,
+  runBenchmark,
+  type PercentileSummary,
+  type RunResult,
+  type Transport,
+} from '@teapot/measure';
 import { fetchGroundTruth } from '@teapot/simulator';
 import { freePort } from './throughput';
 
@@ -31,6 +39,21 @@ const MODEL = 'llama-8b';
 const REPO = join(__dirname, '..', '..');
 const SIMULATOR_MAIN = join(REPO, 'packages', 'simulator', 'dist', 'main.js');
 const RESULTS = join(REPO, 'bench', 'results', 'accuracy.json');
+const C_FLOOR_SOURCE = join(REPO, 'bench', 'floor', 'epoll-reader.c');
+/** With two cores or more, the simulator gets core 0 and every client core 1 (see pinCores). */
+const SIMULATOR_CORE = 0;
+const CLIENT_CORE = 1;
+
+/**
+ * teapot through each transport, the one-off-script baseline, and two floors: a Node reader that only
+ * timestamps each read (what any Node client can reach here) and the same in C (what the machine allows).
+ */
+type ClientName = 'undici' | 'http1' | 'baseline' | 'node-floor' | 'c-floor';
+const TEAPOT_CLIENTS: ClientName[] = ['undici', 'http1'];
+
+function label(client: ClientName): string {
+  return client === 'undici' || client === 'http1' ? `teapot/${client}` : client;
+}
 
 /** Enough requests for a few thousand token samples, bounded so one level takes seconds. */
 function requestsFor(streams: number): number {
@@ -46,7 +69,7 @@ interface MeasuredStream {
 }
 
 interface ClientFigures {
-  client: 'teapot' | 'baseline';
+  client: ClientName;
   streams: number;
   requests: number;
   failed: number;
@@ -80,17 +103,22 @@ function levelsFromArgs(argv: string[]): number[] {
 }
 
 async function main(): Promise<void> {
-  const levels = levelsFromArgs(process.argv.slice(2));
+  const argv = process.argv.slice(2);
+  const levels = levelsFromArgs(argv);
   const startedAt = Date.now();
   const loadBefore = loadavg();
+  const pinned = argv.includes('--no-pin') ? null : pinCores();
+  const cFloor = await buildCFloor();
+  const clients: ClientName[] = [...TEAPOT_CLIENTS, 'baseline', 'node-floor'];
+  if (cFloor !== null) clients.push('c-floor');
   const port = await freePort();
-  const simulator = await startSeparateSimulator(port);
+  const simulator = await startSeparateSimulator(port, pinned !== null);
   const baseUrl = `http://127.0.0.1:${port}/v1`;
   const figures: ClientFigures[] = [];
   try {
     for (const streams of levels) {
-      for (const client of ['teapot', 'baseline'] as const) {
-        const measured = await measureLevel(baseUrl, client, streams);
+      for (const client of clients) {
+        const measured = await measureLevel(baseUrl, client, streams, cFloor);
         figures.push(measured);
         process.stderr.write(`${formatRow(measured)}\n`);
       }
@@ -101,14 +129,26 @@ async function main(): Promise<void> {
 
   const loadAfter = loadavg();
   process.stdout.write(renderTable(levels, figures));
-  const atTarget = figures.find((f) => f.client === 'teapot' && f.streams === TARGET_STREAMS);
-  const p99 = atTarget?.addedDelayMs?.p99;
-  const verdict = p99 === undefined ? 'no data' : p99 < TARGET_P99_MS ? 'met' : 'MISSED';
+  const p99At = (client: ClientName) =>
+    figures.find((f) => f.client === client && f.streams === TARGET_STREAMS)?.addedDelayMs?.p99;
+  const verdicts = TEAPOT_CLIENTS.map((client) => {
+    const p99 = p99At(client);
+    const verdict = p99 === undefined ? 'no data' : p99 < TARGET_P99_MS ? 'met' : 'MISSED';
+    return { client, p99: p99 ?? null, verdict };
+  });
+  const floors = (['node-floor', 'c-floor'] as const).map((client) => ({
+    client,
+    p99: p99At(client) ?? null,
+  }));
   process.stdout.write(
-    `\ntarget: teapot P99 added delay < ${TARGET_P99_MS} ms at ${TARGET_STREAMS} streams: ${verdict}` +
-      `${p99 === undefined ? '' : ` (${p99.toFixed(3)} ms)`}\n` +
-      `machine: ${cpus().length} cores, load average ${loadBefore[0].toFixed(2)} before, ${loadAfter[0].toFixed(2)} after; ` +
-      `${((Date.now() - startedAt) / 1000).toFixed(0)} s in all\n`,
+    `\ntarget: P99 added delay < ${TARGET_P99_MS} ms at ${TARGET_STREAMS} streams: ` +
+      verdicts
+        .map((v) => `${label(v.client)} ${v.verdict}${v.p99 === null ? '' : ` (${v.p99.toFixed(3)} ms)`}`)
+        .join('; ') +
+      `\nfloors at ${TARGET_STREAMS} streams (P99): ` +
+      floors.map((f) => `${f.client} ${f.p99 === null ? 'not run' : `${f.p99.toFixed(3)} ms`}`).join('; ') +
+      `\nmachine: ${cpus().length} cores, ${pinned ?? 'not pinned'}; load average ${loadBefore[0].toFixed(2)} before, ` +
+      `${loadAfter[0].toFixed(2)} after; ${((Date.now() - startedAt) / 1000).toFixed(0)} s in all\n`,
   );
 
   await mkdir(join(REPO, 'bench', 'results'), { recursive: true });
@@ -117,14 +157,14 @@ async function main(): Promise<void> {
     date: new Date(startedAt).toISOString(),
     node: process.version,
     cores: cpus().length,
+    pinned,
     loadAverage: { before: loadBefore, after: loadAfter },
     setup: { stepMs: STEP_MS, outputTokens: OUTPUT_TOKENS, inputTokens: INPUT_TOKENS, levels },
-    target: { streams: TARGET_STREAMS, p99Ms: TARGET_P99_MS, verdict },
-    levels: levels.map((streams) => {
-      const teapot = figures.find((f) => f.streams === streams && f.client === 'teapot');
-      const baseline = figures.find((f) => f.streams === streams && f.client === 'baseline');
-      return { streams, teapot, baseline, p99Ratio: ratio(baseline, teapot) };
-    }),
+    target: { streams: TARGET_STREAMS, p99Ms: TARGET_P99_MS, verdicts, floors },
+    levels: levels.map((streams) => ({
+      streams,
+      clients: figures.filter((f) => f.streams === streams),
+    })),
   };
   await writeFile(RESULTS, JSON.stringify(document, null, 2) + '\n');
   process.stdout.write(`figures written to ${RESULTS}\n`);
@@ -132,17 +172,19 @@ async function main(): Promise<void> {
 
 async function measureLevel(
   baseUrl: string,
-  client: 'teapot' | 'baseline',
+  client: ClientName,
   streams: number,
+  cFloor: string | null,
 ): Promise<ClientFigures> {
   const requests = requestsFor(streams);
   const loop = monitorEventLoopDelay({ resolution: LOOP_RESOLUTION_MS });
   const started = performance.now();
   loop.enable();
-  const run =
-    client === 'teapot'
-      ? await runTeapot(baseUrl, streams, requests)
-      : await runBaseline(baseUrl, streams, requests);
+  let run: ClientRun;
+  if (client === 'undici' || client === 'http1') run = await runTeapot(baseUrl, streams, requests, client);
+  else if (client === 'baseline') run = await runBaseline(baseUrl, streams, requests);
+  else if (client === 'node-floor') run = await runNodeFloor(baseUrl, streams, requests);
+  else run = await runCFloor(cFloor!, baseUrl, streams, requests);
   loop.disable();
   const wallS = (performance.now() - started) / 1000;
 
@@ -193,8 +235,14 @@ interface ClientRun {
   failed: number;
 }
 
-async function runTeapot(baseUrl: string, streams: number, requests: number): Promise<ClientRun> {
+async function runTeapot(
+  baseUrl: string,
+  streams: number,
+  requests: number,
+  transport: Transport,
+): Promise<ClientRun> {
   const result: RunResult = await runBenchmark({
+    transport,
     target: { baseUrl, apiKind: 'chat', model: MODEL },
     workload: { kind: 'synthetic', inputTokens: INPUT_TOKENS, outputTokens: OUTPUT_TOKENS },
     load: { kind: 'closed', concurrency: streams },
@@ -220,18 +268,21 @@ async function runTeapot(baseUrl: string, streams: number, requests: number): Pr
 }
 
 /** The one-off-script client: fetch, decode, split lines, parse, and only then read the clock. */
+/** The request every client but teapot sends. */
+const PLAIN_BODY = JSON.stringify({
+  model: MODEL,
+  messages: [{ role: 'user', content: 'word '.repeat(INPUT_TOKENS) }],
+  max_tokens: OUTPUT_TOKENS,
+  ignore_eos: true,
+  stream: true,
+  stream_options: { include_usage: true },
+});
+
 async function runBaseline(baseUrl: string, streams: number, requests: number): Promise<ClientRun> {
   const measured: MeasuredStream[] = [];
   let issued = 0;
   let failed = 0;
-  const body = JSON.stringify({
-    model: MODEL,
-    messages: [{ role: 'user', content: 'word '.repeat(INPUT_TOKENS) }],
-    max_tokens: OUTPUT_TOKENS,
-    ignore_eos: true,
-    stream: true,
-    stream_options: { include_usage: true },
-  });
+  const body = PLAIN_BODY;
   const worker = async () => {
     while (issued < requests) {
       issued++;
@@ -274,11 +325,151 @@ async function baselineStream(url: string, body: string): Promise<MeasuredStream
   return stream;
 }
 
-async function startSeparateSimulator(port: number): Promise<ChildProcess> {
+/** Request bytes for the floor readers, which speak HTTP/1.1 themselves. */
+function plainRequest(baseUrl: string): Buffer {
+  const url = new URL(`${baseUrl}/chat/completions`);
+  return Buffer.from(
+    `POST ${url.pathname} HTTP/1.1\r\nhost: ${url.host}\r\ncontent-type: application/json\r\n` +
+      `content-length: ${Buffer.byteLength(PLAIN_BODY)}\r\n\r\n${PLAIN_BODY}`,
+  );
+}
+
+const CONTENT_MARK = Buffer.from('"content":"');
+const ID_MARK = Buffer.from('"id":"');
+const STREAM_END = Buffer.from('\r\n0\r\n\r\n');
+
+/**
+ * What any Node client can reach here: sockets read with `onread` into one buffer, a timestamp per
+ * read, content chunks found with Buffer.indexOf, times kept in a typed array; no HTTP parsing at all.
+ */
+async function runNodeFloor(baseUrl: string, streams: number, requests: number): Promise<ClientRun> {
+  const { port } = new URL(baseUrl);
+  const request = plainRequest(baseUrl);
+  const times = new Float64Array(requests * (OUTPUT_TOKENS + 8));
+  const owners = new Int32Array(times.length);
+  const ids: string[] = [];
+  const shared = Buffer.allocUnsafe(64 * 1024);
+  const originNs = process.hrtime.bigint();
+  let count = 0;
+  let started = 0;
+  let done = 0;
+  await new Promise<void>((resolve, reject) => {
+    const sockets: net.Socket[] = [];
+    for (let i = 0; i < Math.min(streams, requests); i++) {
+      let current = -1;
+      const socket = net.connect({
+        host: '127.0.0.1',
+        port: Number(port),
+        onread: {
+          buffer: shared,
+          callback: (length: number, buffer: Uint8Array) => {
+            const ns = Number(process.hrtime.bigint() - originNs);
+            const bytes = Buffer.from(buffer.buffer, buffer.byteOffset, length);
+            if (ids[current] === undefined) {
+              const at = bytes.indexOf(ID_MARK);
+              if (at >= 0) ids[current] = bytes.toString('latin1', at + 6, bytes.indexOf(0x22, at + 6));
+            }
+            for (let at = bytes.indexOf(CONTENT_MARK); at >= 0; at = bytes.indexOf(CONTENT_MARK, at + 11)) {
+              if (bytes[at + 11] === 0x22) continue;
+              times[count] = ns;
+              owners[count++] = current;
+            }
+            const ended = bytes.indexOf(STREAM_END) >= 0 || (bytes[0] === 0x30 && bytes[1] === 0x0d);
+            if (!ended) return true;
+            if (++done === requests) {
+              for (const s of sockets) s.destroy();
+              resolve();
+            } else if (started < requests) {
+              current = started++;
+              socket.write(request);
+            }
+            return true;
+          },
+        },
+      });
+      socket.setNoDelay(true);
+      socket.once('connect', () => {
+        current = started++;
+        socket.write(request);
+      });
+      socket.once('error', reject);
+      sockets.push(socket);
+    }
+  });
+  return { streams: groupArrivals(count, (k) => [ids[owners[k]], originNs + BigInt(times[k])]), failed: 0 };
+}
+
+/** The floor of the machine: the C reader in bench/floor, pinned like every client. */
+async function runCFloor(
+  binary: string,
+  baseUrl: string,
+  streams: number,
+  requests: number,
+): Promise<ClientRun> {
+  const { port } = new URL(baseUrl);
+  const args = [String(port), String(Math.min(streams, requests)), String(requests), PLAIN_BODY];
+  const output = await new Promise<string>((resolve, reject) => {
+    execFile(binary, args, { maxBuffer: 1 << 28 }, (error, stdout) =>
+      error ? reject(error) : resolve(stdout),
+    );
+  });
+  const lines = output.trim().split('\n');
+  return {
+    streams: groupArrivals(lines.length, (k) => {
+      const [id, ns] = lines[k].split(' ');
+      return [id, BigInt(ns)];
+    }),
+    failed: 0,
+  };
+}
+
+function groupArrivals(count: number, arrival: (k: number) => [string, bigint]): MeasuredStream[] {
+  const byId = new Map<string, MeasuredStream>();
+  for (let k = 0; k < count; k++) {
+    const [responseId, ns] = arrival(k);
+    let stream = byId.get(responseId);
+    if (stream === undefined) {
+      stream = { responseId, arrivalsNs: [], tokens: null };
+      byId.set(responseId, stream);
+    }
+    stream.arrivalsNs.push(ns);
+  }
+  return [...byId.values()];
+}
+
+/** Compiles the C floor into a temporary directory; null (and the row left out) without a C compiler. */
+async function buildCFloor(): Promise<string | null> {
+  if (process.platform === 'win32') return null;
+  const binary = join(await mkdtemp(join(tmpdir(), 'teapot-floor-')), 'epoll-reader');
+  const built = spawnSync('cc', ['-O2', '-o', binary, C_FLOOR_SOURCE], { stdio: 'ignore' });
+  if (built.status !== 0) {
+    process.stderr.write('accuracy: no C compiler (cc), so the c-floor row is left out\n');
+    return null;
+  }
+  return binary;
+}
+
+/**
+ * On Linux with two cores or more: this process (every thread, and the C floor it starts) on one core,
+ * the simulator on another. Otherwise the scheduler may run a client on the simulator's core, where it
+ * waits for the simulator's whole write burst: that is the scheduler's delay, not the client's.
+ */
+function pinCores(): string | null {
+  if (process.platform !== 'linux' || cpus().length < 2) return null;
+  const pinned = spawnSync('taskset', ['-a', '-p', '-c', String(CLIENT_CORE), String(process.pid)], {
+    stdio: 'ignore',
+  });
+  if (pinned.status !== 0) return null;
+  return `simulator on core ${SIMULATOR_CORE}, clients on core ${CLIENT_CORE}`;
+}
+
+async function startSeparateSimulator(port: number, pinned: boolean): Promise<ChildProcess> {
   // Every step takes STEP_MS whatever the batch; one chunk holds any prompt; no jitter.
   const flags = ['--step-ms', String(STEP_MS), '--max-batch', '4096', '--chunked-prefill'];
   const exact = ['--chunk-size', String(1 << 20), '--jitter', '0'];
-  const child = spawn(process.execPath, [SIMULATOR_MAIN, '--port', String(port), ...flags, ...exact], {
+  const command = [process.execPath, SIMULATOR_MAIN, '--port', String(port), ...flags, ...exact];
+  if (pinned) command.unshift('taskset', '-c', String(SIMULATOR_CORE));
+  const child = spawn(command[0], command.slice(1), {
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   // A benchmark stopped by Ctrl-C or `timeout` must not leave its simulator running.
@@ -317,7 +508,7 @@ const ms = (value: number | null | undefined): string => (value == null ? '-' : 
 
 const COLUMNS: Array<[header: string, cell: (f: ClientFigures) => string]> = [
   ['streams', (f) => String(f.streams)],
-  ['client', (f) => f.client],
+  ['client', (f) => label(f.client)],
   ['chunks', (f) => String(f.chunks)],
   ['P50', (f) => ms(f.addedDelayMs?.p50)],
   ['P99', (f) => ms(f.addedDelayMs?.p99)],
@@ -331,7 +522,7 @@ const COLUMNS: Array<[header: string, cell: (f: ClientFigures) => string]> = [
 ];
 
 function formatCells(cells: string[]): string {
-  return cells.map((cell, i) => (i === 1 ? cell.padEnd(8) : cell.padStart(9))).join(' ');
+  return cells.map((cell, i) => (i === 1 ? cell.padEnd(14) : cell.padStart(9))).join(' ');
 }
 
 function formatRow(f: ClientFigures): string {
@@ -347,11 +538,17 @@ function renderTable(levels: number[], figures: ClientFigures[]): string {
     formatCells(COLUMNS.map(([header]) => header)),
   ];
   for (const streams of levels) {
-    const teapot = figures.find((f) => f.streams === streams && f.client === 'teapot');
-    const baseline = figures.find((f) => f.streams === streams && f.client === 'baseline');
-    for (const f of [teapot, baseline]) if (f) lines.push(formatRow(f));
-    const r = ratio(baseline, teapot);
-    lines.push(`${''.padStart(9)} P99 baseline/teapot: ${r === null ? '-' : `${r.toFixed(1)}x`}`);
+    const rows = figures.filter((f) => f.streams === streams);
+    for (const f of rows) lines.push(formatRow(f));
+    const baseline = rows.find((f) => f.client === 'baseline');
+    const ratios = TEAPOT_CLIENTS.map((client) => {
+      const r = ratio(
+        baseline,
+        rows.find((f) => f.client === client),
+      );
+      return `${label(client)} ${r === null ? '-' : `${r.toFixed(1)}x`}`;
+    });
+    lines.push(`${''.padStart(9)} P99 baseline/teapot: ${ratios.join(', ')}`);
   }
   return lines.join('\n') + '\n';
 }

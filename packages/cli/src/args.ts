@@ -1,5 +1,5 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import type { ApiKind, Load } from '@teapot/measure';
+import type { ApiKind, Load, Transport } from '@teapot/measure';
 import {
   GPU_PRESETS,
   MODEL_PRESETS,
@@ -42,6 +42,7 @@ export interface BenchArgs {
   seed?: number;
   timeoutMs?: number;
   forceOutputLength: boolean;
+  transport: Transport;
   slos: SloGate[];
   /** Where the JSON result goes: a path, '-' for stdout, or null for none. */
   json: string | null;
@@ -77,6 +78,7 @@ const OPTIONS = {
   dataset: { type: 'string' },
   seed: { type: 'string' },
   timeout: { type: 'string' },
+  transport: { type: 'string' },
   'no-force-length': { type: 'boolean' },
   slo: { type: 'string', multiple: true },
   json: { type: 'string' },
@@ -137,6 +139,7 @@ export function parseBenchArgs(argv: string[], env: NodeJS.ProcessEnv = {}): Ben
     seed: optional(values.seed, (raw) => integer('--seed', raw, 0)),
     timeoutMs: optional(values.timeout, (raw) => positive('--timeout', raw) * 1000),
     forceOutputLength: values['no-force-length'] !== true,
+    transport: oneOf<Transport>('--transport', values.transport, ['undici', 'http1']) ?? 'undici',
     slos: parseSlos(values.slo ?? []),
     json: values.json ?? null,
     raw: values.raw === true,
@@ -160,6 +163,7 @@ function defaultArgs(): BenchArgs {
     requests: BENCH_DEFAULTS.requests,
     warmupRequests: 0,
     forceOutputLength: true,
+    transport: 'undici',
     slos: [],
     json: null,
     raw: false,

@@ -80,6 +80,7 @@ async function bench(args: BenchArgs, io: CliIo): Promise<number> {
       seed: args.seed,
       timeoutMs: args.timeoutMs,
       forceOutputLength: args.forceOutputLength,
+      transport: args.transport,
       slo,
       signal: io.signal,
       onProgress: (p) => progress.update(p),

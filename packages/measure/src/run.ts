@@ -1,6 +1,7 @@
 import { Pool } from 'undici';
 import { arrivalSchedule } from './arrivals';
 import { watchClientHealth } from './client-health';
+import { Http1Pool, invalidRequestHeader, type StreamTransport } from './http1';
 import { summarize } from './metrics';
 import { deriveSeed } from './random';
 import { ArrivalInbox, StreamAttempt, type AttemptIdentity, type RequestContext } from './stream-request';
@@ -40,6 +41,11 @@ function validate(options: RunOptions): URL {
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
     throw new TypeError(`target.baseUrl must be http(s), got ${url.protocol}`);
   }
+  const badHeader = invalidRequestHeader(options.target.headers ?? {});
+  if (badHeader !== null) throw new TypeError(`target.headers: ${badHeader}`);
+  if (options.transport !== undefined && options.transport !== 'http1' && options.transport !== 'undici') {
+    throw new TypeError(`transport must be http1 or undici, got ${String(options.transport)}`);
+  }
   if (options.requests === undefined && options.durationS === undefined) {
     throw new RangeError('set requests or durationS: a run needs an end');
   }
@@ -76,7 +82,7 @@ class BenchmarkRun {
   private readonly anchorNs = process.hrtime.bigint();
   private readonly wallAnchorMs = Date.now();
   private readonly context: RequestContext;
-  private readonly pool: Pool;
+  private readonly pool: StreamTransport;
   private readonly nextPrompt: () => PromptSpec;
   private readonly inFlight = new Set<StreamAttempt>();
   private readonly records: RequestRecord[] = [];
@@ -96,13 +102,16 @@ class BenchmarkRun {
   ) {
     const { load, target } = options;
     const connections = load.kind === 'closed' ? load.concurrency : (load.maxConcurrency ?? null);
-    this.pool = new Pool(url.origin, {
-      connections,
-      pipelining: 1,
-      keepAliveTimeout: KEEP_ALIVE_MS,
-      headersTimeout: 0,
-      bodyTimeout: 0,
-    });
+    this.pool =
+      options.transport === 'http1'
+        ? new Http1Pool(url, { connections, keepAliveMs: KEEP_ALIVE_MS })
+        : new Pool(url.origin, {
+            connections,
+            pipelining: 1,
+            keepAliveTimeout: KEEP_ALIVE_MS,
+            headersTimeout: 0,
+            bodyTimeout: 0,
+          });
     const basePath = url.pathname.replace(/\/+$/, '');
     this.context = {
       pool: this.pool,

@@ -7,7 +7,14 @@ import {
 import { arrivalSchedule } from './arrivals';
 import { deriveSeed } from './random';
 import { runBenchmark } from './run';
-import { CHUNK_KIND, type Progress, type RequestRecord, type RunOptions, type RunResult } from './types';
+import {
+  CHUNK_KIND,
+  type Progress,
+  type RequestRecord,
+  type RunOptions,
+  type RunResult,
+  type Transport,
+} from './types';
 
 jest.setTimeout(30_000);
 
@@ -29,8 +36,12 @@ async function withSimulator<T>(
   }
 }
 
+/** The transport under test where a block sets one; the default otherwise. */
+let transport: Transport | undefined;
+
 function options(sim: RunningSimulator, overrides: Partial<RunOptions> = {}): RunOptions {
   return {
+    transport,
     target: { baseUrl: sim.baseUrl, apiKind: 'chat', model: sim.deployment.model.name },
     workload: { kind: 'synthetic', inputTokens: 32, outputTokens: 12 },
     load: { kind: 'closed', concurrency: 4 },
@@ -64,162 +75,172 @@ function arrivalDelaysNs(result: RunResult, record: RequestRecord, truth: Ground
   return delays;
 }
 
-describe('client against the simulator ground truth', () => {
-  it.each(['chat', 'completions'] as const)(
-    '%s: exact token counts and arrival times just after each write',
-    async (apiKind) => {
-      await withSimulator({ tokensPerChunk: 3 }, async (sim) => {
-        const base = options(sim, { requests: 16, load: { kind: 'closed', concurrency: 8 } });
-        const result = await runBenchmark({
-          ...base,
-          target: { ...base.target, apiKind },
-          workload: { kind: 'synthetic', inputTokens: 48, outputTokens: 20 },
+// Both transports must agree with the ground truth and classify every fault alike.
+describe.each(['undici', 'http1'] as const)('%s transport', (each) => {
+  beforeAll(() => {
+    transport = each;
+  });
+  afterAll(() => {
+    transport = undefined;
+  });
+
+  describe('client against the simulator ground truth', () => {
+    it.each(['chat', 'completions'] as const)(
+      '%s: exact token counts and arrival times just after each write',
+      async (apiKind) => {
+        await withSimulator({ tokensPerChunk: 3 }, async (sim) => {
+          const base = options(sim, { requests: 16, load: { kind: 'closed', concurrency: 8 } });
+          const result = await runBenchmark({
+            ...base,
+            target: { ...base.target, apiKind },
+            workload: { kind: 'synthetic', inputTokens: 48, outputTokens: 20 },
+          });
+          expect(result.summary.requests).toMatchObject({ total: 16, succeeded: 16, failed: 0 });
+          expect(result.streamOptions).toMatchObject({ requested: true, rejectedByServer: false });
+          const allDelays: number[] = [];
+          for (const record of result.requests) {
+            const truth = sim.groundTruth(record.responseId!)!;
+            expect(truth).toBeDefined();
+            // one recorded chunk per data event the server wrote, same kinds, same token counts
+            expect(Array.from(record.chunkKinds)).toEqual(truth.events.map((e) => GT_KIND_TO_CHUNK[e.kind]));
+            expect(Array.from(record.chunkTokens)).toEqual(truth.events.map((e) => e.tokens));
+            expect(record.outputTokens).toBe(20);
+            expect(record.tokenSource).toBe('usage_delta');
+            expect(record.promptTokens).toBe(truth.promptTokens);
+            expect(record.promptTokens).toBe(48);
+            expect(record.finishReason).toBe('length');
+            const delays = arrivalDelaysNs(result, record, truth);
+            expect(delays.length).toBe(7); // 20 tokens in chunks of 3
+            allDelays.push(...delays);
+          }
+          allDelays.sort((a, b) => a - b);
+          // never before the write (0.5 us of rounding allowed), and shortly after it unless the client
+          // itself reports that it lagged (this machine is shared; the accuracy benchmark measures this)
+          expect(allDelays[0]).toBeGreaterThanOrEqual(-500);
+          const medianDelayNs = allDelays[Math.floor(allDelays.length / 2)];
+          expect(medianDelayNs).toBeLessThan(result.client.saturated ? 1e9 : 20e6);
+          expect(result.summary.outputTokens).toBe(16 * 20);
         });
-        expect(result.summary.requests).toMatchObject({ total: 16, succeeded: 16, failed: 0 });
-        expect(result.streamOptions).toMatchObject({ requested: true, rejectedByServer: false });
-        const allDelays: number[] = [];
+      },
+    );
+
+    it('records the TTFT of the first content write, not of the role chunk', async () => {
+      await withSimulator({}, async (sim) => {
+        const result = await runBenchmark(options(sim, { requests: 2 }));
         for (const record of result.requests) {
           const truth = sim.groundTruth(record.responseId!)!;
-          expect(truth).toBeDefined();
-          // one recorded chunk per data event the server wrote, same kinds, same token counts
-          expect(Array.from(record.chunkKinds)).toEqual(truth.events.map((e) => GT_KIND_TO_CHUNK[e.kind]));
-          expect(Array.from(record.chunkTokens)).toEqual(truth.events.map((e) => e.tokens));
-          expect(record.outputTokens).toBe(20);
-          expect(record.tokenSource).toBe('usage_delta');
-          expect(record.promptTokens).toBe(truth.promptTokens);
-          expect(record.promptTokens).toBe(48);
-          expect(record.finishReason).toBe('length');
-          const delays = arrivalDelaysNs(result, record, truth);
-          expect(delays.length).toBe(7); // 20 tokens in chunks of 3
-          allDelays.push(...delays);
+          expect(truth.events[0].kind).toBe('role');
+          const anchor = BigInt(result.monotonicAnchorNs);
+          const firstToken = record.chunkTokens.findIndex((t) => t > 0);
+          expect(firstToken).toBe(1);
+          const ttftArrival = anchor + BigInt(record.startUs + record.chunkOffsetsUs[firstToken]) * 1000n;
+          expect(ttftArrival).toBeGreaterThanOrEqual(truth.events[1].writtenNs - 500n);
+          expect(record.chunkOffsetsUs[0]).toBeLessThan(record.chunkOffsetsUs[1]);
         }
-        allDelays.sort((a, b) => a - b);
-        // never before the write (0.5 us of rounding allowed), and shortly after it unless the client
-        // itself reports that it lagged (this machine is shared; the accuracy benchmark measures this)
-        expect(allDelays[0]).toBeGreaterThanOrEqual(-500);
-        const medianDelayNs = allDelays[Math.floor(allDelays.length / 2)];
-        expect(medianDelayNs).toBeLessThan(result.client.saturated ? 1e9 : 20e6);
-        expect(result.summary.outputTokens).toBe(16 * 20);
       });
-    },
-  );
+    });
+  });
 
-  it('records the TTFT of the first content write, not of the role chunk', async () => {
-    await withSimulator({}, async (sim) => {
-      const result = await runBenchmark(options(sim, { requests: 2 }));
+  describe('faults are classified per request and the run still completes', () => {
+    let sim: RunningSimulator;
+    beforeAll(async () => {
+      sim = await startSimulator({ seed: 3, fault: { mode: '429', rate: 0, retryAfterS: 7 } });
+    });
+    afterAll(() => sim.close());
+
+    it.each([
+      ['refuse', 'connect_error'],
+      ['500', 'http_status'],
+      ['stall', 'stream_stalled'],
+      ['malformed', 'malformed_stream'],
+      ['truncate', 'truncated_stream'],
+      ['error-event', 'stream_error_event'],
+    ])('%s -> %s', async (fault, kind) => {
+      const result = await faultRun(sim, fault, {
+        stallTimeoutMs: 300,
+        requests: 3,
+        load: { kind: 'closed', concurrency: 3 },
+      });
+      expect(result.summary.requests).toMatchObject({ total: 3, succeeded: 0, failed: 3 });
+      expect(result.summary.errorsByClass).toEqual({ [kind]: 3 });
       for (const record of result.requests) {
-        const truth = sim.groundTruth(record.responseId!)!;
-        expect(truth.events[0].kind).toBe('role');
-        const anchor = BigInt(result.monotonicAnchorNs);
-        const firstToken = record.chunkTokens.findIndex((t) => t > 0);
-        expect(firstToken).toBe(1);
-        const ttftArrival = anchor + BigInt(record.startUs + record.chunkOffsetsUs[firstToken]) * 1000n;
-        expect(ttftArrival).toBeGreaterThanOrEqual(truth.events[1].writtenNs - 500n);
-        expect(record.chunkOffsetsUs[0]).toBeLessThan(record.chunkOffsetsUs[1]);
+        expect(record.outcome).toBe('error');
+        expect(record.error!.kind).toBe(kind);
+        expect(record.error!.message.length).toBeGreaterThan(0);
       }
+      if (fault === '500') expect(result.requests[0].error!.status).toBe(500);
     });
-  });
-});
 
-describe('faults are classified per request and the run still completes', () => {
-  let sim: RunningSimulator;
-  beforeAll(async () => {
-    sim = await startSimulator({ seed: 3, fault: { mode: '429', rate: 0, retryAfterS: 7 } });
-  });
-  afterAll(() => sim.close());
-
-  it.each([
-    ['refuse', 'connect_error'],
-    ['500', 'http_status'],
-    ['stall', 'stream_stalled'],
-    ['malformed', 'malformed_stream'],
-    ['truncate', 'truncated_stream'],
-    ['error-event', 'stream_error_event'],
-  ])('%s -> %s', async (fault, kind) => {
-    const result = await faultRun(sim, fault, {
-      stallTimeoutMs: 300,
-      requests: 3,
-      load: { kind: 'closed', concurrency: 3 },
+    it('429 -> rate_limited with the Retry-After kept', async () => {
+      const result = await faultRun(sim, '429', { requests: 2 });
+      expect(result.summary.errorsByClass).toEqual({ rate_limited: 2 });
+      expect(result.requests[0].error).toMatchObject({ kind: 'rate_limited', status: 429, retryAfterS: 7 });
     });
-    expect(result.summary.requests).toMatchObject({ total: 3, succeeded: 0, failed: 3 });
-    expect(result.summary.errorsByClass).toEqual({ [kind]: 3 });
-    for (const record of result.requests) {
-      expect(record.outcome).toBe('error');
-      expect(record.error!.kind).toBe(kind);
-      expect(record.error!.message.length).toBeGreaterThan(0);
-    }
-    if (fault === '500') expect(result.requests[0].error!.status).toBe(500);
-  });
 
-  it('429 -> rate_limited with the Retry-After kept', async () => {
-    const result = await faultRun(sim, '429', { requests: 2 });
-    expect(result.summary.errorsByClass).toEqual({ rate_limited: 2 });
-    expect(result.requests[0].error).toMatchObject({ kind: 'rate_limited', status: 429, retryAfterS: 7 });
-  });
-
-  it('mid-stream faults keep the tokens that arrived before them', async () => {
-    const base = options(sim, { requests: 1, load: { kind: 'closed', concurrency: 1 } });
-    const result = await runBenchmark({
-      ...base,
-      target: { ...base.target, headers: { 'x-teapot-fault': 'truncate', 'x-teapot-fault-after': '5' } },
+    it('mid-stream faults keep the tokens that arrived before them', async () => {
+      const base = options(sim, { requests: 1, load: { kind: 'closed', concurrency: 1 } });
+      const result = await runBenchmark({
+        ...base,
+        target: { ...base.target, headers: { 'x-teapot-fault': 'truncate', 'x-teapot-fault-after': '5' } },
+      });
+      const [record] = result.requests;
+      expect(record.error!.kind).toBe('truncated_stream');
+      expect(record.outputTokens).toBe(5);
+      expect(result.summary.outputTokens).toBe(0);
     });
-    const [record] = result.requests;
-    expect(record.error!.kind).toBe('truncated_stream');
-    expect(record.outputTokens).toBe(5);
-    expect(result.summary.outputTokens).toBe(0);
-  });
 
-  it('a refused connection -> connect_refused', async () => {
-    const closed = await startSimulator();
-    await closed.close();
-    const result = await runBenchmark(
-      options(closed, { requests: 3, load: { kind: 'closed', concurrency: 2 } }),
-    );
-    expect(result.summary.errorsByClass).toEqual({ connect_refused: 3 });
-    expect(result.requests.every((r) => r.ttfbUs === null && r.chunkOffsetsUs.length === 0)).toBe(true);
-  });
-
-  it('a slow response -> timeout', async () => {
-    const result = await runBenchmark(
-      options(sim, {
-        requests: 2,
-        timeoutMs: 100,
-        workload: { kind: 'synthetic', inputTokens: 8, outputTokens: 2000 },
-      }),
-    );
-    expect(result.summary.errorsByClass).toEqual({ timeout: 2 });
-  });
-
-  it('a mix of faults and successes is counted by class', async () => {
-    await withSimulator({ fault: { mode: '500', rate: 0.5 } }, async (mixed) => {
-      const result = await runBenchmark(options(mixed, { requests: 20 }));
-      const { succeeded, failed } = result.summary.requests;
-      expect(succeeded + failed).toBe(20);
-      expect(failed).toBeGreaterThan(0);
-      expect(succeeded).toBeGreaterThan(0);
-      expect(result.summary.errorsByClass).toEqual({ http_status: failed });
-      expect(result.summary.ttftMs!.count).toBe(succeeded);
-    });
-  });
-});
-
-describe('stream_options rejection', () => {
-  it('retries without them, remembers it for the run and records it', async () => {
-    await withSimulator({ fault: { mode: 'reject-stream-options' } }, async (sim) => {
+    it('a refused connection -> connect_refused', async () => {
+      const closed = await startSimulator();
+      await closed.close();
       const result = await runBenchmark(
-        options(sim, { requests: 6, load: { kind: 'closed', concurrency: 2 }, warmupRequests: 0 }),
+        options(closed, { requests: 3, load: { kind: 'closed', concurrency: 2 } }),
       );
-      expect(result.summary.requests).toMatchObject({ succeeded: 6, failed: 0 });
-      expect(result.streamOptions.rejectedByServer).toBe(true);
-      // the first wave (2 in flight) was rejected and retried; later requests went without
-      expect(result.streamOptions.retriedRequests).toBe(2);
-      for (const record of result.requests) {
-        expect(record.tokenSource).toBe('chunk');
-        expect(record.promptTokens).toBeNull();
-        expect(record.outputTokens).toBe(
-          sim.groundTruth(record.responseId!)!.events.reduce((a, e) => a + e.tokens, 0),
+      expect(result.summary.errorsByClass).toEqual({ connect_refused: 3 });
+      expect(result.requests.every((r) => r.ttfbUs === null && r.chunkOffsetsUs.length === 0)).toBe(true);
+    });
+
+    it('a slow response -> timeout', async () => {
+      const result = await runBenchmark(
+        options(sim, {
+          requests: 2,
+          timeoutMs: 100,
+          workload: { kind: 'synthetic', inputTokens: 8, outputTokens: 2000 },
+        }),
+      );
+      expect(result.summary.errorsByClass).toEqual({ timeout: 2 });
+    });
+
+    it('a mix of faults and successes is counted by class', async () => {
+      await withSimulator({ fault: { mode: '500', rate: 0.5 } }, async (mixed) => {
+        const result = await runBenchmark(options(mixed, { requests: 20 }));
+        const { succeeded, failed } = result.summary.requests;
+        expect(succeeded + failed).toBe(20);
+        expect(failed).toBeGreaterThan(0);
+        expect(succeeded).toBeGreaterThan(0);
+        expect(result.summary.errorsByClass).toEqual({ http_status: failed });
+        expect(result.summary.ttftMs!.count).toBe(succeeded);
+      });
+    });
+  });
+
+  describe('stream_options rejection', () => {
+    it('retries without them, remembers it for the run and records it', async () => {
+      await withSimulator({ fault: { mode: 'reject-stream-options' } }, async (sim) => {
+        const result = await runBenchmark(
+          options(sim, { requests: 6, load: { kind: 'closed', concurrency: 2 }, warmupRequests: 0 }),
         );
-      }
+        expect(result.summary.requests).toMatchObject({ succeeded: 6, failed: 0 });
+        expect(result.streamOptions.rejectedByServer).toBe(true);
+        // the first wave (2 in flight) was rejected and retried; later requests went without
+        expect(result.streamOptions.retriedRequests).toBe(2);
+        for (const record of result.requests) {
+          expect(record.tokenSource).toBe('chunk');
+          expect(record.promptTokens).toBeNull();
+          expect(record.outputTokens).toBe(
+            sim.groundTruth(record.responseId!)!.events.reduce((a, e) => a + e.tokens, 0),
+          );
+        }
+      });
     });
   });
 });

@@ -1,6 +1,7 @@
-import type { Dispatcher, Pool } from 'undici';
+import type { Dispatcher } from 'undici';
 import type { IncomingHttpHeaders } from 'node:http';
 import { ChunkFields, chunkFieldsFromJson, scanChunk } from './chunk-scan';
+import type { StreamTransport } from './http1';
 import { SseLineTooLongError, SseParser } from './sse';
 import { attributeTokens, NO_USAGE } from './tokens';
 import {
@@ -20,7 +21,7 @@ const MESSAGE_LIMIT = 500;
 
 /** Settings shared by every request of a run. */
 export interface RequestContext {
-  pool: Pool;
+  pool: StreamTransport;
   path: string;
   headers: Record<string, string>;
   apiKind: ApiKind;
@@ -98,11 +99,16 @@ function errorMessage(err: unknown): string {
   return code && !text.includes(code) ? `${code}: ${text}` : text;
 }
 
-/** Why undici failed a request that we did not abort ourselves. */
+/** Why the transport failed a request that we did not abort ourselves. */
 export function classifyTransportError(err: unknown, responseStarted: boolean): ErrorClass {
   const code = errorCode(err);
   if (code === 'ECONNREFUSED') return 'connect_refused';
-  if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT' || code === 'ETIMEDOUT')
+  if (
+    code === 'UND_ERR_HEADERS_TIMEOUT' ||
+    code === 'UND_ERR_BODY_TIMEOUT' ||
+    code === 'ETIMEDOUT' ||
+    code === 'TEAPOT_CONNECT_TIMEOUT'
+  )
     return 'timeout';
   if (responseStarted) return 'truncated_stream';
   // DNS, unreachable, TLS, connect timeout, or closed/reset before any response byte.
