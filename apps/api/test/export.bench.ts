@@ -42,6 +42,7 @@ function bigRun(): RunResult {
     client: { eventLoopDelayMs: { p50: 1, p99: 1, max: 1, mean: 1 }, saturated: false },
     streamOptions: { requested: true, rejectedByServer: false },
     aborted: false,
+    transport: 'undici',
   };
 }
 

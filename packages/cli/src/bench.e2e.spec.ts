@@ -34,40 +34,43 @@ describe('teapot bench against a simulator URL', () => {
   const small = ['--requests', '6', '--concurrency', '3', '--input-tokens', '24', '--output-tokens', '9'];
   const bench = (...flags: string[]) => ['bench', '--url', simulator.baseUrl, ...small, ...flags];
 
-  it('meets a loose SLO (exit 0) and writes token counts equal to the simulator’s ground truth', async () => {
-    const path = join(dir, 'result.json');
-    const io = captureIo();
-    const argv = bench('--slo', 'e2e_p99_ms=30000', '--json', path, '--raw');
-    const code = await runCli(argv, io);
-    expect(io.err()).not.toContain('every request failed');
-    expect(code).toBe(EXIT.ok);
-    expect(io.out()).toMatch(/^TTFT +[\d.]+ +[\d.]+/m);
-    expect(io.out()).toMatch(/^e2e_p99_ms +<= 30000 +[\d.]+ +pass$/m);
+  it.each(['undici', 'http1'])(
+    '--transport %s: meets a loose SLO (exit 0) and writes token counts equal to the simulator’s ground truth',
+    async (transport) => {
+      const path = join(dir, `result-${transport}.json`);
+      const io = captureIo();
+      const argv = bench('--transport', transport, '--slo', 'e2e_p99_ms=30000', '--json', path, '--raw');
+      const code = await runCli(argv, io);
+      expect(io.err()).not.toContain('every request failed');
+      expect(code).toBe(EXIT.ok);
+      expect(io.out()).toMatch(/^TTFT +[\d.]+ +[\d.]+/m);
+      expect(io.out()).toMatch(/^e2e_p99_ms +<= 30000 +[\d.]+ +pass$/m);
 
-    const result = JSON.parse(await readFile(path, 'utf8')) as {
-      summary: { outputTokens: number; requests: { succeeded: number } };
-      requests: JsonRequest[];
-      slo: Array<{ name: string; pass: boolean }>;
-    };
-    expect(result.summary.requests.succeeded).toBe(6);
-    expect(result.slo).toEqual([expect.objectContaining({ name: 'e2e_p99_ms', pass: true })]);
-    expect(result.requests).toHaveLength(6);
-    let total = 0;
-    for (const request of result.requests) {
-      expect(request.outcome).toBe('ok');
-      const truth = simulator.groundTruth(request.responseId ?? '');
-      if (!truth) throw new Error(`no ground truth for ${request.responseId}`);
-      // One record entry per SSE data event the server wrote, in order, with the same token count.
-      expect(request.chunkTokens).toEqual(truth.events.map((e) => e.tokens));
-      expect(request.chunkOffsetsUs).toHaveLength(truth.events.length);
-      const sent = truth.events.filter((e) => e.kind === 'content').reduce((sum, e) => sum + e.tokens, 0);
-      expect(sent).toBe(9);
-      expect(request.outputTokens).toBe(sent);
-      expect(request.promptTokens).toBe(truth.promptTokens);
-      total += request.outputTokens;
-    }
-    expect(result.summary.outputTokens).toBe(total);
-  });
+      const result = JSON.parse(await readFile(path, 'utf8')) as {
+        summary: { outputTokens: number; requests: { succeeded: number } };
+        requests: JsonRequest[];
+        slo: Array<{ name: string; pass: boolean }>;
+      };
+      expect(result.summary.requests.succeeded).toBe(6);
+      expect(result.slo).toEqual([expect.objectContaining({ name: 'e2e_p99_ms', pass: true })]);
+      expect(result.requests).toHaveLength(6);
+      let total = 0;
+      for (const request of result.requests) {
+        expect(request.outcome).toBe('ok');
+        const truth = simulator.groundTruth(request.responseId ?? '');
+        if (!truth) throw new Error(`no ground truth for ${request.responseId}`);
+        // One record entry per SSE data event the server wrote, in order, with the same token count.
+        expect(request.chunkTokens).toEqual(truth.events.map((e) => e.tokens));
+        expect(request.chunkOffsetsUs).toHaveLength(truth.events.length);
+        const sent = truth.events.filter((e) => e.kind === 'content').reduce((sum, e) => sum + e.tokens, 0);
+        expect(sent).toBe(9);
+        expect(request.outputTokens).toBe(sent);
+        expect(request.promptTokens).toBe(truth.promptTokens);
+        total += request.outputTokens;
+      }
+      expect(result.summary.outputTokens).toBe(total);
+    },
+  );
 
   it('misses an impossible SLO: exit 2 and FAIL in the table', async () => {
     const io = captureIo();

@@ -93,6 +93,7 @@ function mixedRun(overrides: Partial<RunResult> = {}): RunResult {
     summary: summarize(requests, { durationUs: 20_000 }),
     client: { eventLoopDelayMs: { p50: 0.4, p99: 1.5, max: 2.5, mean: 0.5 }, saturated: false },
     streamOptions: { requested: true, rejectedByServer: true },
+    transport: 'http1',
     aborted: false,
     ...overrides,
   };

@@ -195,6 +195,7 @@ class BenchmarkRun {
         retriedRequests: streamOptions.retriedRequests,
       },
       aborted: this.aborted,
+      transport: options.transport ?? 'undici',
     };
   }
 

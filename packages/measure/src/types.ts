@@ -177,6 +177,8 @@ export interface RunResult {
   streamOptions: StreamOptionsReport;
   /** True when the run was aborted from outside before it finished. */
   aborted: boolean;
+  /** How the streams were read: part of the measurement method, so kept with the figures. */
+  transport: Transport;
 }
 
 export interface Target {

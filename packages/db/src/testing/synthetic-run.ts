@@ -66,5 +66,6 @@ export function syntheticRunResult(options: SyntheticRunOptions): RunResult {
     client: { eventLoopDelayMs: { p50: 0.5, p99: 2, max: 3, mean: 0.6 }, saturated: false },
     streamOptions: { requested: true, rejectedByServer: false },
     aborted: false,
+    transport: 'undici',
   };
 }
