@@ -103,6 +103,7 @@ async function bench(args: BenchArgs, io: CliIo): Promise<number> {
       forceOutputLength: args.forceOutputLength,
       summary: result.summary,
       client: result.client,
+      transport: result.transport,
       streamOptions: result.streamOptions,
       slo: verdicts,
       aborted: result.aborted,

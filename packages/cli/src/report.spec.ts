@@ -18,6 +18,7 @@ function report(overrides: Partial<BenchReport> = {}): BenchReport {
       saturated: false,
       cpuPercent: 41.6,
     },
+    transport: 'http1',
     streamOptions: { requested: true, rejectedByServer: false },
     slo: [],
     aborted: false,
@@ -49,7 +50,9 @@ describe('renderReport', () => {
     expect(text).toMatch(/^tokens +7936 output · 8060 prompt as the server counted \(asked 128\/request\)$/m);
     expect(text).toMatch(/^counted by +server usage on every chunk: 62 requests$/m);
     expect(text).toMatch(/^errors +http_status 1 · timeout 1$/m);
-    expect(text).toMatch(/^client +event-loop delay p99 1\.25 ms · max 3\.50 ms · CPU 42% of a core$/m);
+    expect(text).toMatch(
+      /^client +http1 · event-loop delay p99 1\.25 ms · max 3\.50 ms · CPU 42% of a core$/m,
+    );
     expect(text).not.toMatch(/goodput|WARNING|SLO/);
     expect(text).toContain('ITL is token-weighted');
     expect(text).toContain('TPOT is request-weighted');

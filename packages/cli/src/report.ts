@@ -6,6 +6,7 @@ import type {
   RunSummary,
   StreamOptionsReport,
   TokenCountSource,
+  Transport,
 } from '@teapot/measure';
 import type { WorkloadChoice } from './args';
 import type { SloVerdict } from './slo';
@@ -22,6 +23,7 @@ export interface BenchReport {
   forceOutputLength: boolean;
   summary: RunSummary;
   client: ClientHealth;
+  transport: Transport;
   streamOptions: StreamOptionsReport;
   slo: SloVerdict[];
   aborted: boolean;
@@ -93,7 +95,10 @@ export function renderReport(report: BenchReport): string {
   const loop = report.client.eventLoopDelayMs;
   const cpu =
     report.client.cpuPercent === undefined ? '' : ` · CPU ${fixed(report.client.cpuPercent, 0)}% of a core`;
-  facts.push(['client', `event-loop delay p99 ${ms(loop.p99)} ms · max ${ms(loop.max)} ms${cpu}`]);
+  facts.push([
+    'client',
+    `${report.transport} · event-loop delay p99 ${ms(loop.p99)} ms · max ${ms(loop.max)} ms${cpu}`,
+  ]);
   if (report.client.saturated)
     facts.push([
       '',
