@@ -83,6 +83,21 @@ export function invalidRequestHeader(headers: Record<string, string>): string | 
 
 const CR = 0x0d;
 const LF = 0x0a;
+const SPACE = 0x20;
+const TAB = 0x09;
+const SEMICOLON = 0x3b;
+/** 12 hex digits (16^12 bytes) is far beyond any chunk and still exact in a double. */
+const MAX_CHUNK_SIZE_DIGITS = 12;
+/** Value of each byte as a hex digit, -1 for any other byte. */
+const HEX_DIGIT = new Int8Array(256).fill(-1);
+for (let i = 0; i < 16; i++) {
+  HEX_DIGIT['0123456789abcdef'.charCodeAt(i)] = i;
+  HEX_DIGIT['0123456789ABCDEF'.charCodeAt(i)] = i;
+}
+
+function invalidChunkSize(byte: number): Http1Error {
+  return new Http1Error('TEAPOT_HTTP_PARSE', `invalid chunk size: unexpected byte 0x${byte.toString(16)}`);
+}
 
 const BODY = { none: 0, chunked: 1, length: 2, untilClose: 3 } as const;
 type BodyMode = (typeof BODY)[keyof typeof BODY];
@@ -290,7 +305,11 @@ class Connection {
   private bodyMode: BodyMode = BODY.none;
   private remaining = 0;
   private chunkState: ChunkState = CHUNK.size;
-  private chunkLine = '';
+  /** The chunk-size line read so far: hex digits, whether whitespace ended them, an extension. */
+  private sizeDigits = 0;
+  private sizeDone = false;
+  private inExtension = false;
+  private sizeLineBytes = 0;
   private trailerLineBytes = 0;
   /** Body byte ranges of the current read, copied out together after it is framed. */
   private readonly pieces: number[] = [];
@@ -384,7 +403,7 @@ class Connection {
     this.bodyMode = BODY.none;
     this.remaining = 0;
     this.chunkState = CHUNK.size;
-    this.chunkLine = '';
+    this.resetSizeLine();
     this.trailerLineBytes = 0;
     this.pieces.length = 0;
   }
@@ -498,6 +517,13 @@ class Connection {
     exchange.handler.onResponseStart?.(exchange, status, headers, statusLine[3] ?? '');
   }
 
+  private resetSizeLine(): void {
+    this.sizeDigits = 0;
+    this.sizeDone = false;
+    this.inExtension = false;
+    this.sizeLineBytes = 0;
+  }
+
   private bodyDone(): boolean {
     if (this.bodyMode === BODY.none) return true;
     if (this.bodyMode === BODY.length) return this.remaining === 0;
@@ -521,27 +547,32 @@ class Connection {
     while (at < end) {
       switch (this.chunkState) {
         case CHUNK.size: {
-          const lf = buffer.indexOf(LF, at);
-          const stop = lf < 0 ? end : lf;
-          this.chunkLine += buffer.toString('latin1', at, stop);
-          if (this.chunkLine.length > MAX_CHUNK_LINE_BYTES)
+          // One chunk-size line per token chunk: read it byte by byte, no string.
+          const byte = buffer[at++];
+          if (++this.sizeLineBytes > MAX_CHUNK_LINE_BYTES)
             throw new Http1Error('TEAPOT_HTTP_PARSE', 'chunk size line too long');
-          if (stop === end) return end;
-          at = stop + 1;
-          const line = this.chunkLine.endsWith('\r') ? this.chunkLine.slice(0, -1) : this.chunkLine;
-          this.chunkLine = '';
-          const sizeText = line.split(';', 1)[0].trim();
-          if (!/^[0-9a-fA-F]{1,12}$/.test(sizeText))
-            throw new Http1Error(
-              'TEAPOT_HTTP_PARSE',
-              `invalid chunk size: ${JSON.stringify(line.slice(0, 40))}`,
-            );
-          this.remaining = parseInt(sizeText, 16);
-          if (this.remaining === 0) {
-            this.chunkState = CHUNK.trailer;
-            this.trailerLineBytes = 0;
+          if (byte === LF) {
+            if (this.sizeDigits === 0) throw invalidChunkSize(byte);
+            this.resetSizeLine();
+            if (this.remaining === 0) {
+              this.chunkState = CHUNK.trailer;
+              this.trailerLineBytes = 0;
+            } else {
+              this.chunkState = CHUNK.data;
+            }
+          } else if (this.inExtension) {
+            // a chunk extension (";name=value") is ignored up to the end of the line
+          } else if (byte === SEMICOLON) {
+            if (this.sizeDigits === 0) throw invalidChunkSize(byte);
+            this.inExtension = true;
+          } else if (byte === SPACE || byte === TAB || byte === CR) {
+            if (this.sizeDigits > 0) this.sizeDone = true;
           } else {
-            this.chunkState = CHUNK.data;
+            const digit = HEX_DIGIT[byte];
+            if (digit < 0 || this.sizeDone || this.sizeDigits >= MAX_CHUNK_SIZE_DIGITS)
+              throw invalidChunkSize(byte);
+            this.remaining = this.remaining * 16 + digit;
+            this.sizeDigits++;
           }
           break;
         }
