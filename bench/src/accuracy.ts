@@ -21,6 +21,7 @@ import {
   CHUNK_KIND,
   describe,
   runBenchmark,
+  TRANSPORTS,
   type PercentileSummary,
   type RunResult,
   type Transport,
@@ -48,11 +49,13 @@ const CLIENT_CORE = 1;
  * teapot through each transport, the one-off-script baseline, and two floors: a Node reader that only
  * timestamps each read (what any Node client can reach here) and the same in C (what the machine allows).
  */
-type ClientName = 'undici' | 'http1' | 'baseline' | 'node-floor' | 'c-floor';
-const TEAPOT_CLIENTS: ClientName[] = ['undici', 'http1'];
+type ClientName = Transport | 'baseline' | 'node-floor' | 'c-floor';
+function isTransport(client: ClientName): client is Transport {
+  return (TRANSPORTS as readonly string[]).includes(client);
+}
 
 function label(client: ClientName): string {
-  return client === 'undici' || client === 'http1' ? `teapot/${client}` : client;
+  return isTransport(client) ? `teapot/${client}` : client;
 }
 
 /** Enough requests for a few thousand token samples, bounded so one level takes seconds. */
@@ -109,7 +112,7 @@ async function main(): Promise<void> {
   const loadBefore = loadavg();
   const pinned = argv.includes('--no-pin') ? null : pinCores();
   const cFloor = await buildCFloor();
-  const clients: ClientName[] = [...TEAPOT_CLIENTS, 'baseline', 'node-floor'];
+  const clients: ClientName[] = [...TRANSPORTS, 'baseline', 'node-floor'];
   if (cFloor !== null) clients.push('c-floor');
   const port = await freePort();
   const simulator = await startSeparateSimulator(port, pinned !== null);
@@ -131,7 +134,7 @@ async function main(): Promise<void> {
   process.stdout.write(renderTable(levels, figures));
   const p99At = (client: ClientName) =>
     figures.find((f) => f.client === client && f.streams === TARGET_STREAMS)?.addedDelayMs?.p99;
-  const verdicts = TEAPOT_CLIENTS.map((client) => {
+  const verdicts = TRANSPORTS.map((client) => {
     const p99 = p99At(client);
     const verdict = p99 === undefined ? 'no data' : p99 < TARGET_P99_MS ? 'met' : 'MISSED';
     return { client, p99: p99 ?? null, verdict };
@@ -181,7 +184,7 @@ async function measureLevel(
   const started = performance.now();
   loop.enable();
   let run: ClientRun;
-  if (client === 'undici' || client === 'http1') run = await runTeapot(baseUrl, streams, requests, client);
+  if (isTransport(client)) run = await runTeapot(baseUrl, streams, requests, client);
   else if (client === 'baseline') run = await runBaseline(baseUrl, streams, requests);
   else if (client === 'node-floor') run = await runNodeFloor(baseUrl, streams, requests);
   else run = await runCFloor(cFloor!, baseUrl, streams, requests);
@@ -541,7 +544,7 @@ function renderTable(levels: number[], figures: ClientFigures[]): string {
     const rows = figures.filter((f) => f.streams === streams);
     for (const f of rows) lines.push(formatRow(f));
     const baseline = rows.find((f) => f.client === 'baseline');
-    const ratios = TEAPOT_CLIENTS.map((client) => {
+    const ratios = TRANSPORTS.map((client) => {
       const r = ratio(
         baseline,
         rows.find((f) => f.client === client),

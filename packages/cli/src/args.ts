@@ -1,5 +1,5 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import type { ApiKind, Load, Transport } from '@teapot/measure';
+import { DEFAULT_TRANSPORT, TRANSPORTS, type ApiKind, type Load, type Transport } from '@teapot/measure';
 import {
   GPU_PRESETS,
   MODEL_PRESETS,
@@ -139,7 +139,7 @@ export function parseBenchArgs(argv: string[], env: NodeJS.ProcessEnv = {}): Ben
     seed: optional(values.seed, (raw) => integer('--seed', raw, 0)),
     timeoutMs: optional(values.timeout, (raw) => positive('--timeout', raw) * 1000),
     forceOutputLength: values['no-force-length'] !== true,
-    transport: oneOf<Transport>('--transport', values.transport, ['undici', 'http1']) ?? 'undici',
+    transport: oneOf<Transport>('--transport', values.transport, TRANSPORTS) ?? DEFAULT_TRANSPORT,
     slos: parseSlos(values.slo ?? []),
     json: values.json ?? null,
     raw: values.raw === true,
@@ -163,7 +163,7 @@ function defaultArgs(): BenchArgs {
     requests: BENCH_DEFAULTS.requests,
     warmupRequests: 0,
     forceOutputLength: true,
-    transport: 'undici',
+    transport: DEFAULT_TRANSPORT,
     slos: [],
     json: null,
     raw: false,

@@ -5,7 +5,15 @@ import { Http1Pool, invalidRequestHeader, type StreamTransport } from './http1';
 import { summarize } from './metrics';
 import { deriveSeed } from './random';
 import { ArrivalInbox, StreamAttempt, type AttemptIdentity, type RequestContext } from './stream-request';
-import type { ClientHealth, Progress, RequestRecord, RunOptions, RunResult } from './types';
+import {
+  DEFAULT_TRANSPORT,
+  TRANSPORTS,
+  type ClientHealth,
+  type Progress,
+  type RequestRecord,
+  type RunOptions,
+  type RunResult,
+} from './types';
 import { promptSource, type PromptSpec } from './workload';
 
 const DEFAULT_TIMEOUT_MS = 300_000;
@@ -43,8 +51,10 @@ function validate(options: RunOptions): URL {
   }
   const badHeader = invalidRequestHeader(options.target.headers ?? {});
   if (badHeader !== null) throw new TypeError(`target.headers: ${badHeader}`);
-  if (options.transport !== undefined && options.transport !== 'http1' && options.transport !== 'undici') {
-    throw new TypeError(`transport must be http1 or undici, got ${String(options.transport)}`);
+  if (options.transport !== undefined && !TRANSPORTS.includes(options.transport)) {
+    throw new TypeError(
+      `transport must be one of ${TRANSPORTS.join(', ')}, got ${String(options.transport)}`,
+    );
   }
   if (options.requests === undefined && options.durationS === undefined) {
     throw new RangeError('set requests or durationS: a run needs an end');
@@ -195,7 +205,7 @@ class BenchmarkRun {
         retriedRequests: streamOptions.retriedRequests,
       },
       aborted: this.aborted,
-      transport: options.transport ?? 'undici',
+      transport: options.transport ?? DEFAULT_TRANSPORT,
     };
   }
 

@@ -262,4 +262,7 @@ export interface RunOptions {
   onProgress?: (progress: Progress) => void;
 }
 
-export type Transport = 'http1' | 'undici';
+/** How a run reads its streams; the first is the default (see RunOptions.transport). */
+export const TRANSPORTS = ['undici', 'http1'] as const;
+export type Transport = (typeof TRANSPORTS)[number];
+export const DEFAULT_TRANSPORT: Transport = TRANSPORTS[0];
