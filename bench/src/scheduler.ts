@@ -19,10 +19,10 @@ import { randomUUID } from 'node:crypto';
 import { loadavg } from 'node:os';
 import { createDatabase, type Database } from '@teapot/db';
 import { createTestDatabase } from '@teapot/db/testing';
-import { RunQueueProducer, createRedis } from '@teapot/jobs';
+import { RunQueueProducer, createRedis, deleteRedisPrefix } from '@teapot/jobs';
 import { describe, type PercentileSummary } from '@teapot/measure';
 import { SchedulerService, createWorkerApp, parseSlotKey, type Clock } from '@teapot/worker';
-import { REDIS_URL, deleteRedisPrefix, machineLine, sleep } from './throughput';
+import { REDIS_URL, machineLine, sleep } from './throughput';
 
 const PROFILES = 1_000;
 const ENDPOINTS = 100;
@@ -270,7 +270,7 @@ async function main(): Promise<void> {
   } finally {
     await db.close();
     await testDb.drop();
-    for (const queuePrefix of [prefix, `${prefix}-naive`]) await deleteRedisPrefix(queuePrefix);
+    for (const queuePrefix of [prefix, `${prefix}-naive`]) await deleteRedisPrefix(REDIS_URL, queuePrefix);
   }
   const boundaryCpu = (f: PhaseFigures) => Math.max(0, ...f.boundaryTicks.map((tick) => tick.cpuMs));
   const verdict = teapot.late === 0 && teapot.slots === PROFILES * BOUNDARIES ? 'met' : 'MISSED';

@@ -19,7 +19,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { createDatabase, readRunRequests, type Database } from '@teapot/db';
 import { createTestDatabase, type TestDatabase } from '@teapot/db/testing';
-import { RunQueueProducer, createRedis, deleteKeysUnderPrefix } from '@teapot/jobs';
+import { RunQueueProducer, deleteRedisPrefix } from '@teapot/jobs';
 import { fetchGroundTruth } from '@teapot/simulator';
 import {
   CHUNK_KIND,
@@ -106,19 +106,9 @@ export async function createWorld(name: string): Promise<BenchWorld> {
       await producer.close();
       await db.close();
       await testDb.drop();
-      await deleteRedisPrefix(prefix);
+      await deleteRedisPrefix(REDIS_URL, prefix);
     },
   };
-}
-
-/** Every key under the prefix: the queue's and the worker's own (locks, retention slots). */
-export async function deleteRedisPrefix(prefix: string): Promise<void> {
-  const redis = createRedis(REDIS_URL);
-  try {
-    await deleteKeysUnderPrefix(redis, prefix);
-  } finally {
-    await redis.quit();
-  }
 }
 
 export interface ProfileSpec {

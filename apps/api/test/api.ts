@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { Writable } from 'node:stream';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { type ApiEnv, loadApiEnv } from '@teapot/config';
-import { createRedis, deleteKeysUnderPrefix } from '@teapot/jobs';
+import { deleteRedisPrefix } from '@teapot/jobs';
 import { createTestDatabase, type TestDatabase } from '@teapot/db/testing';
 import request from 'supertest';
 import type TestAgent from 'supertest/lib/agent';
@@ -63,15 +63,10 @@ export async function startApi(overrides: Record<string, string> = {}): Promise<
 
 async function deleteRedisKeys(url: string, prefix: string): Promise<void> {
   // Gives up at once when Redis is away (a test may point the app at a dead port on purpose).
-  const redis = createRedis(url, { maxRetriesPerRequest: 0, retryStrategy: () => null });
-  redis.on('error', () => undefined);
-  try {
-    await deleteKeysUnderPrefix(redis, prefix);
-  } catch {
+  await deleteRedisPrefix(url, prefix, { maxRetriesPerRequest: 0, retryStrategy: () => null }).catch(
     // Nothing of this run can be in an unreachable Redis.
-  } finally {
-    redis.disconnect();
-  }
+    () => undefined,
+  );
 }
 
 let unique = 0;

@@ -4,7 +4,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createTestDatabase, type TestDatabase } from '@teapot/db/testing';
-import { createRedis, deleteKeysUnderPrefix } from '@teapot/jobs';
+import { deleteRedisPrefix } from '@teapot/jobs';
 import { DEFAULT_STACK_OPTIONS, runStack } from '../src';
 import { readEnvFile } from '../src/dev-env';
 
@@ -23,7 +23,7 @@ describe('the one-machine launcher (npm start)', () => {
   afterAll(async () => {
     await database?.drop();
     rmSync(stateDir, { recursive: true, force: true });
-    await deleteKeys(prefix);
+    await deleteRedisPrefix(REDIS_URL, prefix);
   });
 
   it('starts everything, measures both endpoints on schedule, prints the table and leaves no process behind', async () => {
@@ -165,13 +165,4 @@ async function freePorts(count: number): Promise<number[]> {
   const ports = servers.map((server) => (server.address() as { port: number }).port);
   await Promise.all(servers.map((server) => new Promise((resolve) => server.close(resolve))));
   return ports;
-}
-
-async function deleteKeys(prefix: string): Promise<void> {
-  const redis = createRedis(REDIS_URL);
-  try {
-    await deleteKeysUnderPrefix(redis, prefix);
-  } finally {
-    await redis.quit();
-  }
 }

@@ -8,6 +8,7 @@ import {
   RunQueueProducer,
   createRedis,
   deleteKeysUnderPrefix,
+  deleteRedisPrefix,
   queueHealth,
   queueHealthPrometheus,
   redisPrefix,
@@ -128,5 +129,24 @@ describe('deleteKeysUnderPrefix against real Redis', () => {
       await redis.del(`${prefix}-neighbour:k`);
       await redis.quit();
     }
+  });
+
+  it('deleteRedisPrefix does the same over a connection of its own', async () => {
+    const redis = createRedis(REDIS_URL);
+    const prefix = `teapot-test-${randomUUID()}`;
+    try {
+      await redis.mset(`${prefix}:a`, '1', `${prefix}:b`, '1');
+      expect(await deleteRedisPrefix(REDIS_URL, prefix)).toBe(2);
+      expect(await redis.exists(`${prefix}:a`, `${prefix}:b`)).toBe(0);
+    } finally {
+      await redis.quit();
+    }
+  });
+
+  it('deleteRedisPrefix rejects when Redis cannot be reached, without hanging', async () => {
+    const unreachable = 'redis://127.0.0.1:1';
+    await expect(
+      deleteRedisPrefix(unreachable, 'teapot-test', { maxRetriesPerRequest: 0, retryStrategy: () => null }),
+    ).rejects.toThrow();
   });
 });

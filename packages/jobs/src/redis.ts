@@ -28,3 +28,19 @@ export async function deleteKeysUnderPrefix(redis: Redis, prefix: string): Promi
   }
   return deleted;
 }
+
+/** deleteKeysUnderPrefix over a connection of its own, closed after: for cleanup in tests and benchmarks. */
+export async function deleteRedisPrefix(
+  url: string,
+  prefix: string,
+  options: RedisOptions = {},
+): Promise<number> {
+  const redis = createRedis(url, options);
+  // a failure reaches the caller through the rejected command; the event would only be logged
+  redis.on('error', () => undefined);
+  try {
+    return await deleteKeysUnderPrefix(redis, prefix);
+  } finally {
+    redis.disconnect();
+  }
+}

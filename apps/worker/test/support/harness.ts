@@ -4,7 +4,7 @@ import path from 'node:path';
 import { encryptHeaders } from '@teapot/config';
 import { createDatabase, type Database, type Run } from '@teapot/db';
 import { createTestDatabase, type TestDatabase } from '@teapot/db/testing';
-import { createRedis, deleteKeysUnderPrefix } from '@teapot/jobs';
+import { deleteRedisPrefix } from '@teapot/jobs';
 
 export const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 
@@ -46,18 +46,9 @@ export async function createWorld(): Promise<TestWorld> {
     async close() {
       await db.close();
       await testDb.drop();
-      await deleteRedisPrefix(prefix);
+      await deleteRedisPrefix(REDIS_URL, prefix);
     },
   };
-}
-
-export async function deleteRedisPrefix(prefix: string): Promise<void> {
-  const redis = createRedis(REDIS_URL);
-  try {
-    await deleteKeysUnderPrefix(redis, prefix);
-  } finally {
-    await redis.quit();
-  }
 }
 
 export interface EndpointSeed {
