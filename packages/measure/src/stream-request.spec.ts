@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { runBenchmark } from './run';
-import { parseRetryAfter } from './stream-request';
+import { classifyTransportError, parseRetryAfter } from './stream-request';
 import { CHUNK_KIND, type RunOptions, type RunResult } from './types';
 
 /**
@@ -290,6 +290,21 @@ describe('streaming client on exact byte sequences', () => {
     expect(result.requests[0].error!.message).toContain('bad model');
     expect(result.streamOptions).toEqual({ requested: true, rejectedByServer: false, retriedRequests: 1 });
     expect(server.bodies.map((b) => 'stream_options' in b)).toEqual([true, false, true, true]);
+  });
+});
+
+describe('classifyTransportError', () => {
+  const failure = (code: string) => Object.assign(new Error('x'), { code });
+
+  it('classifies both transports alike', () => {
+    // undici's codes beside the http1 transport's own: a connect timeout is a connect error in both
+    expect(classifyTransportError(failure('UND_ERR_CONNECT_TIMEOUT'), false)).toBe('connect_error');
+    expect(classifyTransportError(failure('TEAPOT_CONNECT_TIMEOUT'), false)).toBe('connect_error');
+    expect(classifyTransportError(failure('ECONNREFUSED'), false)).toBe('connect_refused');
+    expect(classifyTransportError(failure('UND_ERR_SOCKET'), true)).toBe('truncated_stream');
+    expect(classifyTransportError(failure('TEAPOT_SOCKET_CLOSED'), true)).toBe('truncated_stream');
+    expect(classifyTransportError(failure('TEAPOT_SOCKET_CLOSED'), false)).toBe('connect_error');
+    expect(classifyTransportError(failure('UND_ERR_BODY_TIMEOUT'), true)).toBe('timeout');
   });
 });
 

@@ -103,15 +103,10 @@ function errorMessage(err: unknown): string {
 export function classifyTransportError(err: unknown, responseStarted: boolean): ErrorClass {
   const code = errorCode(err);
   if (code === 'ECONNREFUSED') return 'connect_refused';
-  if (
-    code === 'UND_ERR_HEADERS_TIMEOUT' ||
-    code === 'UND_ERR_BODY_TIMEOUT' ||
-    code === 'ETIMEDOUT' ||
-    code === 'TEAPOT_CONNECT_TIMEOUT'
-  )
+  if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT' || code === 'ETIMEDOUT')
     return 'timeout';
   if (responseStarted) return 'truncated_stream';
-  // DNS, unreachable, TLS, connect timeout, or closed/reset before any response byte.
+  // DNS, unreachable, TLS, connect timeout (either transport's), or closed/reset before any response byte.
   return 'connect_error';
 }
 
