@@ -159,8 +159,8 @@ export class Http1Pool implements StreamTransport {
   private readonly hostHeader: string;
   private readonly all = new Set<Connection>();
   private readonly idle: Connection[] = [];
-  private queue: Exchange[] = [];
-  private queueHead = 0;
+  /** Requests waiting for a connection: at most the few a full pool holds back. */
+  private readonly queue: Exchange[] = [];
   private destroyed = false;
   /** Shared by every socket: an onread callback consumes the buffer before the next read starts. */
   readonly readBuffer = Buffer.allocUnsafe(READ_BUFFER_BYTES);
@@ -195,20 +195,16 @@ export class Http1Pool implements StreamTransport {
     const closed = [...this.all].map(
       (connection) => new Promise<void>((resolve) => connection.close(resolve)),
     );
-    const waiting = this.queue.slice(this.queueHead);
-    this.queue = [];
-    this.queueHead = 0;
-    for (const exchange of waiting)
+    for (const exchange of this.queue.splice(0))
       exchange.fail(new Http1Error('TEAPOT_POOL_DESTROYED', 'the connection pool was closed'));
     await Promise.all(closed);
   }
 
   /** Gives queued requests to idle connections, opening new ones up to the limit. */
   private pump(): void {
-    while (this.queueHead < this.queue.length && !this.destroyed) {
-      const exchange = this.queue[this.queueHead];
-      if (exchange.aborted) {
-        this.queueHead++;
+    while (this.queue.length > 0 && !this.destroyed) {
+      if (this.queue[0].aborted) {
+        this.queue.shift();
         continue;
       }
       let connection = this.idle.pop();
@@ -217,12 +213,7 @@ export class Http1Pool implements StreamTransport {
         if (limit !== null && this.all.size >= limit) break;
         connection = this.open();
       }
-      this.queueHead++;
-      connection.assign(exchange);
-    }
-    if (this.queueHead > 1024 && this.queueHead * 2 > this.queue.length) {
-      this.queue = this.queue.slice(this.queueHead);
-      this.queueHead = 0;
+      connection.assign(this.queue.shift()!);
     }
   }
 
@@ -299,7 +290,6 @@ class Connection {
   // response state
   private head: Buffer | null = null;
   private headSeen = false;
-  private status = 0;
   private keepAlive = true;
   private keepAliveHintMs: number | null = null;
   private bodyMode: BodyMode = BODY.none;
@@ -397,7 +387,6 @@ class Connection {
   private resetResponse(): void {
     this.head = null;
     this.headSeen = false;
-    this.status = 0;
     this.keepAlive = true;
     this.keepAliveHintMs = null;
     this.bodyMode = BODY.none;
@@ -491,7 +480,6 @@ class Connection {
     if (status >= 100 && status < 200 && status !== 101) return;
 
     this.headSeen = true;
-    this.status = status;
     const connectionHeader = String(headers.connection ?? '').toLowerCase();
     this.keepAlive =
       statusLine[1] === '1' ? !connectionHeader.includes('close') : connectionHeader.includes('keep-alive');
