@@ -1,0 +1,2 @@
+// Filled in by the packages' first real modules.
+export {};
