@@ -1,2 +1,34 @@
-// Filled in by the packages' first real modules.
-export {};
+export { addressScope, type AddressScope } from './address';
+export {
+  DEFAULT_TOLERANCE_S,
+  generateSecret,
+  SECRET_MAX_BYTES,
+  SECRET_MIN_BYTES,
+  secretKey,
+  sign,
+  signedHeaders,
+  verify,
+  WEBHOOK_ID_HEADER,
+  WEBHOOK_SIGNATURE_HEADER,
+  WEBHOOK_TIMESTAMP_HEADER,
+  WebhookVerificationError,
+  type IncomingHeaders,
+  type VerifyOptions,
+} from './signature';
+export {
+  checkAddress,
+  checkUrl,
+  ENDPOINT_URL_DEFAULT,
+  ENDPOINT_URL_SETTING,
+  endpointUrlPolicy,
+  guardedLookup,
+  parseUrlPolicy,
+  UrlPolicyError,
+  WEBHOOK_URL_DEFAULT,
+  WEBHOOK_URL_SETTING,
+  webhookUrlPolicy,
+  type GuardedLookup,
+  type OptionalScope,
+  type UrlPolicy,
+  type UrlRefusal,
+} from './url-policy';
