@@ -1,3 +1,4 @@
+import type { HeadlineFigures } from '@teapot/contracts';
 /** The slices of the REST API's responses the launcher reads (see apps/api DTOs and /docs). */
 export interface EndpointView {
   id: string;
@@ -22,18 +23,13 @@ export interface ProfileView {
 
 export const FINISHED_RUN_STATUSES = ['succeeded', 'partial', 'failed', 'aborted'] as const;
 
-export interface RunView {
+/** A run as GET /runs lists it: every catalogue headline figure, and the run's state. */
+export interface RunView extends HeadlineFigures {
   id: string;
   profileId: string | null;
   status: string;
   error: string | null;
   queuedAt: string;
-  itlP99Ms: number | null;
-  tpotP50Ms: number | null;
-  tpotP99Ms: number | null;
-  ttftP50Ms: number | null;
-  ttftP99Ms: number | null;
-  outputTokensPerS: number | null;
   clientSaturated: boolean | null;
 }
 

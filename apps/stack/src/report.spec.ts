@@ -1,3 +1,4 @@
+import { HEADLINES, type HeadlineFigures } from '@teapot/contracts';
 import type { RunView } from './api-client';
 import { medianFigures, ratios, renderTable } from './report';
 
@@ -8,12 +9,7 @@ function run(figures: Partial<RunView>): RunView {
     status: 'succeeded',
     error: null,
     queuedAt: '2026-12-02T10:00:00Z',
-    itlP99Ms: null,
-    tpotP50Ms: null,
-    tpotP99Ms: null,
-    ttftP50Ms: null,
-    ttftP99Ms: null,
-    outputTokensPerS: null,
+    ...(Object.fromEntries(HEADLINES.map((h) => [h.field, null])) as HeadlineFigures),
     clientSaturated: false,
     ...figures,
   };

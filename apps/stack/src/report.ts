@@ -1,17 +1,15 @@
+import { HEADLINES, type Headline, type HeadlineField } from '@teapot/contracts';
 import { percentile } from '@teapot/measure';
 import type { RunView } from './api-client';
 
-/** The columns of the table: each the median, over an endpoint's runs, of that run's figure. */
-export const FIGURES = [
-  { key: 'itlP99Ms', header: 'P99 ITL ms' },
-  { key: 'tpotP50Ms', header: 'P50 TPOT ms' },
-  { key: 'tpotP99Ms', header: 'P99 TPOT ms' },
-  { key: 'ttftP50Ms', header: 'P50 TTFT ms' },
-  { key: 'ttftP99Ms', header: 'P99 TTFT ms' },
-  { key: 'outputTokensPerS', header: 'output tok/s' },
-] as const;
+const SHOWN = ['itlP99Ms', 'tpotP50Ms', 'tpotP99Ms', 'ttftP50Ms', 'ttftP99Ms', 'outputTokensPerS'] as const;
+export type FigureKey = (typeof SHOWN)[number] & HeadlineField;
 
-export type FigureKey = (typeof FIGURES)[number]['key'];
+/** The columns of the table (catalogue headlines): each the median, over an endpoint's runs, of that run's figure. */
+export const FIGURES = SHOWN.map((key) => {
+  const h = HEADLINES.find((headline) => headline.field === key) as Headline;
+  return { key, header: h.unit === 'ms' ? `${h.label} ms` : h.label, unit: h.unit };
+});
 export type Figures = Record<FigureKey, number | null>;
 
 export interface EndpointRow {
@@ -52,7 +50,7 @@ export function renderTable(rows: EndpointRow[], ratio?: { label: string; figure
     row.endpoint,
     row.quant,
     String(row.runs),
-    ...FIGURES.map(({ key }) => formatFigure(key, row.figures[key])),
+    ...FIGURES.map(({ key, unit }) => formatFigure(unit, row.figures[key])),
   ]);
   if (ratio) {
     body.push([ratio.label, '', '', ...FIGURES.map(({ key }) => formatRatio(ratio.figures[key]))]);
@@ -69,9 +67,9 @@ export function renderTable(rows: EndpointRow[], ratio?: { label: string; figure
   return [line(header), line(widths.map((width) => '-'.repeat(width))), ...body.map(line)].join('\n') + '\n';
 }
 
-function formatFigure(key: FigureKey, value: number | null): string {
+function formatFigure(unit: string, value: number | null): string {
   if (value === null) return '-';
-  if (key === 'outputTokensPerS') return Math.round(value).toLocaleString('en-US');
+  if (unit === 'tokens/s') return Math.round(value).toLocaleString('en-US');
   return value >= 100 ? value.toFixed(1) : value.toFixed(2);
 }
 

@@ -1,8 +1,8 @@
+import { METRIC_NAMES, METRICS, summaryValue, type Statistic } from '@teapot/contracts';
 import type {
   ClientHealth,
   ErrorClass,
   Load,
-  PercentileSummary,
   RunSummary,
   StreamOptionsReport,
   TokenCountSource,
@@ -29,20 +29,8 @@ export interface BenchReport {
   aborted: boolean;
 }
 
-const LATENCY_ROWS: Array<[label: string, key: 'ttftMs' | 'tpotMs' | 'itlMs' | 'interChunkMs' | 'e2eMs']> = [
-  ['TTFT', 'ttftMs'],
-  ['TPOT', 'tpotMs'],
-  ['ITL', 'itlMs'],
-  ['inter-chunk', 'interChunkMs'],
-  ['E2E', 'e2eMs'],
-];
-const LATENCY_COLUMNS: Array<[label: string, stat: keyof PercentileSummary]> = [
-  ['P50', 'p50'],
-  ['P90', 'p90'],
-  ['P99', 'p99'],
-  ['P99.9', 'p999'],
-  ['mean', 'mean'],
-];
+const LATENCY_ROWS = METRIC_NAMES.filter((name) => METRICS[name].kind === 'distribution');
+const LATENCY_COLUMNS: Statistic[] = ['p50', 'p90', 'p99', 'p99.9', 'mean'];
 
 const TOKEN_SOURCES: Record<TokenCountSource, string> = {
   usage_delta: 'server usage on every chunk',
@@ -67,11 +55,17 @@ export function renderReport(report: BenchReport): string {
   if (report.aborted) lines.push('ABORTED before the end: the figures cover the requests that finished.');
   lines.push('');
 
-  const latencyRows = LATENCY_ROWS.map(([label, key]) => {
-    const distribution = summary[key];
-    return [label, ...LATENCY_COLUMNS.map(([, stat]) => (distribution ? ms(distribution[stat]) : '-'))];
-  });
-  lines.push(...table([['latency (ms)', ...LATENCY_COLUMNS.map(([label]) => label)], ...latencyRows]));
+  const latencyRows = LATENCY_ROWS.map((metric) => [
+    METRICS[metric].label,
+    ...LATENCY_COLUMNS.map((statistic) => {
+      const value = summaryValue(summary, metric, statistic);
+      return value === null ? '-' : ms(value);
+    }),
+  ]);
+  const columnLabels = LATENCY_COLUMNS.map((statistic) =>
+    statistic === 'mean' ? 'mean' : statistic.toUpperCase(),
+  );
+  lines.push(...table([['latency (ms)', ...columnLabels], ...latencyRows]));
   lines.push('');
 
   const { requests } = summary;

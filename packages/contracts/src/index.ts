@@ -1,2 +1,26 @@
-// Filled in by the packages' first real modules.
-export {};
+export {
+  METRICS,
+  METRIC_NAMES,
+  HISTOGRAM_METRICS,
+  RATE_METRICS,
+  HEADLINES,
+  STATISTICS,
+  STATISTIC_QUANTILES,
+  metricOf,
+  isMetricName,
+  summaryValue,
+  headlineFigures,
+} from './metrics';
+export type {
+  MetricName,
+  MetricDefinition,
+  DistributionMetric,
+  RateMetric,
+  HistogramMetric,
+  Statistic,
+  Weighting,
+  Direction,
+  Headline,
+  HeadlineField,
+  HeadlineFigures,
+} from './metrics';

@@ -2,7 +2,7 @@ import type { RequestRecord } from '@teapot/measure';
 import { LatencyHistogram } from './histogram';
 import { recordFromRow, type RequestRow } from './request-codec';
 import { poolOf, type RunStore } from './run-store';
-import type { HistogramMetric } from './run-writer';
+import type { HistogramMetric } from '@teapot/contracts';
 
 const SELECT_REQUESTS = `SELECT index, warmup, outcome, error_class, error_message, http_status, retry_after_s,
   scheduled_us, start_us, ttfb_us, output_tokens, prompt_tokens, target_prompt_tokens, token_source,

@@ -1,3 +1,4 @@
+import { HEADLINES, headlineFigures } from '@teapot/contracts';
 import { CHUNK_KIND, requestMetrics, summarize, type RequestRecord, type RunResult } from '@teapot/measure';
 import { createDatabase, type Database } from './client';
 import { HISTOGRAM_RELATIVE_ERROR } from './histogram';
@@ -161,6 +162,10 @@ describe('run store', () => {
     });
     expect(run.startedAt).toEqual(new Date(result.wallAnchorMs));
     expect(run.finishedAt).toBeInstanceOf(Date);
+    // Every headline column of the metric catalogue, 2 of 4 finished requests failed.
+    for (const h of HEADLINES)
+      expect([h.field, run[h.field]]).toEqual([h.field, headlineFigures(result.summary)[h.field]]);
+    expect(run.errorRate).toBe(0.5);
 
     const rows = await db.prisma.runRequest.findMany({ where: { runId }, orderBy: { index: 'asc' } });
     for (const [i, row] of rows.entries()) {

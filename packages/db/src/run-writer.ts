@@ -1,5 +1,12 @@
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import {
+  HEADLINES,
+  HISTOGRAM_METRICS,
+  METRICS,
+  headlineFigures,
+  type HistogramMetric,
+} from '@teapot/contracts';
 import { requestMetrics, type RequestRecord, type RunResult } from '@teapot/measure';
 import type { PoolClient } from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
@@ -16,10 +23,6 @@ import {
 import { poolOf, type RunStore } from './run-store';
 
 const INT4_MAX = 2_147_483_647;
-
-/** The metrics kept as a mergeable distribution per run. */
-export const HISTOGRAM_METRICS = ['itl', 'ttft', 'tpot', 'e2e'] as const;
-export type HistogramMetric = (typeof HISTOGRAM_METRICS)[number];
 
 export interface PersistRunOptions {
   /** The serving configuration that was live during the run (left as it is when omitted). */
@@ -105,52 +108,42 @@ async function updateRun(
   options: PersistRunOptions,
 ): Promise<boolean> {
   const s = result.summary;
+  const figures = headlineFigures(s);
+  const fixed = [
+    runId,
+    status,
+    options.finishedAt ?? new Date(),
+    options.error !== undefined ? options.error : derivedError(status, result),
+    new Date(result.wallAnchorMs),
+    result.monotonicAnchorNs,
+    Math.round(result.durationUs),
+    JSON.stringify(s),
+    s.requests.succeeded,
+    s.requests.failed,
+    s.requests.incomplete,
+    JSON.stringify(s.errorsByClass),
+    result.client.eventLoopDelayMs.p99,
+    result.client.eventLoopDelayMs.max,
+    result.client.saturated,
+    JSON.stringify(result.client),
+    result.streamOptions.requested,
+    result.streamOptions.rejectedByServer,
+    options.configId !== undefined,
+    options.configId ?? null,
+    options.attempt ?? null,
+  ];
+  const headlineSet = HEADLINES.map((h, i) => `${h.column} = $${fixed.length + 1 + i}`).join(', ');
   const updated = await client.query(
     `UPDATE runs SET
        status = $2::"RunStatus", finished_at = $3, error = $4,
        started_at = COALESCE(started_at, $5), wall_anchor = $5, monotonic_anchor_ns = $6, duration_us = $7,
-       summary = $8, ttft_p50_ms = $9, ttft_p99_ms = $10, tpot_p50_ms = $11, tpot_p99_ms = $12,
-       itl_p50_ms = $13, itl_p99_ms = $14, e2e_p50_ms = $15, e2e_p99_ms = $16,
-       output_tokens_per_s = $17, requests_per_s = $18, goodput_rps = $19,
-       requests_succeeded = $20, requests_failed = $21, requests_incomplete = $22, error_counts = $23,
-       event_loop_delay_p99_ms = $24, event_loop_delay_max_ms = $25, client_saturated = $26, client_health = $27,
-       stream_options_requested = $28, stream_options_rejected = $29,
-       config_id = CASE WHEN $30 THEN $31::uuid ELSE config_id END
-     WHERE id = $1 AND ($32::int IS NULL OR attempts = $32)`,
-    [
-      runId,
-      status,
-      options.finishedAt ?? new Date(),
-      options.error !== undefined ? options.error : derivedError(status, result),
-      new Date(result.wallAnchorMs),
-      result.monotonicAnchorNs,
-      Math.round(result.durationUs),
-      JSON.stringify(s),
-      s.ttftMs?.p50 ?? null,
-      s.ttftMs?.p99 ?? null,
-      s.tpotMs?.p50 ?? null,
-      s.tpotMs?.p99 ?? null,
-      s.itlMs?.p50 ?? null,
-      s.itlMs?.p99 ?? null,
-      s.e2eMs?.p50 ?? null,
-      s.e2eMs?.p99 ?? null,
-      s.outputTokensPerS,
-      s.requestsPerS,
-      s.goodputRps,
-      s.requests.succeeded,
-      s.requests.failed,
-      s.requests.incomplete,
-      JSON.stringify(s.errorsByClass),
-      result.client.eventLoopDelayMs.p99,
-      result.client.eventLoopDelayMs.max,
-      result.client.saturated,
-      JSON.stringify(result.client),
-      result.streamOptions.requested,
-      result.streamOptions.rejectedByServer,
-      options.configId !== undefined,
-      options.configId ?? null,
-      options.attempt ?? null,
-    ],
+       summary = $8, requests_succeeded = $9, requests_failed = $10, requests_incomplete = $11, error_counts = $12,
+       event_loop_delay_p99_ms = $13, event_loop_delay_max_ms = $14, client_saturated = $15, client_health = $16,
+       stream_options_requested = $17, stream_options_rejected = $18,
+       config_id = CASE WHEN $19 THEN $20::uuid ELSE config_id END,
+       ${headlineSet}
+     WHERE id = $1 AND ($21::int IS NULL OR attempts = $21)`,
+    [...fixed, ...HEADLINES.map((h) => figures[h.field])],
   );
   if (updated.rowCount === 1) return true;
   const exists = await client.query('SELECT 1 FROM runs WHERE id = $1', [runId]);
@@ -231,19 +224,18 @@ async function insertRequestsUnnest(
 
 /** Per run: ITL token-weighted; TTFT, TPOT and E2E request-weighted; successful measured requests only. */
 export function buildHistograms(requests: RequestRecord[]): Record<HistogramMetric, LatencyHistogram> {
-  const histograms = {
-    itl: new LatencyHistogram(),
-    ttft: new LatencyHistogram(),
-    tpot: new LatencyHistogram(),
-    e2e: new LatencyHistogram(),
-  };
+  const histograms = Object.fromEntries(
+    HISTOGRAM_METRICS.map((metric) => [metric, new LatencyHistogram()]),
+  ) as Record<HistogramMetric, LatencyHistogram>;
   for (const r of requests) {
     if (r.warmup || r.outcome !== 'ok') continue;
     const m = requestMetrics(r);
-    histograms.itl.recordAll(m.itlUs);
-    if (m.ttftUs !== null) histograms.ttft.record(m.ttftUs);
-    if (m.tpotUs !== null) histograms.tpot.record(m.tpotUs);
-    if (m.e2eUs !== null) histograms.e2e.record(m.e2eUs);
+    for (const metric of HISTOGRAM_METRICS) {
+      const samples = m[METRICS[metric].requestKey];
+      if (samples === null) continue;
+      if (typeof samples === 'number') histograms[metric].record(samples);
+      else histograms[metric].recordAll(samples);
+    }
   }
   return histograms;
 }

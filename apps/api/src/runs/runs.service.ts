@@ -5,6 +5,7 @@ import {
   NotFoundException,
   ServiceUnavailableException,
 } from '@nestjs/common';
+import { HEADLINES, type HeadlineFigures } from '@teapot/contracts';
 import type { Prisma, Run, ServingConfig } from '@teapot/db';
 import { RunQueueProducer } from '@teapot/jobs';
 import type { ClientHealth, RunSummary } from '@teapot/measure';
@@ -112,6 +113,10 @@ function parseDate(text: string, field: string): Date {
   return date;
 }
 
+function headlinesOf(run: Run): HeadlineFigures {
+  return Object.fromEntries(HEADLINES.map((h) => [h.field, run[h.field]])) as HeadlineFigures;
+}
+
 function toRunDto(run: Run): RunDto {
   return {
     id: run.id,
@@ -126,17 +131,7 @@ function toRunDto(run: Run): RunDto {
     attempts: run.attempts,
     error: run.error,
     durationUs: run.durationUs === null ? null : Number(run.durationUs),
-    ttftP50Ms: run.ttftP50Ms,
-    ttftP99Ms: run.ttftP99Ms,
-    tpotP50Ms: run.tpotP50Ms,
-    tpotP99Ms: run.tpotP99Ms,
-    itlP50Ms: run.itlP50Ms,
-    itlP99Ms: run.itlP99Ms,
-    e2eP50Ms: run.e2eP50Ms,
-    e2eP99Ms: run.e2eP99Ms,
-    outputTokensPerS: run.outputTokensPerS,
-    requestsPerS: run.requestsPerS,
-    goodputRps: run.goodputRps,
+    ...headlinesOf(run),
     requestsSucceeded: run.requestsSucceeded,
     requestsFailed: run.requestsFailed,
     requestsIncomplete: run.requestsIncomplete,

@@ -1,5 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsISO8601, IsOptional, IsUUID } from 'class-validator';
+import { HEADLINES, type HeadlineFigures } from '@teapot/contracts';
 import type { ClientHealth, RunSummary } from '@teapot/measure';
 import { PageQueryDto } from '../../common/pagination';
 import { QueryArray } from '../../common/query';
@@ -42,7 +43,17 @@ export class ListRunsQueryDto extends PageQueryDto {
   to?: string;
 }
 
-export class RunDto {
+/** Every headline figure of the metric catalogue as a nullable number, declared for OpenAPI in a loop. */
+const HeadlineFiguresDto = class {} as new () => HeadlineFigures;
+for (const h of HEADLINES) {
+  const unit = h.unit === 'fraction' ? '' : ` (${h.unit})`;
+  ApiProperty({ type: Number, nullable: true, description: `${h.label}${unit} of the run.` })(
+    HeadlineFiguresDto.prototype,
+    h.field,
+  );
+}
+
+export class RunDto extends HeadlineFiguresDto {
   @ApiProperty({ format: 'uuid' }) id!: string;
   @ApiProperty({ format: 'uuid' }) endpointId!: string;
   @ApiProperty({
@@ -62,17 +73,6 @@ export class RunDto {
   @ApiProperty({ type: String, nullable: true, description: 'Why the run failed or was aborted.' }) error!:
     string | null;
   @ApiProperty({ type: Number, nullable: true }) durationUs!: number | null;
-  @ApiProperty({ type: Number, nullable: true }) ttftP50Ms!: number | null;
-  @ApiProperty({ type: Number, nullable: true }) ttftP99Ms!: number | null;
-  @ApiProperty({ type: Number, nullable: true }) tpotP50Ms!: number | null;
-  @ApiProperty({ type: Number, nullable: true }) tpotP99Ms!: number | null;
-  @ApiProperty({ type: Number, nullable: true }) itlP50Ms!: number | null;
-  @ApiProperty({ type: Number, nullable: true }) itlP99Ms!: number | null;
-  @ApiProperty({ type: Number, nullable: true }) e2eP50Ms!: number | null;
-  @ApiProperty({ type: Number, nullable: true }) e2eP99Ms!: number | null;
-  @ApiProperty({ type: Number, nullable: true }) outputTokensPerS!: number | null;
-  @ApiProperty({ type: Number, nullable: true }) requestsPerS!: number | null;
-  @ApiProperty({ type: Number, nullable: true }) goodputRps!: number | null;
   @ApiProperty({ type: Number, nullable: true }) requestsSucceeded!: number | null;
   @ApiProperty({ type: Number, nullable: true }) requestsFailed!: number | null;
   @ApiProperty({ type: Number, nullable: true }) requestsIncomplete!: number | null;
