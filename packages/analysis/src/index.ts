@@ -1,2 +1,26 @@
-// Filled in by the packages' first real modules.
-export {};
+export { AnalysisInputError } from './errors';
+export {
+  selectRuns,
+  checkSelection,
+  SERVING_CONFIG_FIELDS,
+  SERVING_CONFIG_FIELD_NAMES,
+  RUN_TRIGGERS,
+  MAX_SELECTED_RUNS,
+} from './selection';
+export type {
+  RunSelection,
+  SelectedRun,
+  SelectedRuns,
+  ServingConfigField,
+  ConfigValue,
+  RunTriggerName,
+} from './selection';
+export {
+  trend,
+  checkMetric,
+  histogramStatistic,
+  TREND_BUCKETS,
+  TREND_GROUP_FIELDS,
+  MAX_TREND_POINTS,
+} from './trend';
+export type { Trend, TrendQuery, TrendPoint, TrendSeries, TrendBucket, TrendGroupField } from './trend';

@@ -3,7 +3,7 @@ export type { CreatePrismaOptions, Database, CreateDatabaseOptions } from './cli
 export { migrate, readMigrations, MIGRATIONS_DIR } from './migrate';
 export type { MigrateOptions, MigrateResult, MigrationFile } from './migrate';
 export { ensureDatabase, dropDatabase } from './connection';
-export type { RunStore } from './run-store';
+export { poolOf, type RunStore } from './run-store';
 export { persistRunResult, runStatusOf, buildHistograms } from './run-writer';
 export type { PersistRunOptions, PersistedRun } from './run-writer';
 export { HISTOGRAM_METRICS, type HistogramMetric } from '@teapot/contracts';
