@@ -11,6 +11,7 @@ import { ProfilesModule } from './profiles/profiles.module';
 import { QueueModule } from './queue/queue.module';
 import { RunsModule } from './runs/runs.module';
 import { ServingConfigsModule } from './serving-configs/serving-configs.module';
+import { TrendsModule } from './trends/trends.module';
 
 @Module({})
 export class AppModule {
@@ -28,6 +29,7 @@ export class AppModule {
         ServingConfigsModule,
         ProfilesModule,
         RunsModule,
+        TrendsModule,
       ],
     };
   }

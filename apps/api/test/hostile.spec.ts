@@ -262,6 +262,27 @@ describe('hostile input at every route never gets a 5xx', () => {
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
   }, 60_000);
 
+  it('trends: every parameter hostile inside an otherwise valid query', async () => {
+    const op = operations.find((o) => o.path === '/trends' && o.method === 'get') as Operation;
+    const valid: Record<string, string> = {
+      metric: 'itl',
+      statistic: 'p99',
+      bucket: 'day',
+      from: '2026-01-01T00:00:00Z',
+      to: '2026-02-01T00:00:00Z',
+    };
+    const tasks: Array<() => Promise<void>> = [];
+    for (const { name } of op.query) {
+      for (const value of [...HOSTILE_QUERY_VALUES, 'null', 'p99/p50', 'run', '1970-01-01T00:00:00Z']) {
+        const query = new URLSearchParams({ ...valid, [name]: value }).toString();
+        tasks.push(() => send(op, `valid query, ?${name}=${value.slice(0, 20)}`, { query }));
+      }
+    }
+    await all(tasks);
+    expect(failures).toEqual([]);
+    expect(tasks.length).toBeGreaterThan(300);
+  }, 60_000);
+
   it('path parameters: invalid UUIDs, numbers out of range, traversal, malformed escapes', async () => {
     const tasks: Array<() => Promise<void>> = [];
     for (const op of operations) {

@@ -1,0 +1,153 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import {
+  RUN_TRIGGERS,
+  SERVING_CONFIG_FIELD_NAMES,
+  TREND_BUCKETS,
+  TREND_GROUP_FIELDS,
+  type RunTriggerName,
+  type TrendBucket,
+  type TrendGroupField,
+} from '@teapot/analysis';
+import { METRIC_NAMES, STATISTICS, type MetricName, type Statistic } from '@teapot/contracts';
+import { IsIn, IsISO8601, IsOptional, IsString, IsUUID, MaxLength } from 'class-validator';
+import { QueryArray, QueryBoolean } from '../../common/query';
+
+const MAX_ENDPOINTS = 20;
+const MAX_VALUES = 20;
+
+export class TrendQueryDto {
+  @ApiProperty({ enum: METRIC_NAMES, example: 'itl', description: 'A metric of the catalogue.' })
+  @IsIn(METRIC_NAMES)
+  metric!: MetricName;
+
+  @ApiProperty({
+    enum: STATISTICS,
+    example: 'p99',
+    description: 'A statistic the metric offers; rates offer only `mean` (pooled).',
+  })
+  @IsIn(STATISTICS)
+  statistic!: Statistic;
+
+  @ApiProperty({
+    enum: TREND_BUCKETS,
+    example: 'day',
+    description: 'UTC hours, days, weeks (from Monday), or runs.',
+  })
+  @IsIn(TREND_BUCKETS)
+  bucket!: TrendBucket;
+
+  @ApiProperty({
+    example: '2026-09-01T00:00:00Z',
+    description: 'Runs started at or after (ISO 8601). Required.',
+  })
+  @IsISO8601({ strict: true })
+  from!: string;
+
+  @ApiPropertyOptional({
+    example: '2026-12-01T00:00:00Z',
+    description: 'Runs started before (default: now).',
+  })
+  @IsOptional()
+  @IsISO8601({ strict: true })
+  to?: string;
+
+  @ApiPropertyOptional({
+    type: [String],
+    format: 'uuid',
+    description: 'Any of these endpoints (repeatable).',
+  })
+  @QueryArray(MAX_ENDPOINTS)
+  @IsUUID('all', { each: true })
+  endpointId?: string[];
+
+  @ApiPropertyOptional({ type: [String], format: 'uuid', description: 'Any of these profiles (repeatable).' })
+  @QueryArray(MAX_ENDPOINTS)
+  @IsUUID('all', { each: true })
+  profileId?: string[];
+
+  @ApiPropertyOptional({ enum: RUN_TRIGGERS, isArray: true, description: 'Any of these triggers.' })
+  @QueryArray(RUN_TRIGGERS.length)
+  @IsIn(RUN_TRIGGERS, { each: true })
+  trigger?: RunTriggerName[];
+
+  @ApiPropertyOptional({
+    enum: TREND_GROUP_FIELDS,
+    isArray: true,
+    example: ['endpoint', 'weightQuant'],
+    description: 'One series per distinct combination (default: endpoint).',
+  })
+  @QueryArray(TREND_GROUP_FIELDS.length)
+  @IsIn(TREND_GROUP_FIELDS, { each: true })
+  groupBy?: TrendGroupField[];
+
+  @ApiPropertyOptional({
+    description: 'Include runs whose client was saturated (default false; they are counted).',
+  })
+  @QueryBoolean()
+  includeSaturated?: boolean;
+}
+
+// Each serving-configuration field is a repeatable filter of its own, e.g. ?weightQuant=fp8&gpuCount=2.
+for (const field of SERVING_CONFIG_FIELD_NAMES) {
+  const target = TrendQueryDto.prototype;
+  ApiPropertyOptional({
+    type: [String],
+    description: `Runs whose serving configuration has any of these ${field} values ("null" for unset).`,
+  })(target, field);
+  QueryArray(MAX_VALUES)(target, field);
+  IsString({ each: true })(target, field);
+  MaxLength(200, { each: true })(target, field);
+}
+
+class ConfigVersionDto {
+  @ApiProperty({ format: 'uuid' }) endpointId!: string;
+  @ApiProperty({ type: Number, nullable: true }) version!: number | null;
+}
+
+class TrendPointDto {
+  @ApiProperty({ example: '2026-11-30T00:00:00.000Z', description: 'Bucket start, or the run start.' })
+  start!: Date;
+  @ApiProperty({
+    type: Number,
+    nullable: true,
+    example: 12.4,
+    description: 'Null when the bucket holds no sample.',
+  })
+  value!: number | null;
+  @ApiProperty({ example: 24 }) runs!: number;
+  @ApiProperty({ example: 4800, description: 'Finished measured requests.' }) requests!: number;
+  @ApiProperty({ example: 1228800, description: 'Output tokens of successful requests.' }) tokens!: number;
+  @ApiProperty({ example: 1224000, description: 'Samples the value is over: tokens, requests or runs.' })
+  samples!: number;
+  @ApiProperty({ type: [ConfigVersionDto] }) configVersions!: ConfigVersionDto[];
+  @ApiPropertyOptional({ format: 'uuid', description: 'bucket=run: the run.' }) runId?: string;
+}
+
+class TrendSeriesDto {
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: true,
+    example: { endpoint: '5f0c6a6e-8f57-4cf7-a2a4-1b9f6f4f1f3e', weightQuant: 'fp8' },
+  })
+  key!: Record<string, unknown>;
+  @ApiProperty({ type: [TrendPointDto] }) points!: TrendPointDto[];
+}
+
+export class TrendDto {
+  @ApiProperty({ enum: METRIC_NAMES, example: 'itl' }) metric!: string;
+  @ApiProperty({ enum: STATISTICS, example: 'p99' }) statistic!: string;
+  @ApiProperty({ example: 'ms' }) unit!: string;
+  @ApiProperty({ enum: ['token', 'request', 'run'], example: 'token' }) weighting!: string;
+  @ApiProperty({ enum: TREND_BUCKETS, example: 'day' }) bucket!: string;
+  @ApiProperty() from!: Date;
+  @ApiProperty() to!: Date;
+  @ApiProperty({ type: [String], example: ['endpoint'] }) groupBy!: string[];
+  @ApiProperty({ type: [TrendSeriesDto] }) series!: TrendSeriesDto[];
+  @ApiProperty({ example: 0, description: 'Client-saturated runs in the selection that were left out.' })
+  excludedSaturatedRuns!: number;
+  @ApiPropertyOptional({
+    example: 'no measured run matches the selection',
+    description: 'Why there are no series.',
+  })
+  reason?: string;
+}

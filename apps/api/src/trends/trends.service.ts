@@ -1,0 +1,64 @@
+import { Injectable } from '@nestjs/common';
+import {
+  AnalysisInputError,
+  SERVING_CONFIG_FIELD_NAMES,
+  SERVING_CONFIG_FIELDS,
+  trend,
+  type ConfigValue,
+  type ServingConfigField,
+  type Trend,
+} from '@teapot/analysis';
+import { RequestValidationException } from '../errors/request-validation.exception';
+import { PrismaService } from '../prisma/prisma.service';
+import type { TrendQueryDto } from './dto/trend.dto';
+
+@Injectable()
+export class TrendsService {
+  constructor(private readonly prisma: PrismaService) {}
+
+  async trend(query: TrendQueryDto): Promise<Trend> {
+    try {
+      return await trend(this.prisma.pool, {
+        metric: query.metric,
+        statistic: query.statistic,
+        bucket: query.bucket,
+        from: new Date(query.from),
+        to: query.to ? new Date(query.to) : new Date(),
+        endpointIds: query.endpointId,
+        profileIds: query.profileId,
+        triggers: query.trigger,
+        groupBy: query.groupBy,
+        includeSaturated: query.includeSaturated ?? false,
+        config: configFilters(query),
+      });
+    } catch (error) {
+      if (error instanceof AnalysisInputError) {
+        throw new RequestValidationException([{ field: error.parameter, problem: error.problem }]);
+      }
+      throw error;
+    }
+  }
+}
+
+/** The query's serving-configuration filters, typed by field ("null" matches an unset field). */
+function configFilters(query: TrendQueryDto): Partial<Record<ServingConfigField, ConfigValue[]>> {
+  const filters: Partial<Record<ServingConfigField, ConfigValue[]>> = {};
+  const given = query as unknown as Partial<Record<ServingConfigField, string[]>>;
+  for (const field of SERVING_CONFIG_FIELD_NAMES) {
+    const values = given[field];
+    if (!values) continue;
+    const type = SERVING_CONFIG_FIELDS[field][1];
+    filters[field] = values.map((text) => {
+      if (text === 'null') return null;
+      if (type === 'text') return text;
+      if (type === 'bool') {
+        if (text === 'true' || text === 'false') return text === 'true';
+        throw new RequestValidationException([{ field, problem: 'must be true, false or null' }]);
+      }
+      if (!/^-?\d{1,9}$/.test(text))
+        throw new RequestValidationException([{ field, problem: 'must be an integer or null' }]);
+      return Number(text);
+    });
+  }
+  return filters;
+}
