@@ -33,6 +33,19 @@ export interface RunView extends HeadlineFigures {
   clientSaturated: boolean | null;
 }
 
+/** GET /trends, as the launcher reads it. */
+export interface TrendView {
+  metric: string;
+  statistic: string;
+  unit: string;
+  excludedSaturatedRuns: number;
+  reason?: string;
+  series: Array<{
+    key: Record<string, unknown>;
+    points: Array<{ start: string; value: number | null; runs: number; samples: number }>;
+  }>;
+}
+
 interface Page<T> {
   items: T[];
   nextCursor: string | null;
@@ -116,6 +129,11 @@ export class TeapotApiClient {
     return this.all<RunView>('/runs', { profileId, from: since.toISOString() });
   }
 
+  /** GET /trends with these query parameters (arrays repeat the parameter). */
+  trend(query: Record<string, string | string[]>): Promise<TrendView> {
+    return this.request('GET', `/trends?${trendQuery(query)}`);
+  }
+
   private async all<T>(path: string, query: Record<string, string>): Promise<T[]> {
     const items: T[] = [];
     let cursor: string | null = null;
@@ -158,4 +176,12 @@ function errorDetail(text: string): string {
     // Not JSON: fall through to the raw text.
   }
   return text.slice(0, 500) || '(empty body)';
+}
+
+export function trendQuery(query: Record<string, string | string[]>): string {
+  const params = new URLSearchParams();
+  for (const [name, value] of Object.entries(query)) {
+    for (const v of Array.isArray(value) ? value : [value]) params.append(name, v);
+  }
+  return params.toString();
 }

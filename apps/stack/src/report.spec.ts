@@ -1,6 +1,6 @@
 import { HEADLINES, type HeadlineFigures } from '@teapot/contracts';
 import type { RunView } from './api-client';
-import { medianFigures, ratios, renderTable } from './report';
+import { medianFigures, ratios, renderTable, renderTrend } from './report';
 
 function run(figures: Partial<RunView>): RunView {
   return {
@@ -84,5 +84,39 @@ describe('ratios and renderTable', () => {
     expect(lines[4].split(/ {2,}/)).toEqual(['FP8 / FP16', '0.63x', '0.50x', '-', '0.50x', '-', '2.00x']);
     // Right-aligned numbers: every row is as wide as the header.
     expect(new Set(lines.slice(0, 4).map((line) => line.length)).size).toBe(1);
+  });
+});
+
+describe('renderTrend', () => {
+  it('prints one line per series with each point and the runs it stands on', () => {
+    const text = renderTrend({
+      metric: 'itl',
+      statistic: 'p99',
+      unit: 'ms',
+      excludedSaturatedRuns: 1,
+      series: [
+        {
+          key: { weightQuant: 'fp16' },
+          points: [
+            { start: 'a', value: 20.5, runs: 1, samples: 9 },
+            { start: 'b', value: null, runs: 1, samples: 0 },
+          ],
+        },
+        { key: { weightQuant: 'fp8' }, points: [{ start: 'a', value: 12.25, runs: 2, samples: 9 }] },
+      ],
+    });
+    expect(text).toBe(
+      '  fp16: 20.50  - ms  (2 points, 2 runs)\n  fp8: 12.25 ms  (1 points, 2 runs)\n  (1 client-saturated runs left out)\n',
+    );
+    expect(
+      renderTrend({
+        metric: 'itl',
+        statistic: 'p99',
+        unit: 'ms',
+        excludedSaturatedRuns: 0,
+        series: [],
+        reason: 'none',
+      }),
+    ).toBe('(no points: none)\n');
   });
 });

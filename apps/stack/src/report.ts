@@ -1,6 +1,6 @@
 import { HEADLINES, type Headline, type HeadlineField } from '@teapot/contracts';
 import { percentile } from '@teapot/measure';
-import type { RunView } from './api-client';
+import type { RunView, TrendView } from './api-client';
 
 const SHOWN = ['itlP99Ms', 'tpotP50Ms', 'tpotP99Ms', 'ttftP50Ms', 'ttftP99Ms', 'outputTokensPerS'] as const;
 export type FigureKey = (typeof SHOWN)[number] & HeadlineField;
@@ -75,4 +75,18 @@ function formatFigure(unit: string, value: number | null): string {
 
 function formatRatio(value: number | null): string {
   return value === null ? '-' : `${value.toFixed(2)}x`;
+}
+
+/** One line per series of a trend: its key, then each point's value (and the runs it stands on). */
+export function renderTrend(trend: TrendView): string {
+  if (trend.series.length === 0) return `(no points: ${trend.reason ?? 'nothing matched'})\n`;
+  const lines = trend.series.map((series) => {
+    const key = Object.values(series.key).map(String).join(' ');
+    const points = series.points.map((p) => (p.value === null ? '-' : p.value.toFixed(2))).join('  ');
+    const runs = series.points.reduce((n, p) => n + p.runs, 0);
+    return `  ${key}: ${points} ${trend.unit}  (${series.points.length} points, ${runs} runs)`;
+  });
+  if (trend.excludedSaturatedRuns > 0)
+    lines.push(`  (${trend.excludedSaturatedRuns} client-saturated runs left out)`);
+  return lines.join('\n') + '\n';
 }

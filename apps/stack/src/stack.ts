@@ -3,7 +3,13 @@ import { createServer } from 'node:net';
 import path from 'node:path';
 import { EnvError, loadApiEnv, loadWorkerEnv, type EnvSource } from '@teapot/config';
 import { ensureDatabase, migrate } from '@teapot/db';
-import { ApiRequestError, FINISHED_RUN_STATUSES, TeapotApiClient, type RunView } from './api-client';
+import {
+  ApiRequestError,
+  FINISHED_RUN_STATUSES,
+  TeapotApiClient,
+  trendQuery,
+  type RunView,
+} from './api-client';
 import type { StackOptions } from './args';
 import type { Output } from './children';
 import {
@@ -18,7 +24,7 @@ import {
 } from './demo';
 import { DEV_ENV_FILE, REPO_ROOT, resolveStackEnv, type StackEnv } from './dev-env';
 import { checkServices, explainServiceProblems, maskPassword } from './preflight';
-import { medianFigures, ratios, renderTable, type EndpointRow } from './report';
+import { medianFigures, ratios, renderTable, renderTrend, type EndpointRow } from './report';
 import { StackError, StackInterrupted, StackSession } from './session';
 
 export interface StackIo {
@@ -118,6 +124,11 @@ async function launch(
     (options.runs + 2) * options.intervalS * 1000 + 60_000,
   );
   report(registered, runs, say);
+  await session.guard(
+    'reading the trend',
+    () => reportTrend(api, registered, since, say),
+    REGISTER_TIMEOUT_MS,
+  );
 
   if (options.once) {
     await session.stop();
@@ -130,6 +141,7 @@ async function launch(
       `  API docs      ${api.baseUrl}/docs`,
       `  API key       TEAPOT_API_KEY in ${apiKeyFromEnvironment ? 'your environment' : shownDevEnvFile} (send it as "Authorization: Bearer <key>")`,
       `  try           ${apiKeyFromEnvironment ? '' : `. ${shownDevEnvFile} && `}curl -H "Authorization: Bearer $TEAPOT_API_KEY" "${api.baseUrl}/runs?limit=5"`,
+      `  trend         curl -H "Authorization: Bearer $TEAPOT_API_KEY" "${api.baseUrl}/trends?metric=itl&statistic=p99&bucket=hour&from=${since.toISOString()}&groupBy=weightQuant"`,
       `  endpoints     ${registered.map((endpoint) => `${endpoint.name} -> ${endpoint.baseUrl}`).join(', ')}`,
     ].join('\n'),
   );
@@ -210,6 +222,29 @@ function demoEndpoints(options: StackOptions): DemoEndpoint[] {
     name: demoEndpointName(quant),
     baseUrl: `http://127.0.0.1:${options.simulatorPorts[i]}/v1`,
   }));
+}
+
+/** P99 ITL of both endpoints per run, read through GET /trends (one series per weight quantization). */
+async function reportTrend(
+  api: TeapotApiClient,
+  registered: RegisteredEndpoint[],
+  since: Date,
+  say: (text?: string) => void,
+): Promise<void> {
+  const query = {
+    metric: 'itl',
+    statistic: 'p99',
+    bucket: 'run',
+    from: since.toISOString(),
+    to: new Date().toISOString(),
+    profileId: registered.map((endpoint) => endpoint.profileId),
+    groupBy: 'weightQuant',
+    // The same runs as the table above: on a busy machine the client may saturate.
+    includeSaturated: 'true',
+  };
+  const trend = await api.trend(query);
+  say(`P99 ITL per run, over every token of each run's histogram (GET /trends?${trendQuery(query)}):\n`);
+  say(renderTrend(trend));
 }
 
 /** The table of medians, the FP8/FP16 ratios, and any run that did not measure. */

@@ -67,6 +67,12 @@ describe('the one-machine launcher (npm start)', () => {
       expect(Number(tpotRatio.replace(/x$/, ''))).toBeCloseTo(fp8.tpotP50Ms / fp16.tpotP50Ms, 1);
       expect(Number(tpotRatio.replace(/x$/, ''))).toBeLessThan(0.8);
 
+      // The trend read through GET /trends: one series per weight quantization, a point per run.
+      for (const quant of ['fp16', 'fp8']) {
+        const line = output.text.split('\n').find((l) => l.startsWith(`  ${quant}: `)) ?? '';
+        expect(Number(/\((\d+) points, \d+ runs\)/.exec(line)?.[1])).toBeGreaterThanOrEqual(2);
+      }
+
       // Both children's secrets were generated once and kept for the next start.
       const kept = readEnvFile(devEnvFile);
       expect(kept.get('TEAPOT_SECRET_KEY')).toMatch(/^[A-Za-z0-9+/]{43}=$/);

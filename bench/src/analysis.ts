@@ -1,0 +1,230 @@
+/**
+ * Analysis speed over a generated history: days x runs/day x endpoints runs of requests x tokens
+ * (default 90 x 24 x 4 x 200 x 256, ~88M token timings), written with @teapot/db's bulk writer into
+ * a database the benchmark creates. Then, for one endpoint, a daily P99 ITL trend through
+ * @teapot/analysis (the API route's code path), repeated, against the baseline of the exact
+ * percentile computed in SQL over the raw stored chunk arrays, in the same run.
+ *
+ *   npm run bench:analysis [-- --days 7 --requests 50] [-- --keep]
+ *
+ * --keep leaves the database for the next run with the same shape, which then skips generation.
+ * Targets: trend median < 100 ms and >= 50x faster than the SQL baseline.
+ */
+import { performance } from 'node:perf_hooks';
+import { trend } from '@teapot/analysis';
+import {
+  createDatabase,
+  dropDatabase,
+  ensureDatabase,
+  migrate,
+  persistRunResult,
+  type Database,
+} from '@teapot/db';
+import { syntheticRunResult } from '@teapot/db/testing';
+
+const DAY_MS = 86_400_000;
+const TARGET_TREND_MS = 100;
+const TARGET_RATIO = 50;
+const REPEATS = 7;
+const WRITERS = 2;
+
+function option(name: string, fallback: number): number {
+  const at = process.argv.indexOf(`--${name}`);
+  if (at < 0) return fallback;
+  const value = Number(process.argv[at + 1]);
+  if (!Number.isInteger(value) || value < 1) throw new Error(`--${name} needs a positive integer`);
+  return value;
+}
+
+const shape = {
+  days: option('days', 90),
+  runsPerDay: option('runs-per-day', 24),
+  endpoints: option('endpoints', 4),
+  requests: option('requests', 200),
+  tokens: option('tokens', 256),
+};
+const keep = process.argv.includes('--keep');
+
+/** A figure the bench prints; comparisons and change points add theirs to ANALYSIS_FIGURES. */
+export interface AnalysisFigure {
+  name: string;
+  run(history: History): Promise<string>;
+}
+
+interface History {
+  db: Database;
+  endpointIds: string[];
+  from: Date;
+  to: Date;
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)];
+}
+
+async function generate(db: Database, from: Date): Promise<string[]> {
+  const endpointIds: string[] = [];
+  for (let e = 0; e < shape.endpoints; e++) {
+    const endpoint = await db.prisma.endpoint.create({
+      data: { name: `bench-${e}`, baseUrl: 'http://127.0.0.1:1/v1', apiKind: 'chat', model: 'llama-8b' },
+    });
+    await db.prisma.servingConfig.create({
+      data: { endpointId: endpoint.id, version: 1, weightQuant: e % 2 ? 'fp8' : 'fp16', gpuModel: 'H100' },
+    });
+    endpointIds.push(endpoint.id);
+  }
+  const configs = await db.prisma.servingConfig.findMany();
+  const configOf = new Map(configs.map((c) => [c.endpointId, c.id]));
+  const slots: Array<[string, number]> = [];
+  const gapMs = DAY_MS / shape.runsPerDay;
+  for (let i = 0; i < shape.days * shape.runsPerDay; i++) {
+    for (const id of endpointIds) slots.push([id, from.getTime() + i * gapMs]);
+  }
+  const start = performance.now();
+  let done = 0;
+  let next = 0;
+  const writer = async () => {
+    while (next < slots.length) {
+      const [endpointId, at] = slots[next++];
+      const run = await db.prisma.run.create({
+        data: {
+          endpointId,
+          configId: configOf.get(endpointId),
+          profileSnapshot: {},
+          trigger: 'schedule',
+          status: 'running',
+          startedAt: new Date(at),
+        },
+      });
+      const result = syntheticRunResult({
+        requests: shape.requests,
+        tokensPerRequest: shape.tokens,
+        seed: next,
+      });
+      await persistRunResult(db, run.id, result, { finishedAt: new Date(at + 60_000) });
+      if (++done % 500 === 0) {
+        const s = (performance.now() - start) / 1000;
+        console.log(
+          `  ${done}/${slots.length} runs written (${((done * shape.requests * shape.tokens) / s / 1e6).toFixed(2)}M tokens/s)`,
+        );
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: WRITERS }, writer));
+  console.log(`generated ${slots.length} runs in ${((performance.now() - start) / 1000).toFixed(0)} s`);
+  return endpointIds;
+}
+
+/** The exact daily P99 ITL in SQL over the raw chunk arrays: each token chunk's gap split over its tokens. */
+async function sqlBaseline(history: History, endpointId: string): Promise<Map<number, number>> {
+  const { rows } = await history.db.pool.query<{ day: Date; p99: number }>(
+    `WITH req AS (
+       SELECT date_trunc('day', r.started_at AT TIME ZONE 'UTC') AS day, rr.run_id, rr.index,
+              rr.chunk_offsets_us AS o, rr.chunk_tokens AS t
+         FROM runs r JOIN run_requests rr ON rr.run_id = r.id
+        WHERE r.endpoint_id = $1 AND r.started_at >= $2 AND r.started_at < $3
+          AND r.status IN ('succeeded', 'partial', 'failed') AND NOT COALESCE(r.client_saturated, false)
+          AND rr.outcome = 'ok' AND NOT rr.warmup AND rr.chunk_offsets_us IS NOT NULL
+     ), chunks AS (
+       SELECT day, run_id, index, k,
+              get_byte(o, 4 * k)::bigint + (get_byte(o, 4 * k + 1)::bigint << 8)
+                + (get_byte(o, 4 * k + 2)::bigint << 16) + (get_byte(o, 4 * k + 3)::bigint << 24) AS at,
+              get_byte(t, 2 * k) + (get_byte(t, 2 * k + 1) << 8) AS m
+         FROM req, generate_series(0, length(o) / 4 - 1) AS k
+     ), gaps AS (
+       SELECT day, m, at - lag(at) OVER (PARTITION BY run_id, index ORDER BY k) AS gap
+         FROM chunks WHERE m > 0
+     )
+     SELECT day, percentile_cont(0.99) WITHIN GROUP (ORDER BY gap::float8 / m) / 1000 AS p99
+       FROM gaps, generate_series(1, m) WHERE gap IS NOT NULL
+      GROUP BY day ORDER BY day`,
+    [endpointId, history.from, history.to],
+  );
+  return new Map(
+    rows.map((row) => [new Date(`${row.day.toISOString().slice(0, 10)}T00:00:00Z`).getTime(), row.p99]),
+  );
+}
+
+const dailyTrend: AnalysisFigure = {
+  name: 'daily P99 ITL trend',
+  async run(history) {
+    const endpointId = history.endpointIds[0];
+    const query = {
+      metric: 'itl',
+      statistic: 'p99',
+      bucket: 'day' as const,
+      from: history.from,
+      to: history.to,
+      endpointIds: [endpointId],
+    };
+    await trend(history.db, query);
+    const times: number[] = [];
+    let result = await trend(history.db, query);
+    for (let i = 0; i < REPEATS; i++) {
+      const start = performance.now();
+      result = await trend(history.db, query);
+      times.push(performance.now() - start);
+    }
+    const points = result.series[0]?.points ?? [];
+    const start = performance.now();
+    const exact = await sqlBaseline(history, endpointId);
+    const baselineMs = performance.now() - start;
+    let worst = 0;
+    for (const p of points) {
+      const e = exact.get(p.start.getTime());
+      if (e !== undefined && p.value !== null) worst = Math.max(worst, Math.abs(p.value - e) / e);
+    }
+    const trendMs = median(times);
+    const ratio = baselineMs / trendMs;
+    return [
+      `${points.length} daily points, ${points.reduce((n, p) => n + p.runs, 0)} runs, ${points.reduce((n, p) => n + p.samples, 0).toLocaleString('en-US')} token samples`,
+      `trend median of ${REPEATS}: ${trendMs.toFixed(1)} ms (target < ${TARGET_TREND_MS} ms: ${trendMs < TARGET_TREND_MS ? 'met' : 'MISSED'})`,
+      `exact SQL percentile over the raw tokens: ${baselineMs.toFixed(0)} ms -> ${ratio.toFixed(0)}x (target >= ${TARGET_RATIO}x: ${ratio >= TARGET_RATIO ? 'met' : 'MISSED'})`,
+      `largest relative difference trend vs exact over ${exact.size} days: ${(100 * worst).toFixed(3)}%`,
+    ].join('\n  ');
+  },
+};
+
+/** Every figure of this bench, in order. */
+const ANALYSIS_FIGURES: AnalysisFigure[] = [dailyTrend];
+
+async function main(): Promise<void> {
+  const name = `teapot_bench_analysis_${shape.days}d_${shape.runsPerDay}r_${shape.endpoints}e_${shape.requests}x${shape.tokens}`;
+  const server = new URL(process.env.DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres');
+  server.pathname = `/${name}`;
+  const url = server.toString();
+  const from = new Date(Date.UTC(2026, 0, 1));
+  const to = new Date(from.getTime() + shape.days * DAY_MS);
+  const tokens = shape.days * shape.runsPerDay * shape.endpoints * shape.requests * shape.tokens;
+  console.log(
+    `history: ${shape.days} days x ${shape.runsPerDay} runs/day x ${shape.endpoints} endpoints x ${shape.requests} requests x ${shape.tokens} tokens = ${(tokens / 1e6).toFixed(1)}M token timings`,
+  );
+  await ensureDatabase(url);
+  await migrate(url);
+  const db = createDatabase(url, { max: WRITERS + 2 });
+  try {
+    const expected = shape.days * shape.runsPerDay * shape.endpoints;
+    const have = await db.prisma.run.count({ where: { status: 'succeeded' } });
+    let endpointIds: string[];
+    if (have === expected) {
+      console.log(`reusing the ${have} runs kept in ${name}`);
+      endpointIds = (await db.prisma.endpoint.findMany({ orderBy: { name: 'asc' } })).map((e) => e.id);
+    } else {
+      await db.pool.query('TRUNCATE runs, serving_configs, endpoints CASCADE');
+      endpointIds = await generate(db, from);
+    }
+    await db.pool.query('ANALYZE');
+    for (const figure of ANALYSIS_FIGURES) {
+      console.log(`${figure.name}:\n  ${await figure.run({ db, endpointIds, from, to })}`);
+    }
+  } finally {
+    await db.close();
+    if (!keep) await dropDatabase(url);
+  }
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exitCode = 1;
+});
