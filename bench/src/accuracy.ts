@@ -19,7 +19,7 @@ import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import {
   CHUNK_KIND,
-  describe,
+  percentileSummary,
   runBenchmark,
   TRANSPORTS,
   type PercentileSummary,
@@ -219,11 +219,11 @@ async function measureLevel(
     failed: run.failed,
     chunks: delaysMs.length,
     unmatched,
-    addedDelayMs: describe(delaysMs),
+    addedDelayMs: percentileSummary(delaysMs),
     earlyShare: delaysMs.length === 0 ? 0 : delaysMs.filter((d) => d < 0).length / delaysMs.length,
-    fromWriteStartMs: describe(fromStartMs),
+    fromWriteStartMs: percentileSummary(fromStartMs),
     eventLoopDelayMs: { p99: loopExcessMs(loop.percentile(99)), max: loopExcessMs(loop.max) },
-    simulatorStepP50Ms: describe(stepsMs)?.p50 ?? null,
+    simulatorStepP50Ms: percentileSummary(stepsMs)?.p50 ?? null,
     wallS,
   };
 }

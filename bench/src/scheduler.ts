@@ -20,7 +20,7 @@ import { loadavg } from 'node:os';
 import { createDatabase, type Database } from '@teapot/db';
 import { createTestDatabase } from '@teapot/db/testing';
 import { RunQueueProducer, createRedis, deleteRedisPrefix } from '@teapot/jobs';
-import { describe, type PercentileSummary } from '@teapot/measure';
+import { percentileSummary, type PercentileSummary } from '@teapot/measure';
 import { SchedulerService, createWorkerApp, parseSlotKey, type Clock } from '@teapot/worker';
 import { REDIS_URL, machineLine, sleep } from './throughput';
 
@@ -142,7 +142,7 @@ function figuresOf(
   const tickCpuMs = drive.ticks.reduce((sum, tick) => sum + tick.cpuMs, 0);
   const idle = drive.ticks.filter((tick) => tick.due === 0).map((tick) => tick.cpuMs);
   const summary = (values: number[]) => {
-    const described = describe(values);
+    const described = percentileSummary(values);
     if (!described) throw new Error(`${label}: no slot was enqueued`);
     return described;
   };

@@ -4,7 +4,7 @@ import * as tls from 'node:tls';
 import type { Dispatcher } from 'undici';
 
 /**
- * teapot's own HTTP/1.1 client for streamed completions: the default transport of a run.
+ * teapot's own HTTP/1.1 client for streamed completions: the `http1` transport of a run.
  *
  * Why not undici here: at 512 streams a server writes one chunk to every stream per decode step, in
  * a burst, at ~25 us per write. undici reads through Node's stream machinery and its llhttp parser at
@@ -39,6 +39,8 @@ export interface Http1PoolOptions {
   connectTimeoutMs?: number;
   /** Certificate authorities to trust for https, instead of Node's bundled ones. */
   ca?: string | Buffer;
+  /** Resolves the host at connect time in place of dns.lookup (see Target.lookup). */
+  lookup?: net.LookupFunction;
 }
 
 /** Transport failures carry a code, as Node's socket errors do, so that callers classify by code. */
@@ -59,28 +61,6 @@ const MAX_CHUNK_LINE_BYTES = 4096;
 const DEFAULT_CONNECT_TIMEOUT_MS = 10_000;
 /** Close an idle connection this long before the server's announced keep-alive timeout would. */
 const KEEP_ALIVE_MARGIN_MS = 1000;
-/** Request headers the transport itself writes from the body and the connection it manages. */
-const FRAMING_HEADERS = new Set([
-  'content-length',
-  'transfer-encoding',
-  'connection',
-  'keep-alive',
-  'upgrade',
-]);
-const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
-const HEADER_VALUE_FORBIDDEN = /[\r\n\0]/;
-
-/** Header problems a run rejects up front, naming the header; null when every header can be sent. */
-export function invalidRequestHeader(headers: Record<string, string>): string | null {
-  for (const [name, value] of Object.entries(headers)) {
-    if (!HEADER_NAME.test(name)) return `header name ${JSON.stringify(name)} is not a valid HTTP token`;
-    if (HEADER_VALUE_FORBIDDEN.test(value)) return `header ${name}: the value contains CR, LF or NUL`;
-    if (FRAMING_HEADERS.has(name.toLowerCase()))
-      return `header ${name}: set by the transport (it frames the body and manages the connection)`;
-  }
-  return null;
-}
-
 const CR = 0x0d;
 const LF = 0x0a;
 const SPACE = 0x20;
@@ -224,6 +204,7 @@ export class Http1Pool implements StreamTransport {
       port: this.port,
       connectTimeoutMs: this.options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS,
       ca: this.options.ca,
+      lookup: this.options.lookup,
     });
     this.all.add(connection);
     return connection;
@@ -275,6 +256,7 @@ interface ConnectionTarget {
   port: number;
   connectTimeoutMs: number;
   ca: string | Buffer | undefined;
+  lookup: net.LookupFunction | undefined;
 }
 
 class Connection {
@@ -319,11 +301,12 @@ class Connection {
         servername: net.isIP(target.host) === 0 ? target.host : undefined,
         ALPNProtocols: ['http/1.1'],
         ca: target.ca,
+        lookup: target.lookup,
         onread,
       } as tls.ConnectionOptions);
       this.socket.once('secureConnect', () => this.onConnect());
     } else {
-      this.socket = net.connect({ host: target.host, port: target.port, onread });
+      this.socket = net.connect({ host: target.host, port: target.port, lookup: target.lookup, onread });
       this.socket.once('connect', () => this.onConnect());
     }
     this.socket.setNoDelay(true);
@@ -375,7 +358,7 @@ class Connection {
   }
 
   private write(exchange: Exchange): void {
-    // DESIGN.md: a request starts just before it is written; the handler reads the clock here.
+    // A request starts just before it is written (packages/measure/README.md); the handler reads the clock here.
     exchange.handler.onRequestStart?.(exchange, {});
     if (exchange.aborted) return;
     const body = Buffer.from(exchange.request.body, 'utf8');

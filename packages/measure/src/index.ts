@@ -1,7 +1,7 @@
 export * from './types';
 export { runBenchmark } from './run';
 export { summarize, requestMetrics, meetsSlo, type RequestMetrics } from './metrics';
-export { percentile, describe } from './stats';
+export { percentile, percentileSummary } from './stats';
 export { SseParser, parseSse, SseLineTooLongError, type SseEvent, type SseListener } from './sse';
 export { arrivalSchedule, type ArrivalProcess, type ArrivalScheduleOptions } from './arrivals';
 export {
@@ -12,3 +12,5 @@ export {
   type SyntheticPromptOptions,
 } from './workload';
 export { SATURATION } from './client-health';
+export { ClientConfigError } from './client-config-error';
+export { invalidRequestHeader } from './request-headers';

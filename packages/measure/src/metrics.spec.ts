@@ -21,7 +21,7 @@ const empty: ChunkRow[] = [
 ];
 
 describe('requestMetrics', () => {
-  it('times a role-only first chunk and multi-token chunks as DESIGN.md defines', () => {
+  it('times a role-only first chunk and multi-token chunks as packages/measure/README.md defines', () => {
     const m = requestMetrics(recordOf(multiToken));
     expect(m.ttftUs).toBe(50_000); // not the role chunk at 1 ms
     expect(m.e2eUs).toBe(90_000); // not the usage chunk at 91 ms

@@ -1,4 +1,4 @@
-import { describe } from './stats';
+import { percentileSummary } from './stats';
 import type { ErrorClass, RequestRecord, RunSummary, Slo, TokenCountSource } from './types';
 
 /**
@@ -182,12 +182,12 @@ export function summarize(
       incomplete,
       warmup: requests.length - measured.length,
     },
-    ttftMs: describe(ttft),
-    ttfbMs: describe(ttfb),
-    tpotMs: describe(tpot),
-    itlMs: describe(itl),
-    interChunkMs: describe(interChunk),
-    e2eMs: describe(e2e),
+    ttftMs: percentileSummary(ttft),
+    ttfbMs: percentileSummary(ttfb),
+    tpotMs: percentileSummary(tpot),
+    itlMs: percentileSummary(itl),
+    interChunkMs: percentileSummary(interChunk),
+    e2eMs: percentileSummary(e2e),
     outputTokens,
     promptTokens,
     outputTokensPerS: perSecond(outputTokens),

@@ -1,9 +1,10 @@
 import { Pool } from 'undici';
 import { arrivalSchedule } from './arrivals';
 import { watchClientHealth } from './client-health';
-import { Http1Pool, invalidRequestHeader, type StreamTransport } from './http1';
+import { Http1Pool, type StreamTransport } from './http1';
 import { summarize } from './metrics';
 import { deriveSeed } from './random';
+import { invalidRequestHeader } from './request-headers';
 import { ArrivalInbox, StreamAttempt, type AttemptIdentity, type RequestContext } from './stream-request';
 import {
   DEFAULT_TRANSPORT,
@@ -81,7 +82,7 @@ function validate(options: RunOptions): URL {
   return url;
 }
 
-/** Runs one benchmark to the end and returns its raw records and summary. See DESIGN.md for the metrics. */
+/** Runs one benchmark to the end and returns its raw records and summary (metrics: packages/measure/README.md). */
 export async function runBenchmark(options: RunOptions): Promise<RunResult> {
   const url = validate(options);
   const run = new BenchmarkRun(options, url);
@@ -112,20 +113,24 @@ class BenchmarkRun {
   ) {
     const { load, target } = options;
     const connections = load.kind === 'closed' ? load.concurrency : (load.maxConcurrency ?? null);
+    const { lookup } = target;
     this.pool =
       options.transport === 'http1'
-        ? new Http1Pool(url, { connections, keepAliveMs: KEEP_ALIVE_MS })
+        ? new Http1Pool(url, { connections, keepAliveMs: KEEP_ALIVE_MS, lookup })
         : new Pool(url.origin, {
             connections,
             pipelining: 1,
             keepAliveTimeout: KEEP_ALIVE_MS,
             headersTimeout: 0,
             bodyTimeout: 0,
+            connect: lookup === undefined ? undefined : { lookup },
           });
     const basePath = url.pathname.replace(/\/+$/, '');
+    const route = target.apiKind === 'chat' ? '/chat/completions' : '/completions';
     this.context = {
       pool: this.pool,
-      path: `${basePath}${target.apiKind === 'chat' ? '/chat/completions' : '/completions'}`,
+      // a query string (e.g. a gateway's ?api-version=) belongs to every request
+      path: `${basePath}${route}${url.search}`,
       headers: { 'content-type': 'application/json', accept: 'text/event-stream', ...target.headers },
       apiKind: target.apiKind,
       model: target.model,

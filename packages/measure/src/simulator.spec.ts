@@ -4,7 +4,10 @@ import {
   type RunningSimulator,
   type SimulatorOptions,
 } from '@teapot/simulator';
+import { lookup as dnsLookup } from 'node:dns';
+import type { LookupFunction } from 'node:net';
 import { arrivalSchedule } from './arrivals';
+import { ClientConfigError } from './client-config-error';
 import { deriveSeed } from './random';
 import { runBenchmark } from './run';
 import {
@@ -137,6 +140,43 @@ describe.each(['undici', 'http1'] as const)('%s transport', (each) => {
           expect(ttftArrival).toBeGreaterThanOrEqual(truth.events[1].writtenNs - 500n);
           expect(record.chunkOffsetsUs[0]).toBeLessThan(record.chunkOffsetsUs[1]);
         }
+      });
+    });
+  });
+
+  describe("the target's lookup", () => {
+    it('resolves every connection at connect time', async () => {
+      await withSimulator({}, async (sim) => {
+        const asked: string[] = [];
+        const lookup: LookupFunction = (hostname, lookupOptions, callback) => {
+          asked.push(hostname);
+          dnsLookup('127.0.0.1', lookupOptions, callback);
+        };
+        const port = new URL(sim.baseUrl).port;
+        const base = options(sim, { requests: 6, load: { kind: 'closed', concurrency: 3 } });
+        const result = await runBenchmark({
+          ...base,
+          target: { ...base.target, baseUrl: `http://teapot-lookup.invalid:${port}/v1`, lookup },
+        });
+        expect(result.summary.requests).toMatchObject({ succeeded: 6, failed: 0 });
+        // one lookup per connection opened, none per request
+        expect(asked).toEqual(['teapot-lookup.invalid', 'teapot-lookup.invalid', 'teapot-lookup.invalid']);
+      });
+    });
+
+    it('a lookup that refuses the address -> client_config, not the endpoint down', async () => {
+      await withSimulator({}, async (sim) => {
+        const lookup: LookupFunction = (_hostname, _options, callback) =>
+          callback(new ClientConfigError('169.254.169.254 is a link-local address'), '', 4);
+        const port = new URL(sim.baseUrl).port;
+        const base = options(sim, { requests: 2, load: { kind: 'closed', concurrency: 1 } });
+        const result = await runBenchmark({
+          ...base,
+          target: { ...base.target, baseUrl: `http://metadata.invalid:${port}/v1`, lookup },
+        });
+        expect(result.summary.errorsByClass).toEqual({ client_config: 2 });
+        expect(result.requests[0].error!.message).toContain('link-local');
+        expect(sim.stats().groundTruthResponses).toBe(0);
       });
     });
   });

@@ -1,4 +1,4 @@
-import { describe as summarizeValues, percentile } from './stats';
+import { percentile, percentileSummary as summarizeValues } from './stats';
 
 describe('percentile (numpy linear)', () => {
   const oneToTen = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10];

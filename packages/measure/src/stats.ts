@@ -25,7 +25,7 @@ export function sortedCopy(values: Numbers): Float64Array {
 }
 
 /** P50/P90/P95/P99/P99.9, mean, population std (numpy's default ddof=0), min and max; null when empty. */
-export function describe(values: Numbers): PercentileSummary | null {
+export function percentileSummary(values: Numbers): PercentileSummary | null {
   const n = values.length;
   if (n === 0) return null;
   const sorted = sortedCopy(values);

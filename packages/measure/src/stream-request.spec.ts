@@ -1,5 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { errors } from 'undici';
+import { ClientConfigError } from './client-config-error';
 import { runBenchmark } from './run';
 import { classifyTransportError, parseRetryAfter } from './stream-request';
 import { CHUNK_KIND, type RunOptions, type RunResult } from './types';
@@ -16,12 +18,14 @@ interface ByteServer {
   baseUrl: string;
   bodies: Array<Record<string, unknown>>;
   headers: IncomingMessage['headers'][];
+  urls: string[];
   close(): Promise<void>;
 }
 
 async function byteServer(handler: Handler): Promise<ByteServer> {
   const bodies: Array<Record<string, unknown>> = [];
   const headers: IncomingMessage['headers'][] = [];
+  const urls: string[] = [];
   const server: Server = createServer((req: IncomingMessage, res: ServerResponse) => {
     const parts: Buffer[] = [];
     req.on('data', (part: Buffer) => parts.push(part));
@@ -29,6 +33,7 @@ async function byteServer(handler: Handler): Promise<ByteServer> {
       const body = JSON.parse(Buffer.concat(parts).toString('utf8')) as Record<string, unknown>;
       bodies.push(body);
       headers.push(req.headers);
+      urls.push(req.url ?? '');
       const reply = handler(body, req);
       if (reply.earlyHints) res.writeEarlyHints({ link: '</x>; rel=preload' });
       res.writeHead(reply.status ?? 200, { 'content-type': 'text/event-stream', ...reply.headers });
@@ -51,6 +56,7 @@ async function byteServer(handler: Handler): Promise<ByteServer> {
     baseUrl: `http://127.0.0.1:${port}/v1`,
     bodies,
     headers,
+    urls,
     close: () =>
       new Promise((resolve) => {
         server.closeAllConnections();
@@ -305,6 +311,36 @@ describe('classifyTransportError', () => {
     expect(classifyTransportError(failure('TEAPOT_SOCKET_CLOSED'), true)).toBe('truncated_stream');
     expect(classifyTransportError(failure('TEAPOT_SOCKET_CLOSED'), false)).toBe('connect_error');
     expect(classifyTransportError(failure('UND_ERR_BODY_TIMEOUT'), true)).toBe('timeout');
+  });
+
+  it('blames the client, not the endpoint, for what the client refused to send or connect to', () => {
+    expect(classifyTransportError(new errors.InvalidArgumentError('invalid foo header'), false)).toBe(
+      'client_config',
+    );
+    expect(classifyTransportError(new ClientConfigError('address refused by policy'), false)).toBe(
+      'client_config',
+    );
+    expect(classifyTransportError(failure('ERR_INVALID_IP_ADDRESS'), false)).toBe('client_config');
+    expect(classifyTransportError(failure('ENOTFOUND'), false)).toBe('connect_error');
+  });
+});
+
+describe('the request URL', () => {
+  it("keeps the base URL's query string on every request", async () => {
+    const { server } = await runAgainst(() => ({ status: 500, steps: ['no'] }), { requests: 2 });
+    expect(server.urls).toEqual(['/v1/chat/completions', '/v1/chat/completions']);
+    const gateway = await byteServer(() => ({ status: 500, steps: ['no'] }));
+    try {
+      await runBenchmark({
+        target: { baseUrl: `${gateway.baseUrl}/?api-version=2024-10-21`, apiKind: 'completions', model: 'm' },
+        workload: { kind: 'synthetic', inputTokens: 4, outputTokens: 3 },
+        load: { kind: 'closed', concurrency: 1 },
+        requests: 1,
+      });
+      expect(gateway.urls).toEqual(['/v1/completions?api-version=2024-10-21']);
+    } finally {
+      await gateway.close();
+    }
   });
 });
 

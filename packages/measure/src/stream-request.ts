@@ -99,9 +99,22 @@ function errorMessage(err: unknown): string {
   return code && !text.includes(code) ? `${code}: ${text}` : text;
 }
 
+/** Errors raised by the client refusing what it was asked to send or connect to (Node's, undici's, ours). */
+const CLIENT_CONFIG_CODES = new Set([
+  'TEAPOT_CLIENT_CONFIG',
+  'UND_ERR_INVALID_ARG',
+  'UND_ERR_NOT_SUPPORTED',
+  'ERR_INVALID_ARG_TYPE',
+  'ERR_INVALID_ARG_VALUE',
+  'ERR_INVALID_HTTP_TOKEN',
+  'ERR_INVALID_CHAR',
+  'ERR_INVALID_IP_ADDRESS',
+]);
+
 /** Why the transport failed a request that we did not abort ourselves. */
 export function classifyTransportError(err: unknown, responseStarted: boolean): ErrorClass {
   const code = errorCode(err);
+  if (code !== undefined && CLIENT_CONFIG_CODES.has(code)) return 'client_config';
   if (code === 'ECONNREFUSED') return 'connect_refused';
   if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT' || code === 'ETIMEDOUT')
     return 'timeout';
@@ -214,7 +227,8 @@ export class StreamAttempt implements Dispatcher.DispatchHandler {
         this,
       );
     } catch (err) {
-      this.fail('connect_error', errorMessage(err));
+      // a transport throws only for what it was handed, never for what the endpoint did
+      this.fail('client_config', errorMessage(err));
     }
     return this;
   }

@@ -8,6 +8,8 @@
  * written to the socket).
  */
 
+import type { LookupFunction } from 'node:net';
+
 export type ApiKind = 'chat' | 'completions';
 
 /** Where a chunk's output-token count came from, most trustworthy first. */
@@ -41,6 +43,8 @@ export type ErrorClass =
   | 'malformed_stream'
   | 'stream_error_event'
   | 'truncated_stream'
+  /** The client refused to send the request (its own configuration or policy), not an endpoint fault. */
+  | 'client_config'
   | 'aborted';
 
 export interface RequestError {
@@ -188,6 +192,13 @@ export interface Target {
   model: string;
   /** Extra request headers, e.g. { authorization: 'Bearer ...' }. Never logged. */
   headers?: Record<string, string>;
+  /**
+   * Resolves the host at connect time in place of dns.lookup (same signature; it may be called with
+   * `all: true`), for every connection either transport opens, e.g. to check the resolved address
+   * against a policy. Not called for an IP-literal host. A lookup that refuses an address should fail
+   * with ClientConfigError, so that the requests count as `client_config`, not as the endpoint down.
+   */
+  lookup?: LookupFunction;
 }
 
 export type Workload =
