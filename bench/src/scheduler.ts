@@ -153,7 +153,7 @@ function figuresOf(
     runnable: summary(timings.map((t) => t.runnableMs)),
     late: timings.filter((t) => t.runnableMs > TARGET_LATE_MS).length,
     boundaryTicks: drive.ticks.filter((tick) => tick.due > 0),
-    idleTickCpuMs: describe(idle)?.p50 ?? 0,
+    idleTickCpuMs: percentileSummary(idle)?.p50 ?? 0,
     coreFraction: tickCpuMs / 1000 / drive.windowS,
   };
 }

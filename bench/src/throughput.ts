@@ -23,7 +23,7 @@ import { RunQueueProducer, deleteRedisPrefix } from '@teapot/jobs';
 import { fetchGroundTruth } from '@teapot/simulator';
 import {
   CHUNK_KIND,
-  describe,
+  percentileSummary,
   runBenchmark,
   type PercentileSummary,
   type RequestRecord,
@@ -387,7 +387,7 @@ async function accuracyOf(
   return {
     chunks: delaysMs.length,
     unmatched,
-    addedDelayMs: delaysMs.length > 0 ? describe(delaysMs) : null,
+    addedDelayMs: delaysMs.length > 0 ? percentileSummary(delaysMs) : null,
   };
 }
 
