@@ -1,27 +1,16 @@
 // Shared jest setup: swc compiles TypeScript (type checking is the `typecheck` task's job), and
 // workspace packages resolve to their sources so a test never needs a stale build.
-const path = require('node:path');
-const fs = require('node:fs');
+const { workspaceSources, swcOptions } = require('./packages/testing/src/workspace');
 
-const root = __dirname;
 const moduleNameMapper = {};
-for (const dir of ['packages', 'apps']) {
-  for (const name of fs.readdirSync(path.join(root, dir))) {
-    const pkgFile = path.join(root, dir, name, 'package.json');
-    if (!fs.existsSync(pkgFile)) continue;
-    const pkg = JSON.parse(fs.readFileSync(pkgFile, 'utf8'));
-    const src = path.join(root, dir, name, 'src');
-    moduleNameMapper[`^${pkg.name}$`] = path.join(src, 'index.ts');
-    moduleNameMapper[`^${pkg.name}/(.*)$`] = path.join(src, '$1');
-  }
+for (const [name, src] of Object.entries(workspaceSources())) {
+  moduleNameMapper[`^${name}$`] = `${src}/index.ts`;
+  moduleNameMapper[`^${name}/(.*)$`] = `${src}/$1`;
 }
-
-const swcConfig = JSON.parse(fs.readFileSync(path.join(root, '.swcrc'), 'utf8'));
-delete swcConfig.$schema;
 
 module.exports = {
   testEnvironment: 'node',
-  transform: { '^.+\\.ts$': ['@swc/jest', { ...swcConfig, swcrc: false }] },
+  transform: { '^.+\\.ts$': ['@swc/jest', swcOptions()] },
   moduleNameMapper,
   testMatch: ['<rootDir>/src/**/*.spec.ts', '<rootDir>/test/**/*.spec.ts'],
   moduleFileExtensions: ['ts', 'js', 'json'],

@@ -27,7 +27,7 @@ import {
   type Transport,
 } from '@teapot/measure';
 import { fetchGroundTruth } from '@teapot/simulator';
-import { freePort } from './throughput';
+import { freePort } from '@teapot/testing';
 
 const DEFAULT_LEVELS = [1, 64, 256, 512, 1024];
 const OUTPUT_TOKENS = 50;

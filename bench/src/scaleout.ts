@@ -17,7 +17,7 @@ import {
   waitForRuns,
   type BenchWorld,
   type FinishedRun,
-} from './throughput';
+} from './harness';
 
 const ENDPOINTS = 6;
 const RUN_SECONDS = 3;
@@ -66,7 +66,7 @@ function describePhase(phase: Phase, idealS: number): string {
 async function main(): Promise<void> {
   const startedAt = Date.now();
   const loadBefore = loadavg();
-  const world = await createWorld('scaleout');
+  const world = await createWorld();
   const simulator = await startSimulatorProcess(['--spin-us', '0']);
   let one: Phase;
   let two: Phase;

@@ -17,12 +17,12 @@
  */
 import { randomUUID } from 'node:crypto';
 import { loadavg } from 'node:os';
-import { createDatabase, type Database } from '@teapot/db';
-import { createTestDatabase } from '@teapot/db/testing';
-import { RunQueueProducer, createRedis, deleteRedisPrefix } from '@teapot/jobs';
+import type { Database } from '@teapot/db';
+import { RunQueueProducer, createRedis } from '@teapot/jobs';
+import { REDIS_URL, createTestWorld, deleteRedisPrefix } from '@teapot/testing';
 import { percentileSummary, type PercentileSummary } from '@teapot/measure';
 import { SchedulerService, createWorkerApp, parseSlotKey, type Clock } from '@teapot/worker';
-import { REDIS_URL, machineLine, sleep } from './throughput';
+import { machineLine, sleep } from './harness';
 
 const PROFILES = 1_000;
 const ENDPOINTS = 100;
@@ -257,20 +257,18 @@ async function measureNaive(db: Database, prefix: string): Promise<PhaseFigures>
 async function main(): Promise<void> {
   const startedAt = Date.now();
   const loadBefore = loadavg();
-  const testDb = await createTestDatabase();
-  const db = createDatabase(testDb.url, { max: 4 });
-  const prefix = `teapot-bench-scheduler-${randomUUID()}`;
+  const world = await createTestWorld();
+  const naivePrefix = `${world.prefix}-naive`;
   let teapot: PhaseFigures;
   let naive: PhaseFigures;
   try {
-    teapot = await measureTeapot(db, testDb.url, prefix);
+    teapot = await measureTeapot(world.db, world.databaseUrl, world.prefix);
     process.stderr.write(`${row(teapot)}\n`);
-    naive = await measureNaive(db, `${prefix}-naive`);
+    naive = await measureNaive(world.db, naivePrefix);
     process.stderr.write(`${row(naive)}\n`);
   } finally {
-    await db.close();
-    await testDb.drop();
-    for (const queuePrefix of [prefix, `${prefix}-naive`]) await deleteRedisPrefix(REDIS_URL, queuePrefix);
+    await world.close();
+    await deleteRedisPrefix(REDIS_URL, naivePrefix);
   }
   const boundaryCpu = (f: PhaseFigures) => Math.max(0, ...f.boundaryTicks.map((tick) => tick.cpuMs));
   const verdict = teapot.late === 0 && teapot.slots === PROFILES * BOUNDARIES ? 'met' : 'MISSED';

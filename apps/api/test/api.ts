@@ -2,8 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { Writable } from 'node:stream';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { type ApiEnv, loadApiEnv } from '@teapot/config';
-import { deleteRedisPrefix } from '@teapot/jobs';
-import { createTestDatabase, type TestDatabase } from '@teapot/db/testing';
+import { createTestWorld, type TestWorld } from '@teapot/testing';
 import request from 'supertest';
 import type TestAgent from 'supertest/lib/agent';
 import { createApp } from '../src/app';
@@ -12,7 +11,8 @@ import { PrismaService } from '../src/prisma/prisma.service';
 export interface RunningApi {
   app: NestExpressApplication;
   env: ApiEnv;
-  db: TestDatabase;
+  /** The database and Redis prefix this app runs over. */
+  world: TestWorld;
   prisma: PrismaService;
   /** supertest against the listening server. */
   http: TestAgent;
@@ -25,17 +25,15 @@ export interface RunningApi {
 
 /** The real app from createApp(), on port 0, over its own database and Redis prefix. */
 export async function startApi(overrides: Record<string, string> = {}): Promise<RunningApi> {
-  const db = await createTestDatabase();
-  const env = loadApiEnv({
-    DATABASE_URL: db.url,
-    REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
-    TEAPOT_REDIS_PREFIX: `teapot_test_${randomBytes(6).toString('hex')}`,
-    TEAPOT_SECRET_KEY: randomBytes(32).toString('base64'),
-    TEAPOT_API_KEY: `tpk_test_${randomBytes(18).toString('base64url')}`,
-    LOG_LEVEL: 'info',
-    PORT: '0',
-    ...overrides,
-  });
+  const world = await createTestWorld({ poolMax: 1 });
+  const env = loadApiEnv(
+    world.env({
+      TEAPOT_API_KEY: `tpk_test_${randomBytes(18).toString('base64url')}`,
+      LOG_LEVEL: 'info',
+      PORT: '0',
+      ...overrides,
+    }),
+  );
   const lines: string[] = [];
   const sink = new Writable({
     write(chunk: Buffer, _encoding, done) {
@@ -48,25 +46,16 @@ export async function startApi(overrides: Record<string, string> = {}): Promise<
   return {
     app,
     env,
-    db,
+    world,
     prisma: app.get(PrismaService),
     http: request(app.getHttpServer()),
     auth: `Bearer ${env.TEAPOT_API_KEY}`,
     logs: () => lines.join(''),
     async close() {
       await app.close();
-      await deleteRedisKeys(env.REDIS_URL, env.TEAPOT_REDIS_PREFIX);
-      await db.drop();
+      await world.close();
     },
   };
-}
-
-async function deleteRedisKeys(url: string, prefix: string): Promise<void> {
-  // Gives up at once when Redis is away (a test may point the app at a dead port on purpose).
-  await deleteRedisPrefix(url, prefix, { maxRetriesPerRequest: 0, retryStrategy: () => null }).catch(
-    // Nothing of this run can be in an unreachable Redis.
-    () => undefined,
-  );
 }
 
 let unique = 0;

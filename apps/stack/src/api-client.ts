@@ -21,8 +21,6 @@ export interface ProfileView {
   [field: string]: unknown;
 }
 
-export const FINISHED_RUN_STATUSES = ['succeeded', 'partial', 'failed', 'aborted'] as const;
-
 /** A run as GET /runs lists it: every catalogue headline figure, and the run's state. */
 export interface RunView extends HeadlineFigures {
   id: string;

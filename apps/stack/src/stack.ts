@@ -3,13 +3,8 @@ import { createServer } from 'node:net';
 import path from 'node:path';
 import { EnvError, loadApiEnv, loadWorkerEnv, type EnvSource } from '@teapot/config';
 import { ensureDatabase, migrate } from '@teapot/db';
-import {
-  ApiRequestError,
-  FINISHED_RUN_STATUSES,
-  TeapotApiClient,
-  trendQuery,
-  type RunView,
-} from './api-client';
+import { isFinalRunStatus } from '@teapot/contracts';
+import { ApiRequestError, TeapotApiClient, trendQuery, type RunView } from './api-client';
 import type { StackOptions } from './args';
 import type { Output } from './children';
 import {
@@ -324,7 +319,7 @@ async function waitForRuns(
     const progress = endpoints.map((endpoint) => {
       const all = runs.get(endpoint.profileId) ?? [];
       const done = all
-        .filter((run) => (FINISHED_RUN_STATUSES as readonly string[]).includes(run.status))
+        .filter((run) => isFinalRunStatus(run.status))
         .sort((a, b) => a.queuedAt.localeCompare(b.queuedAt))
         .slice(0, options.runs);
       finished.set(endpoint.profileId, done);

@@ -1,29 +1,22 @@
-import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { createTestDatabase, type TestDatabase } from '@teapot/db/testing';
-import { deleteRedisPrefix } from '@teapot/jobs';
+import { createTestWorld, freePorts, type TestWorld } from '@teapot/testing';
 import { DEFAULT_STACK_OPTIONS, runStack } from '../src';
 import { readEnvFile } from '../src/dev-env';
 
-const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
-
 describe('the one-machine launcher (npm start)', () => {
-  let database: TestDatabase;
+  let world: TestWorld;
   let stateDir: string;
-  const prefix = `teapot-test-stack-${randomUUID()}`;
 
   beforeAll(async () => {
-    database = await createTestDatabase();
+    world = await createTestWorld({ poolMax: 1 });
     stateDir = mkdtempSync(path.join(tmpdir(), 'teapot-stack-'));
   });
 
   afterAll(async () => {
-    await database?.drop();
+    await world?.close();
     rmSync(stateDir, { recursive: true, force: true });
-    await deleteRedisPrefix(REDIS_URL, prefix);
   });
 
   it('starts everything, measures both endpoints on schedule, prints the table and leaves no process behind', async () => {
@@ -42,7 +35,12 @@ describe('the one-machine launcher (npm start)', () => {
         simulatorPorts: [fp16Port, fp8Port],
       },
       {
-        env: { PATH: process.env.PATH, DATABASE_URL: database.url, REDIS_URL, TEAPOT_REDIS_PREFIX: prefix },
+        env: {
+          PATH: process.env.PATH,
+          DATABASE_URL: world.databaseUrl,
+          REDIS_URL: world.redisUrl,
+          TEAPOT_REDIS_PREFIX: world.prefix,
+        },
         output,
         devEnvFile,
       },
@@ -154,21 +152,4 @@ function isAlive(pid: number): boolean {
   } catch (error) {
     return (error as NodeJS.ErrnoException).code !== 'ESRCH';
   }
-}
-
-async function freePorts(count: number): Promise<number[]> {
-  const servers = await Promise.all(
-    Array.from(
-      { length: count },
-      () =>
-        new Promise<ReturnType<typeof createServer>>((resolve, reject) => {
-          const server = createServer();
-          server.once('error', reject);
-          server.listen(0, '127.0.0.1', () => resolve(server));
-        }),
-    ),
-  );
-  const ports = servers.map((server) => (server.address() as { port: number }).port);
-  await Promise.all(servers.map((server) => new Promise((resolve) => server.close(resolve))));
-  return ports;
 }

@@ -6,5 +6,4 @@ export { RunReaper, type ReapReport } from './runs/run-reaper';
 export { RetentionService } from './retention/retention.service';
 export { MetricsService, type WorkerHealth } from './metrics/metrics.service';
 export { WorkerLifecycle } from './worker.lifecycle';
-export { type ProfileSnapshot } from './runs/profile-snapshot';
 export { type Clock } from './env/worker-env';

@@ -4,18 +4,16 @@ import { RunQueueProducer } from '@teapot/jobs';
 import { startSimulator, type RunningSimulator } from '@teapot/simulator';
 import {
   REDIS_URL,
-  WorkerProcess,
-  createManualRun,
-  createWorld,
   seedEndpoint,
+  seedManualRun,
   seedProfile,
   waitFor,
   waitForRunToFinish,
-  type TestWorld,
-} from './support/harness';
+} from '@teapot/testing';
+import { WorkerProcess, createWorld, type WorkerWorld } from './support/harness';
 
 describe('worker processes sharing one Redis and Postgres', () => {
-  let world: TestWorld;
+  let world: WorkerWorld;
   let fast: RunningSimulator;
   /** About 55 ms per token: runs last seconds, long enough to kill a worker mid-run. */
   let slow: RunningSimulator;
@@ -25,7 +23,7 @@ describe('worker processes sharing one Redis and Postgres', () => {
   const spawnWorker = async (id: string, env: Record<string, string> = {}) => {
     const worker = new WorkerProcess(
       id,
-      world.env({ LOG_LEVEL: 'info', WORKER_CONCURRENCY: '2', WORKER_METRICS_PORT: '0', ...env }),
+      world.workerEnv({ LOG_LEVEL: 'info', WORKER_CONCURRENCY: '2', WORKER_METRICS_PORT: '0', ...env }),
     );
     workers.set(id, worker);
     await worker.waitForLog(`worker ${id} started`);
@@ -34,7 +32,7 @@ describe('worker processes sharing one Redis and Postgres', () => {
   const runOf = (id: string) => world.db.prisma.run.findUniqueOrThrow({ where: { id } });
   const finished = (id: string, timeoutMs?: number) => waitForRunToFinish(world, id, timeoutMs);
   const manualRun = async (endpointId: string, requests: number, outputTokens = 20) => {
-    const runId = await createManualRun(
+    const runId = await seedManualRun(
       world,
       await seedProfile(world, endpointId, { requests, outputTokens }),
     );

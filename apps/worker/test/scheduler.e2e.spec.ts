@@ -1,6 +1,7 @@
 import type { INestApplicationContext } from '@nestjs/common';
 import { Queue } from 'bullmq';
-import { QUEUE_NAMES, createRedis, type RunJobData } from '@teapot/jobs';
+import { parseProfileSnapshot, QUEUE_NAMES, snapshotOf, type RunJobData } from '@teapot/contracts';
+import { createRedis } from '@teapot/jobs';
 import {
   ProfileSchedule,
   RetentionService,
@@ -9,7 +10,8 @@ import {
   createWorkerApp,
   slotKey,
 } from '../src';
-import { REDIS_URL, createWorld, seedEndpoint, seedProfile, type TestWorld } from './support/harness';
+import { REDIS_URL, seedEndpoint, seedProfile } from '@teapot/testing';
+import { createWorld, type WorkerWorld } from './support/harness';
 
 /** A clock the test moves by hand. */
 class PinnedClock {
@@ -20,7 +22,7 @@ class PinnedClock {
 }
 
 describe('scheduler (two schedulers on one database and Redis, pinned clock)', () => {
-  let world: TestWorld;
+  let world: WorkerWorld;
   let queue: Queue<RunJobData>;
   let endpointId: string;
   const apps: INestApplicationContext[] = [];
@@ -31,7 +33,7 @@ describe('scheduler (two schedulers on one database and Redis, pinned clock)', (
     overrides: Record<string, string> = {},
   ): Promise<INestApplicationContext> {
     const app = await createWorkerApp({
-      env: world.env({
+      env: world.workerEnv({
         WORKER_ID: id,
         SCHEDULER_ENABLED: 'false',
         PROCESSOR_ENABLED: 'false',
@@ -89,11 +91,9 @@ describe('scheduler (two schedulers on one database and Redis, pinned clock)', (
     });
     const config = await world.db.prisma.servingConfig.findFirstOrThrow({ where: { endpointId } });
     expect(runs[0].configId).toBe(config.id);
-    expect(runs[0].profileSnapshot).toMatchObject({
+    expect(runs[0].profileSnapshot).toEqual(JSON.parse(JSON.stringify(snapshotOf(profile))));
+    expect(parseProfileSnapshot(runs[0].profileSnapshot)).toMatchObject({
       id: profileId,
-      workload: { kind: 'synthetic', outputTokens: 20 },
-      load: { kind: 'closed', concurrency: 2 },
-      requestCount: 10,
       scheduleIntervalS: 60,
     });
     const job = await queue.getJob(slotKey(profileId, slot));
@@ -208,7 +208,7 @@ describe('scheduler (two schedulers on one database and Redis, pinned clock)', (
     const base = {
       endpointId,
       profileId,
-      profileSnapshot: JSON.parse(JSON.stringify(profile)),
+      profileSnapshot: snapshotOf(profile),
       trigger: 'manual' as const,
     };
     const hourAgo = new Date(Date.now() - 3_600_000);

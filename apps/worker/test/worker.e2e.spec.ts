@@ -1,27 +1,25 @@
 import type { INestApplicationContext } from '@nestjs/common';
 import { Queue } from 'bullmq';
 import { readRunRequests } from '@teapot/db';
-import { QUEUE_NAMES, RunQueueProducer, createRedis, type RunJobData } from '@teapot/jobs';
+import { FINAL_RUN_STATUSES, QUEUE_NAMES, type RunJobData } from '@teapot/contracts';
+import { RunQueueProducer, createRedis } from '@teapot/jobs';
 import { CHUNK_KIND } from '@teapot/measure';
 import { startSimulator, type RunningSimulator } from '@teapot/simulator';
 import { MetricsService, RetentionService, WorkerLifecycle, createWorkerApp } from '../src';
 import { WorkerMetrics } from '../src/metrics/worker-metrics';
 import {
   REDIS_URL,
-  createManualRun,
-  createWorld,
   seedEndpoint,
+  seedManualRun,
   seedProfile,
   waitFor,
   waitForRunToFinish,
-  type TestWorld,
-} from './support/harness';
+} from '@teapot/testing';
+import { createWorld, type WorkerWorld } from './support/harness';
 import { TcpProxy } from './support/tcp-proxy';
 
-const FINAL = ['succeeded', 'partial', 'failed', 'aborted'] as const;
-
 describe('worker (in process): schedule -> measure -> store', () => {
-  let world: TestWorld;
+  let world: WorkerWorld;
   let sim: RunningSimulator;
   let app: INestApplicationContext;
   let producer: RunQueueProducer;
@@ -34,7 +32,11 @@ describe('worker (in process): schedule -> measure -> store', () => {
     world = await createWorld();
     sim = await startSimulator({ gpu: 'h100-sxm', model: 'llama-8b', spinUs: 0, seed: 3 });
     app = await createWorkerApp({
-      env: world.env({ WORKER_ID: 'worker-in-process', WORKER_CONCURRENCY: '4', WORKER_METRICS_PORT: '0' }),
+      env: world.workerEnv({
+        WORKER_ID: 'worker-in-process',
+        WORKER_CONCURRENCY: '4',
+        WORKER_METRICS_PORT: '0',
+      }),
       logs: false,
     });
     producer = new RunQueueProducer({ redis: REDIS_URL, prefix: world.prefix });
@@ -60,7 +62,7 @@ describe('worker (in process): schedule -> measure -> store', () => {
       'two scheduled runs to finish',
       async () => {
         const rows = await world.db.prisma.run.findMany({
-          where: { profileId, status: { in: [...FINAL] } },
+          where: { profileId, status: { in: [...FINAL_RUN_STATUSES] } },
           orderBy: { queuedAt: 'asc' },
         });
         return rows.length >= 2 ? rows : null;
@@ -127,7 +129,7 @@ describe('worker (in process): schedule -> measure -> store', () => {
         stallTimeoutMs: 500,
         timeoutMs: 5_000,
       });
-      const runId = await createManualRun(world, profileId);
+      const runId = await seedManualRun(world, profileId);
       await producer.enqueueRun(runId);
       return runId;
     };
@@ -153,7 +155,7 @@ describe('worker (in process): schedule -> measure -> store', () => {
     }
     // Still serving: a healthy endpoint's run succeeds after all that.
     const healthy = await seedEndpoint(world, { baseUrl: sim.baseUrl, model: sim.deployment.model.name });
-    const runId = await createManualRun(world, await seedProfile(world, healthy, { requests: 2 }));
+    const runId = await seedManualRun(world, await seedProfile(world, healthy, { requests: 2 }));
     await producer.enqueueRun(runId);
     expect((await finished(runId)).status).toBe('succeeded');
   }, 40_000);
@@ -174,7 +176,7 @@ describe('worker (in process): schedule -> measure -> store', () => {
     const redis = createRedis(REDIS_URL);
     try {
       await redis.set(lockKey, 'another-worker/some-run', 'PX', 60_000);
-      const manual = await createManualRun(world, await seedProfile(world, endpointId, { requests: 2 }));
+      const manual = await seedManualRun(world, await seedProfile(world, endpointId, { requests: 2 }));
       await producer.enqueueRun(manual);
       const scheduledProfile = await seedProfile(world, endpointId, { intervalS: 1, requests: 2 });
       const skipped = await waitFor('a scheduled run to be skipped', () =>
@@ -222,7 +224,7 @@ describe('worker (in process): schedule -> measure -> store', () => {
     // Its own queue, so only this worker (whose database is behind the proxy) takes the run.
     const prefix = `${world.prefix}:outage`;
     const outage = await createWorkerApp({
-      env: world.env({
+      env: world.workerEnv({
         WORKER_ID: 'worker-db-outage',
         DATABASE_URL: url.toString(),
         TEAPOT_REDIS_PREFIX: prefix,
@@ -238,7 +240,7 @@ describe('worker (in process): schedule -> measure -> store', () => {
         baseUrl: slow.baseUrl,
         model: slow.deployment.model.name,
       });
-      const runId = await createManualRun(
+      const runId = await seedManualRun(
         world,
         await seedProfile(world, endpointId, { requests: 4, outputTokens: 20 }),
       );
@@ -265,7 +267,11 @@ describe('worker (in process): schedule -> measure -> store', () => {
     const prefix = `${world.prefix}:redis-outage`;
     const redisUrl = `redis://127.0.0.1:${await proxy.start()}`;
     const worker = await createWorkerApp({
-      env: world.env({ WORKER_ID: 'worker-redis-outage', REDIS_URL: redisUrl, TEAPOT_REDIS_PREFIX: prefix }),
+      env: world.workerEnv({
+        WORKER_ID: 'worker-redis-outage',
+        REDIS_URL: redisUrl,
+        TEAPOT_REDIS_PREFIX: prefix,
+      }),
       logs: false,
     });
     const outageProducer = new RunQueueProducer({ redis: REDIS_URL, prefix });
@@ -277,7 +283,7 @@ describe('worker (in process): schedule -> measure -> store', () => {
         baseUrl: sim.baseUrl,
         model: sim.deployment.model.name,
       });
-      const runId = await createManualRun(world, await seedProfile(world, endpointId, { requests: 2 }));
+      const runId = await seedManualRun(world, await seedProfile(world, endpointId, { requests: 2 }));
       await outageProducer.enqueueRun(runId);
       const row = await finished(runId);
       expect(row.status).toBe('succeeded');

@@ -24,3 +24,16 @@ export type {
   HeadlineField,
   HeadlineFigures,
 } from './metrics';
+export {
+  InvalidSnapshotError,
+  parseProfileSnapshot,
+  PROFILE_FIELDS_NOT_SNAPSHOTTED,
+  PROFILE_SNAPSHOT_FIELDS,
+  profileSnapshotSchema,
+  snapshotOf,
+} from './profile-snapshot';
+export type { ProfileRow, ProfileSnapshot } from './profile-snapshot';
+export { FINAL_RUN_STATUSES, isFinalRunStatus, RUN_STATUSES } from './run-status';
+export type { FinalRunStatus, RunStatusName } from './run-status';
+export { JOB_NAMES, QUEUE_NAMES, QUEUE_OF_JOB } from './jobs';
+export type { JobName, JobOf, QueueJobs, QueueName, QueueOf, RunJobData } from './jobs';

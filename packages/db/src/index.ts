@@ -23,3 +23,4 @@ export type {
   RunRequest,
   RunHistogram,
 } from './generated/prisma/client';
+export { createQueuedRun, latestServingConfigIds } from './runs';

@@ -2,18 +2,15 @@ import { randomUUID } from 'node:crypto';
 import { Queue, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import {
-  JOB_NAMES,
-  QUEUE_NAMES,
   RUN_JOB_OPTIONS,
   RunQueueProducer,
   createRedis,
-  deleteKeysUnderPrefix,
-  deleteRedisPrefix,
   queueHealth,
   queueHealthPrometheus,
   redisPrefix,
-  type RunJobData,
 } from './index';
+import { JOB_NAMES, QUEUE_NAMES, type RunJobData } from '@teapot/contracts';
+import { waitFor } from '@teapot/testing';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 
@@ -83,7 +80,7 @@ describe('RunQueueProducer against real Redis', () => {
       { connection: workerConnection, prefix, concurrency: 10 },
     );
     try {
-      await waitFor(async () => (await queueHealth(queue)).completed === 52);
+      await waitFor('52 completed jobs', async () => (await queueHealth(queue)).completed === 52, 10_000, 50);
     } finally {
       await worker.close();
       await workerConnection.quit();
@@ -102,51 +99,5 @@ describe('redisPrefix', () => {
     expect(redisPrefix({ TEAPOT_REDIS_PREFIX: 'ci-1' })).toBe('ci-1');
     expect(redisPrefix({ TEAPOT_REDIS_PREFIX: '  ' })).toBe('teapot');
     expect(redisPrefix({})).toBe('teapot');
-  });
-});
-
-async function waitFor(check: () => Promise<boolean>, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
-
-describe('deleteKeysUnderPrefix against real Redis', () => {
-  it('removes every key under the prefix and nothing else', async () => {
-    const redis = createRedis(REDIS_URL);
-    const prefix = `teapot-test-${randomUUID()}`;
-    try {
-      const keys = Array.from({ length: 2500 }, (_, i) => `${prefix}:k${i}`);
-      for (let i = 0; i < keys.length; i += 500)
-        await redis.mset(...keys.slice(i, i + 500).flatMap((k) => [k, '1']));
-      await redis.set(`${prefix}-neighbour:k`, '1');
-      expect(await deleteKeysUnderPrefix(redis, prefix)).toBe(2500);
-      expect(await redis.exists(keys[0], keys[2499])).toBe(0);
-      expect(await redis.get(`${prefix}-neighbour:k`)).toBe('1');
-    } finally {
-      await redis.del(`${prefix}-neighbour:k`);
-      await redis.quit();
-    }
-  });
-
-  it('deleteRedisPrefix does the same over a connection of its own', async () => {
-    const redis = createRedis(REDIS_URL);
-    const prefix = `teapot-test-${randomUUID()}`;
-    try {
-      await redis.mset(`${prefix}:a`, '1', `${prefix}:b`, '1');
-      expect(await deleteRedisPrefix(REDIS_URL, prefix)).toBe(2);
-      expect(await redis.exists(`${prefix}:a`, `${prefix}:b`)).toBe(0);
-    } finally {
-      await redis.quit();
-    }
-  });
-
-  it('deleteRedisPrefix rejects when Redis cannot be reached, without hanging', async () => {
-    const unreachable = 'redis://127.0.0.1:1';
-    await expect(
-      deleteRedisPrefix(unreachable, 'teapot-test', { maxRetriesPerRequest: 0, retryStrategy: () => null }),
-    ).rejects.toThrow();
   });
 });

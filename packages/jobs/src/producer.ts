@@ -1,7 +1,7 @@
 import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { RUN_JOB_OPTIONS } from './options';
-import { JOB_NAMES, QUEUE_NAMES, type RunJobData } from './queues';
+import { JOB_NAMES, QUEUE_NAMES, type RunJobData } from '@teapot/contracts';
 import { createRedis, redisPrefix } from './redis';
 
 export interface RunQueueProducerOptions {

@@ -6,14 +6,13 @@ import {
   ServiceUnavailableException,
 } from '@nestjs/common';
 import { HEADLINES, type HeadlineFigures } from '@teapot/contracts';
-import type { Prisma, Run, ServingConfig } from '@teapot/db';
+import { createQueuedRun, type Prisma, type Run, type ServingConfig } from '@teapot/db';
 import { RunQueueProducer } from '@teapot/jobs';
 import type { ClientHealth, RunSummary } from '@teapot/measure';
 import { afterCursor, type Page, toPage } from '../common/pagination';
 import { RequestValidationException } from '../errors/request-validation.exception';
 import { withTimeout } from '../common/timeout';
 import { PrismaService } from '../prisma/prisma.service';
-import { toProfileDto } from '../profiles/profiles.service';
 import type { ListRunsQueryDto, RunDetailDto, RunDto } from './dto/run.dto';
 
 const ENQUEUE_TIMEOUT_MS = 2_000;
@@ -40,21 +39,8 @@ export class RunsService {
       );
     }
     const { endpoint: _endpoint, ...row } = profile;
-    const liveConfig = await this.prisma.servingConfig.findFirst({
-      where: { endpointId: profile.endpointId },
-      orderBy: { version: 'desc' },
-    });
-    const run = await this.prisma.run.create({
-      data: {
-        endpointId: profile.endpointId,
-        configId: liveConfig?.id ?? null,
-        profileId,
-        // The worker reads the Profile row's fields from here (apps/worker profile-snapshot.ts).
-        profileSnapshot: JSON.parse(JSON.stringify(toProfileDto(row))) as Prisma.InputJsonObject,
-        trigger: 'manual',
-      },
-      include: { config: true },
-    });
+    const queued = await createQueuedRun(this.prisma, row, 'manual');
+    const run = { ...queued, config: await this.configOf(queued) };
     try {
       await withTimeout(this.queue.enqueueRun(run.id), ENQUEUE_TIMEOUT_MS, 'Redis');
     } catch (error) {
@@ -72,6 +58,12 @@ export class RunsService {
       );
     }
     return toRunDetail(run);
+  }
+
+  private configOf(run: Run): Promise<ServingConfig | null> {
+    return run.configId
+      ? this.prisma.servingConfig.findUnique({ where: { id: run.configId } })
+      : Promise.resolve(null);
   }
 
   async list(query: ListRunsQueryDto): Promise<Page<RunDto>> {

@@ -22,8 +22,6 @@ export interface RunToProcess {
   };
 }
 
-export const FINAL_STATUSES: ReadonlySet<RunStatus> = new Set(['succeeded', 'partial', 'failed', 'aborted']);
-
 /** The worker's reads and guarded writes of runs. Every write names the attempt it belongs to. */
 @Injectable()
 export class RunStore {

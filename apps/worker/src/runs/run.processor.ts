@@ -2,7 +2,14 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { DelayedError, UnrecoverableError, Worker, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { decryptHeaders, type WorkerEnv } from '@teapot/config';
-import { QUEUE_NAMES, RUN_WORKER_DEFAULTS, type RunJobData } from '@teapot/jobs';
+import {
+  InvalidSnapshotError,
+  isFinalRunStatus,
+  parseProfileSnapshot,
+  QUEUE_NAMES,
+  type RunJobData,
+} from '@teapot/contracts';
+import { RUN_WORKER_DEFAULTS } from '@teapot/jobs';
 import { runBenchmark, type RunOptions, type RunResult, type Target } from '@teapot/measure';
 import { isTransientDbError } from '../database/transient';
 import { CLOCK, WORKER_ENV, type Clock } from '../env/worker-env';
@@ -10,9 +17,9 @@ import { WorkerMetrics } from '../metrics/worker-metrics';
 import { RedisService } from '../redis/redis.service';
 import { ProfileSchedule, parseSlotKey } from '../schedule/schedule';
 import { EndpointLease } from './endpoint-lock';
-import { InvalidSnapshotError, asSnapshot, runOptionsFromSnapshot } from './profile-snapshot';
+import { runOptionsFromSnapshot } from './profile-snapshot';
 import { verdictOf } from './run-outcome';
-import { FINAL_STATUSES, RunStore, type RunToProcess } from './run-store';
+import { RunStore, type RunToProcess } from './run-store';
 
 /** What a run job returns (kept on the completed job for a while, for inspection). */
 export interface RunJobOutcome {
@@ -130,7 +137,7 @@ export class RunProcessor {
     const runId = job.data.runId;
     const run = await this.store.load(runId);
     if (!run) throw new UnrecoverableError(`run ${runId} no longer exists`);
-    if (FINAL_STATUSES.has(run.status)) return { runId, status: run.status, note: 'already finished' };
+    if (isFinalRunStatus(run.status)) return { runId, status: run.status, note: 'already finished' };
     if (run.endpoint.archivedAt) return this.endUnmeasured(run, 'aborted', 'the endpoint was archived');
 
     const deadlineMs = this.startDeadline(run);
@@ -321,7 +328,7 @@ export class RunProcessor {
     const state = await job.getState().catch(() => 'unknown');
     if (state !== 'failed') return;
     const run = await this.store.load(job.data.runId).catch(() => null);
-    if (!run || FINAL_STATUSES.has(run.status)) return;
+    if (!run || isFinalRunStatus(run.status)) return;
     await this.store
       .endUnmeasured(run, 'failed', `the run job failed ${job.attemptsMade} times: ${error.message}`)
       .catch(() => undefined);
@@ -333,11 +340,11 @@ function slotOf(run: RunToProcess): { schedule: ProfileSchedule; slotMs: number 
   const slot = run.slotKey ? parseSlotKey(run.slotKey) : null;
   if (!slot) return null;
   try {
-    const snapshot = asSnapshot(run.profileSnapshot);
+    const snapshot = parseProfileSnapshot(run.profileSnapshot);
     const spec = {
       cron: snapshot.scheduleCron,
       intervalS: snapshot.scheduleIntervalS,
-      jitterS: snapshot.scheduleJitterS ?? 0,
+      jitterS: snapshot.scheduleJitterS,
     };
     return { schedule: new ProfileSchedule(slot.profileId, spec), slotMs: slot.slotMs };
   } catch {

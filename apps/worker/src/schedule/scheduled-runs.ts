@@ -1,4 +1,5 @@
-import type { Database } from '@teapot/db';
+import { snapshotOf } from '@teapot/contracts';
+import { latestServingConfigIds, type Database } from '@teapot/db';
 
 type Pool = Database['pool'];
 
@@ -48,38 +49,44 @@ export async function loadScheduledProfiles(pool: Pool): Promise<ScheduledProfil
 }
 
 /*
- * One statement for a whole tick: a queued run per due slot, with the profile's snapshot and the
- * endpoint's latest serving configuration, re-checking that the profile is still enabled. The unique
- * slot_key makes a slot that another scheduler (or an earlier tick) inserted a conflict: it is
- * returned again only while still queued, so its job can be re-added (BullMQ ignores a job id it
- * already holds), which heals a tick that inserted runs but could not reach Redis.
+ * One statement for a whole tick inserts a queued run per due slot, re-checking that the profile is
+ * still enabled and its endpoint live. The unique slot_key makes a slot that another scheduler (or an
+ * earlier tick) inserted a conflict: it is returned again only while still queued, so its job can be
+ * re-added (BullMQ ignores a job id it already holds), which heals a tick that inserted runs but could
+ * not reach Redis.
  */
 const INSERT_DUE_RUNS = `
   INSERT INTO runs (id, endpoint_id, config_id, profile_id, profile_snapshot, status, trigger, slot_key, queued_at)
-  SELECT gen_random_uuid(), p.endpoint_id,
-         (SELECT c.id FROM serving_configs c WHERE c.endpoint_id = p.endpoint_id ORDER BY c.version DESC LIMIT 1),
-         p.id,
-         jsonb_build_object(
-           'id', p.id, 'name', p.name, 'endpointId', p.endpoint_id,
-           'workload', p.workload, 'load', p.load,
-           'requestCount', p.request_count, 'durationS', p.duration_s,
-           'warmupRequests', p.warmup_requests, 'seed', p.seed,
-           'timeoutMs', p.timeout_ms, 'stallTimeoutMs', p.stall_timeout_ms,
-           'forceOutputLength', p.force_output_length, 'slo', p.slo,
-           'scheduleCron', p.schedule_cron, 'scheduleIntervalS', p.schedule_interval_s,
-           'scheduleJitterS', p.schedule_jitter_s),
-         'queued', 'schedule', due.slot_key, now()
-  FROM unnest($1::uuid[], $2::text[]) AS due(profile_id, slot_key)
+  SELECT gen_random_uuid(), p.endpoint_id, due.config_id, p.id, due.snapshot, 'queued', 'schedule', due.slot_key, now()
+  FROM unnest($1::uuid[], $2::text[], $3::uuid[], $4::jsonb[]) AS due(profile_id, slot_key, config_id, snapshot)
   JOIN profiles p ON p.id = due.profile_id AND p.enabled
   JOIN endpoints e ON e.id = p.endpoint_id AND e.archived_at IS NULL
   ON CONFLICT (slot_key) DO UPDATE SET slot_key = EXCLUDED.slot_key WHERE runs.status = 'queued'
   RETURNING id, slot_key`;
 
-export async function insertDueRuns(pool: Pool, slots: DueSlot[]): Promise<QueuedSlot[]> {
+/** Queues a run per due slot with the profile's snapshot (snapshotOf) and its endpoint's live configuration. */
+export async function insertDueRuns(
+  db: Pick<Database, 'prisma' | 'pool'>,
+  slots: DueSlot[],
+): Promise<QueuedSlot[]> {
   if (slots.length === 0) return [];
-  const { rows } = await pool.query<{ id: string; slot_key: string }>(INSERT_DUE_RUNS, [
-    slots.map((slot) => slot.profileId),
-    slots.map((slot) => slot.slotKey),
+  const rows = await db.prisma.profile.findMany({
+    where: { id: { in: slots.map((slot) => slot.profileId) }, enabled: true },
+  });
+  const profiles = new Map(rows.map((profile) => [profile.id, profile]));
+  const configs = await latestServingConfigIds(
+    db.prisma,
+    rows.map((profile) => profile.endpointId),
+  );
+  const due = slots.flatMap((slot) => {
+    const profile = profiles.get(slot.profileId);
+    return profile ? [{ slot, profile }] : [];
+  });
+  const inserted = await db.pool.query<{ id: string; slot_key: string }>(INSERT_DUE_RUNS, [
+    due.map(({ slot }) => slot.profileId),
+    due.map(({ slot }) => slot.slotKey),
+    due.map(({ profile }) => configs.get(profile.endpointId) ?? null),
+    due.map(({ profile }) => JSON.stringify(snapshotOf(profile))),
   ]);
-  return rows.map((row) => ({ runId: row.id, slotKey: row.slot_key }));
+  return inserted.rows.map((row) => ({ runId: row.id, slotKey: row.slot_key }));
 }

@@ -95,7 +95,7 @@ export class SchedulerService {
       report.due = due.length;
       if (due.length > 0) {
         const queued = await insertDueRuns(
-          this.database.pool,
+          this.database,
           due.map(({ slot }) => slot),
         );
         const dueAt = new Map(due.map(({ slot }) => [slot.slotKey, slot.dueAtMs]));

@@ -1,13 +1,11 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsISO8601, IsOptional, IsUUID } from 'class-validator';
-import { HEADLINES, type HeadlineFigures } from '@teapot/contracts';
+import { HEADLINES, RUN_STATUSES, type HeadlineFigures, type RunStatusName } from '@teapot/contracts';
 import type { ClientHealth, RunSummary } from '@teapot/measure';
 import { PageQueryDto } from '../../common/pagination';
 import { QueryArray } from '../../common/query';
 import { ServingConfigDto } from '../../serving-configs/dto/serving-config.dto';
 
-export const RUN_STATUSES = ['queued', 'running', 'succeeded', 'partial', 'failed', 'aborted'] as const;
-export type RunStatusValue = (typeof RUN_STATUSES)[number];
 export const RUN_TRIGGERS = ['schedule', 'manual', 'deployment'] as const;
 
 export class TriggerRunDto {
@@ -30,7 +28,7 @@ export class ListRunsQueryDto extends PageQueryDto {
   @ApiPropertyOptional({ enum: RUN_STATUSES, isArray: true, description: 'Any of these statuses.' })
   @QueryArray(RUN_STATUSES.length)
   @IsIn(RUN_STATUSES, { each: true })
-  status?: RunStatusValue[];
+  status?: RunStatusName[];
 
   @ApiPropertyOptional({ example: '2026-01-01T00:00:00Z', description: 'Queued at or after (ISO 8601).' })
   @IsOptional()
@@ -64,7 +62,7 @@ export class RunDto extends HeadlineFiguresDto {
   })
   configId!: string | null;
   @ApiProperty({ type: String, format: 'uuid', nullable: true }) profileId!: string | null;
-  @ApiProperty({ enum: RUN_STATUSES }) status!: RunStatusValue;
+  @ApiProperty({ enum: RUN_STATUSES }) status!: RunStatusName;
   @ApiProperty({ enum: RUN_TRIGGERS }) trigger!: (typeof RUN_TRIGGERS)[number];
   @ApiProperty() queuedAt!: Date;
   @ApiProperty({ type: Date, nullable: true }) startedAt!: Date | null;

@@ -1,0 +1,31 @@
+/** Payload of a `runs` job: the Run row holds everything else (profile snapshot, endpoint). */
+export interface RunJobData {
+  runId: string;
+}
+
+/**
+ * Every queue, the jobs it carries and each job's payload: producers and handlers are typed from
+ * here, so a payload cannot drift between the API and the worker. Job names are unique across
+ * queues. A new queue is one entry here, one in QUEUE_NAMES and its jobs in JOB_NAMES.
+ */
+export interface QueueJobs {
+  runs: { run: RunJobData };
+}
+
+export type QueueName = keyof QueueJobs;
+/** The job names of queue `Q` (of every queue by default). */
+export type JobName<Q extends QueueName = QueueName> = { [K in Q]: Extract<keyof QueueJobs[K], string> }[Q];
+/** The payload of job `N`. */
+export type JobOf<N extends JobName> = {
+  [Q in QueueName]: N extends keyof QueueJobs[Q] ? QueueJobs[Q][N] : never;
+}[QueueName];
+/** The queue that carries job `N`. */
+export type QueueOf<N extends JobName> = {
+  [Q in QueueName]: N extends keyof QueueJobs[Q] ? Q : never;
+}[QueueName];
+
+export const QUEUE_NAMES = { runs: 'runs' } as const satisfies { [Q in QueueName]: Q };
+export const JOB_NAMES = { run: 'run' } as const satisfies { [N in JobName]: N };
+
+/** Which queue carries each job, as a value (for handler discovery and checks at start). */
+export const QUEUE_OF_JOB = { run: 'runs' } as const satisfies { [N in JobName]: QueueOf<N> };

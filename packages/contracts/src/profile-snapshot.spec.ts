@@ -1,0 +1,83 @@
+import {
+  InvalidSnapshotError,
+  parseProfileSnapshot,
+  PROFILE_SNAPSHOT_FIELDS,
+  snapshotOf,
+} from './profile-snapshot';
+
+const profileRow = {
+  id: '7f0c1c3e-0000-4000-8000-000000000001',
+  name: 'nightly',
+  endpointId: '7f0c1c3e-0000-4000-8000-000000000002',
+  workload: { kind: 'synthetic', inputTokens: 128, outputTokens: 64 },
+  load: { kind: 'open', ratePerS: 2, arrival: 'poisson', maxConcurrency: 8 },
+  requestCount: 20,
+  durationS: null,
+  warmupRequests: 2,
+  seed: 7,
+  timeoutMs: 120_000,
+  stallTimeoutMs: 30_000,
+  forceOutputLength: true,
+  slo: { ttftMs: 500 },
+  scheduleCron: null,
+  scheduleIntervalS: 3600,
+  scheduleJitterS: 0,
+  enabled: false,
+  createdAt: new Date('2026-01-01T00:00:00Z'),
+  updatedAt: new Date('2026-01-02T00:00:00Z'),
+};
+
+describe('snapshotOf', () => {
+  it('keeps every snapshot field and none of the row bookkeeping', () => {
+    const snapshot = snapshotOf(profileRow);
+    expect(Object.keys(snapshot).sort()).toEqual([...PROFILE_SNAPSHOT_FIELDS].sort());
+    expect(snapshot).not.toHaveProperty('enabled');
+    expect(snapshot).not.toHaveProperty('updatedAt');
+    expect(snapshot.load).toEqual(profileRow.load);
+  });
+
+  it('round-trips through JSON (the column) and parses back to the same values', () => {
+    const stored: unknown = JSON.parse(JSON.stringify(snapshotOf(profileRow)));
+    expect(parseProfileSnapshot(stored)).toEqual(snapshotOf(profileRow));
+  });
+});
+
+describe('parseProfileSnapshot', () => {
+  const stored = () => JSON.parse(JSON.stringify(snapshotOf(profileRow))) as Record<string, unknown>;
+
+  it('reads snapshots written with extra fields (the API once stored the whole row)', () => {
+    const old = { ...stored(), enabled: true, createdAt: '2026-01-01T00:00:00.000Z' };
+    expect(parseProfileSnapshot(old)).not.toHaveProperty('enabled');
+  });
+
+  it.each([
+    ['workload.kind', { workload: { kind: 'replay' } }],
+    ['load.concurrency', { load: { kind: 'closed', concurrency: 0 } }],
+    ['load.arrival', { load: { kind: 'open', ratePerS: 1, arrival: 'bursty' } }],
+    ['stallTimeoutMs', { stallTimeoutMs: -1 }],
+    ['timeoutMs', { timeoutMs: undefined }],
+    ['seed', { seed: 1.5 }],
+    ['slo.itlMs', { slo: { itlMs: 'fast' } }],
+    ['scheduleJitterS', { scheduleJitterS: null }],
+    ['requestCount', { requestCount: null, durationS: null }],
+  ])('names %s when it is wrong', (field, change) => {
+    const bad = { ...stored(), ...change };
+    expect(() => parseProfileSnapshot(bad)).toThrow(InvalidSnapshotError);
+    expect(() => parseProfileSnapshot(bad)).toThrow(`profile snapshot: ${field}`);
+  });
+
+  it('refuses a missing snapshot', () => {
+    expect(() => parseProfileSnapshot(null)).toThrow('the run has no profile snapshot');
+    expect(() => parseProfileSnapshot([])).toThrow(InvalidSnapshotError);
+  });
+
+  it('accepts a duration-bounded dataset profile', () => {
+    const snapshot = parseProfileSnapshot({
+      ...stored(),
+      workload: { kind: 'dataset', prompts: [{ prompt: 'hi', outputTokens: 4 }] },
+      requestCount: null,
+      durationS: 60,
+    });
+    expect(snapshot.durationS).toBe(60);
+  });
+});

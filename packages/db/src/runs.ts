@@ -1,0 +1,40 @@
+import { snapshotOf } from '@teapot/contracts';
+import type { PrismaClient, Profile, Run } from './generated/prisma/client';
+import type { RunTrigger } from './generated/prisma/enums';
+
+type Db = Pick<PrismaClient, 'servingConfig' | 'run'>;
+
+/**
+ * The serving configuration live on each endpoint: its highest version. A run points at the one
+ * live when it was queued. Endpoints without any configuration are absent from the map.
+ */
+export async function latestServingConfigIds(
+  prisma: Pick<PrismaClient, 'servingConfig'>,
+  endpointIds: readonly string[],
+): Promise<Map<string, string>> {
+  if (endpointIds.length === 0) return new Map();
+  const configs = await prisma.servingConfig.findMany({
+    where: { endpointId: { in: [...new Set(endpointIds)] } },
+    orderBy: [{ endpointId: 'asc' }, { version: 'desc' }],
+    distinct: ['endpointId'],
+    select: { id: true, endpointId: true },
+  });
+  return new Map(configs.map((config) => [config.endpointId, config.id]));
+}
+
+/**
+ * A queued run of `profile` with the endpoint's live configuration and the profile's snapshot: how
+ * the API queues a manual run, and how tests and benches seed one. Enqueueing its job is the caller's.
+ */
+export async function createQueuedRun(prisma: Db, profile: Profile, trigger: RunTrigger): Promise<Run> {
+  const configs = await latestServingConfigIds(prisma, [profile.endpointId]);
+  return prisma.run.create({
+    data: {
+      endpointId: profile.endpointId,
+      configId: configs.get(profile.endpointId) ?? null,
+      profileId: profile.id,
+      profileSnapshot: snapshotOf(profile),
+      trigger,
+    },
+  });
+}
