@@ -24,3 +24,7 @@ export {
   MAX_TREND_POINTS,
 } from './trend';
 export type { Trend, TrendQuery, TrendPoint, TrendSeries, TrendBucket, TrendGroupField } from './trend';
+export { verdictOf, overallVerdictOf } from './comparisons/verdict';
+export type { Verdict, VerdictInput } from './comparisons/verdict';
+export { matchWorkloads, WORKLOAD_FIELDS } from './comparisons/workload';
+export type { WorkloadMatch, WorkloadDifference } from './comparisons/workload';
