@@ -11,7 +11,7 @@ export { readRunRequests, streamRunRequests, readRunHistograms } from './run-rea
 export type { ReadRunRequestsOptions, StreamRunRequestsOptions } from './run-reader';
 export { dropRawTimings } from './retention';
 export type { DropRawTimingsOptions, DropRawTimingsResult } from './retention';
-export { LatencyHistogram, HISTOGRAM_RELATIVE_ERROR, HISTOGRAM_MAX_US } from './histogram';
+export { LatencyHistogram, HISTOGRAM_RELATIVE_ERROR, HISTOGRAM_MAX_US } from '@teapot/stats';
 export { PrismaClient, Prisma } from './generated/prisma/client';
 export * from './generated/prisma/enums';
 export type {

@@ -1,5 +1,5 @@
 import type { RequestRecord } from '@teapot/measure';
-import { LatencyHistogram } from './histogram';
+import { LatencyHistogram } from '@teapot/stats';
 import { recordFromRow, type RequestRow } from './request-codec';
 import { poolOf, type RunStore } from './run-store';
 import type { HistogramMetric } from '@teapot/contracts';

@@ -1,7 +1,7 @@
 import { HEADLINES, headlineFigures } from '@teapot/contracts';
 import { CHUNK_KIND, requestMetrics, summarize, type RequestRecord, type RunResult } from '@teapot/measure';
 import { createDatabase, type Database } from './client';
-import { HISTOGRAM_RELATIVE_ERROR } from './histogram';
+import { HISTOGRAM_RELATIVE_ERROR } from '@teapot/stats';
 import { dropRawTimings } from './retention';
 import { readRunHistograms, readRunRequests, streamRunRequests } from './run-reader';
 import { buildHistograms, persistRunResult } from './run-writer';

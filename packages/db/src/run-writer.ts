@@ -11,7 +11,7 @@ import { requestMetrics, type RequestRecord, type RunResult } from '@teapot/meas
 import type { PoolClient } from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 import type { RunStatus } from './generated/prisma/enums';
-import { LatencyHistogram } from './histogram';
+import { LatencyHistogram } from '@teapot/stats';
 import { BinaryCopyEncoder } from './pg-binary-copy';
 import {
   checkInteger,

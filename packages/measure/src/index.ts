@@ -2,6 +2,7 @@ export * from './types';
 export { runBenchmark } from './run';
 export { summarize, requestMetrics, meetsSlo, type RequestMetrics } from './metrics';
 export { percentile, percentileSummary } from './stats';
+export { mulberry32, deriveSeed, standardNormal, type Random } from './random';
 export { SseParser, parseSse, SseLineTooLongError, type SseEvent, type SseListener } from './sse';
 export { arrivalSchedule, type ArrivalProcess, type ArrivalScheduleOptions } from './arrivals';
 export {

@@ -22,7 +22,7 @@ function openUniform(random: Random): number {
   return 1 - random();
 }
 
-function standardNormal(random: Random): number {
+export function standardNormal(random: Random): number {
   return Math.sqrt(-2 * Math.log(openUniform(random))) * Math.cos(2 * Math.PI * random());
 }
 

@@ -1,2 +1,14 @@
-// Filled in by the packages' first real modules.
-export {};
+export { LatencyHistogram, HISTOGRAM_RELATIVE_ERROR, HISTOGRAM_MAX_US } from './histogram';
+export { percentile } from '@teapot/measure';
+export { mannWhitneyU, type MannWhitneyResult } from './mann-whitney';
+export {
+  bootstrapDelta,
+  NAMED_QUANTILES,
+  type BootstrapDeltaInput,
+  type BootstrapDeltaResult,
+  type NamedStatistic,
+  type PooledSample,
+  type ResampleUnit,
+  type RunSamples,
+  type Statistic,
+} from './bootstrap';

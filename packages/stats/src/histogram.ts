@@ -38,6 +38,29 @@ function bucketBounds(index: number): { low: number; high: number } {
 
 const BUCKETS = bucketOf(HISTOGRAM_MAX_US) + 1;
 
+/** The value a bucket's samples stand for: the middle of the bucket. */
+export function bucketMidpoint(bucket: number): number {
+  const { low, high } = bucketBounds(bucket);
+  return (low + high) / 2;
+}
+
+function checkQuantile(q: number): void {
+  if (!(q >= 0 && q <= 1)) throw new RangeError(`quantile must be within [0, 1], got ${q}`);
+}
+
+/**
+ * numpy's default percentile (linear interpolation between closest ranks) over `total` ranked
+ * samples that `valueAtRank` yields: one definition for a histogram and for resampled bucket counts.
+ */
+export function interpolateRanks(total: number, q: number, valueAtRank: (rank: number) => number): number {
+  checkQuantile(q);
+  const h = (total - 1) * q;
+  const lo = Math.floor(h);
+  const atLo = valueAtRank(lo);
+  if (h === lo) return atLo;
+  return atLo + (h - lo) * (valueAtRank(lo + 1) - atLo);
+}
+
 export class LatencyHistogram {
   private readonly counts = new Float64Array(BUCKETS);
   private total = 0;
@@ -91,25 +114,25 @@ export class LatencyHistogram {
 
   /** Approximate q-quantile (q in [0, 1]) in microseconds; null when empty. See the file comment. */
   percentile(q: number): number | null {
-    if (!(q >= 0 && q <= 1)) throw new RangeError(`quantile must be within [0, 1], got ${q}`);
-    if (this.total === 0) return null;
-    const h = (this.total - 1) * q;
-    const lo = Math.floor(h);
-    const atLo = this.valueAtRank(lo);
-    if (h === lo) return atLo;
-    return atLo + (h - lo) * (this.valueAtRank(lo + 1) - atLo);
+    if (this.total === 0) {
+      checkQuantile(q);
+      return null;
+    }
+    return interpolateRanks(this.total, q, (rank) => this.valueAtRank(rank));
   }
 
   private valueAtRank(rank: number): number {
     let seen = 0;
     for (let i = 0; i < BUCKETS; i++) {
       seen += this.counts[i];
-      if (seen > rank) {
-        const { low, high } = bucketBounds(i);
-        return Math.min(Math.max((low + high) / 2, this.minUs), this.maxUs);
-      }
+      if (seen > rank) return Math.min(Math.max(bucketMidpoint(i), this.minUs), this.maxUs);
     }
     return this.maxUs;
+  }
+
+  /** Calls `visit` with each non-empty bucket's index and count, in ascending order of value. */
+  forEachBucket(visit: (bucket: number, count: number) => void): void {
+    for (let i = 0; i < BUCKETS; i++) if (this.counts[i] !== 0) visit(i, this.counts[i]);
   }
 
   /**

@@ -1,0 +1,172 @@
+import { mulberry32, percentile, standardNormal, type Random } from '@teapot/measure';
+import { bootstrapDelta } from './bootstrap';
+import { HISTOGRAM_RELATIVE_ERROR, LatencyHistogram } from './histogram';
+
+/** Lognormal latencies around `medianUs`, whole microseconds. */
+function latencies(random: Random, n: number, medianUs: number, sigma = 0.35): Float64Array {
+  return Float64Array.from({ length: n }, () =>
+    Math.round(medianUs * Math.exp(sigma * standardNormal(random))),
+  );
+}
+
+function histogramOf(values: ArrayLike<number>): LatencyHistogram {
+  const histogram = new LatencyHistogram();
+  histogram.recordAll(values);
+  return histogram;
+}
+
+function pooledSorted(runs: Float64Array[]): Float64Array {
+  const all = new Float64Array(runs.reduce((n, r) => n + r.length, 0));
+  let at = 0;
+  for (const run of runs) {
+    all.set(run, at);
+    at += run.length;
+  }
+  return all.sort();
+}
+
+describe('bootstrapDelta', () => {
+  const random = mulberry32(42);
+  const baseline = Array.from({ length: 6 }, () => latencies(random, 400, 20_000));
+  const candidate = Array.from({ length: 6 }, () => latencies(random, 400, 24_000));
+
+  it('estimates each side over the pooled samples of all its runs', () => {
+    const result = bootstrapDelta({
+      baseline,
+      candidate,
+      statistic: 'p99',
+      resample: 'runs',
+      iterations: 50,
+    });
+    expect(result.baseline).toBe(percentile(pooledSorted(baseline), 0.99));
+    expect(result.candidate).toBe(percentile(pooledSorted(candidate), 0.99));
+    expect(result.delta).toBe(result.candidate - result.baseline);
+    expect(result.relativeDelta).toBeCloseTo(result.candidate / result.baseline - 1, 12);
+
+    const mean = bootstrapDelta({ baseline, candidate, statistic: 'mean', resample: 'runs', iterations: 10 });
+    const all = pooledSorted(baseline);
+    expect(mean.baseline).toBeCloseTo(all.reduce((s, v) => s + v, 0) / all.length, 6);
+  });
+
+  it('estimates histogram runs as their merged histogram does, within its error of the exact value', () => {
+    const histograms = (runs: Float64Array[]) => runs.map(histogramOf);
+    const result = bootstrapDelta({
+      baseline: histograms(baseline),
+      candidate: histograms(candidate),
+      statistic: 'p99.9',
+      resample: 'runs',
+      iterations: 50,
+    });
+    const merged = histograms(baseline).reduce((a, b) => a.merge(b));
+    expect(result.baseline).toBe(merged.percentile(0.999));
+    const exact = percentile(pooledSorted(baseline), 0.999);
+    expect(Math.abs(result.baseline - exact)).toBeLessThanOrEqual(exact * HISTOGRAM_RELATIVE_ERROR);
+  });
+
+  it('finds a 20% shift inside its interval and no shift where there is none', () => {
+    const shifted = bootstrapDelta({
+      baseline,
+      candidate,
+      statistic: 'p50',
+      resample: 'within-runs',
+      seed: 3,
+    });
+    expect(shifted.relativeCi[0]).toBeGreaterThan(0.1);
+    expect(shifted.relativeCi[0]).toBeLessThan(0.2);
+    expect(shifted.relativeCi[1]).toBeGreaterThan(0.2);
+    expect(shifted.ci[0]).toBeLessThan(shifted.delta);
+    expect(shifted.ci[1]).toBeGreaterThan(shifted.delta);
+
+    const other = Array.from({ length: 6 }, () => latencies(random, 400, 20_000));
+    const same = bootstrapDelta({ baseline, candidate: other, statistic: 'p90', resample: 'runs', seed: 3 });
+    expect(same.ci[0]).toBeLessThan(0);
+    expect(same.ci[1]).toBeGreaterThan(0);
+  });
+
+  it('covers the true change about as often as its confidence says (within runs, one run a side)', () => {
+    const rng = mulberry32(7);
+    const trueP90 = 1_000 * Math.exp(0.35 * 1.2815515655446004);
+    let covered = 0;
+    const trials = 120;
+    for (let t = 0; t < trials; t++) {
+      const a = Float64Array.from({ length: 300 }, () => 1_000 * Math.exp(0.35 * standardNormal(rng)));
+      const b = Float64Array.from({ length: 300 }, () => 1_100 * Math.exp(0.35 * standardNormal(rng)));
+      const r = bootstrapDelta({
+        baseline: [a],
+        candidate: [b],
+        statistic: 'p90',
+        resample: 'within-runs',
+        iterations: 400,
+        seed: t,
+      });
+      const truth = 0.1 * trueP90;
+      if (r.ci[0] <= truth && truth <= r.ci[1]) covered++;
+    }
+    expect(covered / trials).toBeGreaterThan(0.88);
+    expect(covered / trials).toBeLessThan(0.995);
+  });
+
+  it('widens the interval by the spread between runs only when resampling runs', () => {
+    // Each run sits at its own level (a noisy neighbour, a warm cache): runs are the independent unit.
+    const rng = mulberry32(11);
+    const run = (median: number) => latencies(rng, 500, median * Math.exp(0.15 * standardNormal(rng)));
+    const a = Array.from({ length: 8 }, () => run(20_000));
+    const b = Array.from({ length: 8 }, () => run(20_000));
+    const width = (r: { ci: [number, number] }) => r.ci[1] - r.ci[0];
+    const runs = bootstrapDelta({ baseline: a, candidate: b, statistic: 'p50', resample: 'runs' });
+    const within = bootstrapDelta({ baseline: a, candidate: b, statistic: 'p50', resample: 'within-runs' });
+    expect(width(runs)).toBeGreaterThan(2 * width(within));
+  });
+
+  it('gives histogram runs about the interval their raw values give', () => {
+    const raw = bootstrapDelta({ baseline, candidate, statistic: 'p99', resample: 'within-runs', seed: 5 });
+    const hist = bootstrapDelta({
+      baseline: baseline.map(histogramOf),
+      candidate: candidate.map(histogramOf),
+      statistic: 'p99',
+      resample: 'within-runs',
+      seed: 5,
+    });
+    const width = raw.ci[1] - raw.ci[0];
+    expect(Math.abs(hist.ci[0] - raw.ci[0])).toBeLessThan(0.15 * width);
+    expect(Math.abs(hist.ci[1] - raw.ci[1])).toBeLessThan(0.15 * width);
+    const histMean = bootstrapDelta({
+      baseline: baseline.map(histogramOf),
+      candidate: candidate.map(histogramOf),
+      statistic: 'mean',
+      resample: 'within-runs',
+    });
+    expect(histMean.ci[0]).toBeLessThan(histMean.delta);
+    expect(histMean.ci[1]).toBeGreaterThan(histMean.delta);
+  });
+
+  it('is reproducible from its seed and accepts a custom statistic', () => {
+    const input = { baseline, candidate, resample: 'runs' as const, iterations: 300 };
+    const tailRatio = bootstrapDelta({
+      ...input,
+      statistic: (s) => s.quantile(0.99) / s.quantile(0.5),
+      seed: 9,
+    });
+    expect(
+      bootstrapDelta({ ...input, statistic: (s) => s.quantile(0.99) / s.quantile(0.5), seed: 9 }),
+    ).toEqual(tailRatio);
+    expect(
+      bootstrapDelta({ ...input, statistic: (s) => s.quantile(0.99) / s.quantile(0.5), seed: 10 }).ci,
+    ).not.toEqual(tailRatio.ci);
+    const all = pooledSorted(baseline);
+    expect(tailRatio.baseline).toBeCloseTo(percentile(all, 0.99) / percentile(all, 0.5), 12);
+  });
+
+  it('refuses input it cannot judge, naming the field', () => {
+    const ok = { baseline, candidate, statistic: 'p99' as const, resample: 'runs' as const };
+    expect(() => bootstrapDelta({ ...ok, baseline: [] })).toThrow(/baseline must list at least one run/);
+    expect(() => bootstrapDelta({ ...ok, candidate: [[]] })).toThrow(/candidate holds no samples/);
+    expect(() => bootstrapDelta({ ...ok, candidate: [[1, Number.NaN]] })).toThrow(/candidate\[0\]\[1\]/);
+    expect(() => bootstrapDelta({ ...ok, baseline: [histogramOf([1]), [2]] })).toThrow(/baseline\[1\]/);
+    expect(() => bootstrapDelta({ ...ok, baseline: [histogramOf([1])] })).toThrow(/both be histograms/);
+    expect(() => bootstrapDelta({ ...ok, iterations: 0 })).toThrow(/iterations/);
+    expect(() => bootstrapDelta({ ...ok, confidence: 1 })).toThrow(/confidence/);
+    expect(() => bootstrapDelta({ ...ok, statistic: 'p42' as 'p99' })).toThrow(/unknown statistic p42/);
+    expect(() => bootstrapDelta({ ...ok, resample: 'tokens' as 'runs' })).toThrow(/resample/);
+  });
+});
