@@ -2,6 +2,7 @@ import { DynamicModule, Module } from '@nestjs/common';
 import type { ApiEnv } from '@teapot/config';
 import type { DestinationStream } from 'pino';
 import { AuthModule } from './auth/auth.module';
+import { DashboardModule } from './dashboard/dashboard.module';
 import { EndpointsModule } from './endpoints/endpoints.module';
 import { EnvModule } from './env/env.module';
 import { HealthModule } from './health/health.module';
@@ -30,6 +31,7 @@ export class AppModule {
         ProfilesModule,
         RunsModule,
         TrendsModule,
+        DashboardModule.forRoot(env),
       ],
     };
   }

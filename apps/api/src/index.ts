@@ -1,2 +1,2 @@
 export { createApp, type CreateAppOptions } from './app';
-export { buildOpenApiDocument } from './openapi';
+export { buildOpenApiDocument, offlineOpenApiDocument } from './openapi';

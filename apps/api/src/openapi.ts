@@ -1,5 +1,8 @@
 import type { INestApplication } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
 import { DocumentBuilder, type OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
+import { loadApiEnv } from '@teapot/config';
+import { AppModule } from './app.module';
 
 export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
   const config = new DocumentBuilder()
@@ -21,4 +24,25 @@ export function serveOpenApi(app: INestApplication): void {
     jsonDocumentUrl: 'openapi.json',
     yamlDocumentUrl: 'openapi.yaml',
   });
+}
+
+// Only shapes the module graph: preview mode instantiates no provider, so nothing connects.
+const PLACEHOLDER_ENV = {
+  DATABASE_URL: 'postgresql://openapi@127.0.0.1/unused',
+  REDIS_URL: 'redis://127.0.0.1:6379',
+  TEAPOT_SECRET_KEY: '0'.repeat(64),
+  TEAPOT_API_KEY: 'openapi-document-only',
+};
+
+/** The document the running API serves, built without a database or Redis (for generated clients). */
+export async function offlineOpenApiDocument(): Promise<OpenAPIObject> {
+  const app = await NestFactory.create(AppModule.forRoot(loadApiEnv(PLACEHOLDER_ENV)), {
+    preview: true,
+    logger: false,
+  });
+  try {
+    return buildOpenApiDocument(app);
+  } finally {
+    await app.close();
+  }
 }

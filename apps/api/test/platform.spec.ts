@@ -1,3 +1,5 @@
+import type { OpenAPIObject } from '@nestjs/swagger';
+import { offlineOpenApiDocument } from '../src/openapi';
 import { created, endpointBody, profileBody, type RunningApi, startApi } from './api';
 
 let api: RunningApi;
@@ -92,6 +94,23 @@ describe('OpenAPI', () => {
     const ui = await api.http.get('/docs/');
     expect(ui.status).toBe(200);
     expect(ui.text).toContain('swagger');
+  });
+
+  it('gives every operation a success response, so clients generated from it are typed', async () => {
+    const doc = (await api.http.get('/openapi.json')).body as OpenAPIObject;
+    const untyped = Object.entries(doc.paths).flatMap(([path, item]) =>
+      Object.entries(item)
+        .filter(
+          ([, op]) => !Object.keys((op as { responses: object }).responses).some((c) => c.startsWith('2')),
+        )
+        .map(([method]) => `${method} ${path}`),
+    );
+    expect(untyped).toEqual([]);
+  });
+
+  it('is the same document when built offline (what the dashboard build generates its types from)', async () => {
+    const served = (await api.http.get('/openapi.json')).body;
+    expect(JSON.parse(JSON.stringify(await offlineOpenApiDocument()))).toEqual(served);
   });
 });
 

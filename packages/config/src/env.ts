@@ -99,6 +99,8 @@ export const apiEnvSchema = z.object({
   ...sharedEnvShape,
   TEAPOT_API_KEY: apiKey,
   PORT: port,
+  /** The built dashboard served at `/`; unset means apps/web/dist of this checkout. */
+  TEAPOT_WEB_DIR: z.string().optional(),
 });
 export type ApiEnv = z.output<typeof apiEnvSchema>;
 

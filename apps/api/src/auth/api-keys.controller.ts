@@ -1,5 +1,11 @@
 import { Body, Controller, Delete, Get, Param, Post } from '@nestjs/common';
-import { ApiBadRequestResponse, ApiNotFoundResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import {
+  ApiBadRequestResponse,
+  ApiCreatedResponse,
+  ApiNotFoundResponse,
+  ApiOkResponse,
+  ApiTags,
+} from '@nestjs/swagger';
 import { uuidParam } from '../common/params';
 import { ErrorBody } from '../errors/error-body';
 import { Access } from './access.decorator';
@@ -14,12 +20,14 @@ export class ApiKeysController {
   @Post()
   @Access('write')
   @ApiBadRequestResponse({ type: ErrorBody })
+  @ApiCreatedResponse({ type: CreatedApiKeyDto, description: 'The key itself is in this response only.' })
   create(@Body() input: CreateApiKeyDto): Promise<CreatedApiKeyDto> {
     return this.apiKeys.create(input);
   }
 
   @Get()
   @Access('read')
+  @ApiOkResponse({ type: ApiKeyListDto })
   async list(): Promise<ApiKeyListDto> {
     return { items: await this.apiKeys.list() };
   }

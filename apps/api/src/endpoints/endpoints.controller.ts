@@ -2,6 +2,7 @@ import { Body, Controller, Delete, Get, Param, Patch, Post, Query, Res } from '@
 import {
   ApiBadRequestResponse,
   ApiConflictResponse,
+  ApiCreatedResponse,
   ApiNoContentResponse,
   ApiNotFoundResponse,
   ApiOkResponse,
@@ -32,6 +33,7 @@ export class EndpointsController {
   @Post()
   @Access('write')
   @ApiConflictResponse({ type: ErrorBody, description: 'The name is taken.' })
+  @ApiCreatedResponse({ type: EndpointDto })
   create(@Body() input: CreateEndpointDto): Promise<EndpointDto> {
     return this.endpoints.create(input);
   }
@@ -46,6 +48,7 @@ export class EndpointsController {
   @Get(':id')
   @Access('read')
   @ApiNotFoundResponse({ type: ErrorBody })
+  @ApiOkResponse({ type: EndpointDto })
   get(@Param('id', uuidParam('id')) id: string): Promise<EndpointDto> {
     return this.endpoints.get(id);
   }
@@ -54,6 +57,7 @@ export class EndpointsController {
   @Access('write')
   @ApiNotFoundResponse({ type: ErrorBody })
   @ApiConflictResponse({ type: ErrorBody, description: 'The new name is taken.' })
+  @ApiOkResponse({ type: EndpointDto })
   update(@Param('id', uuidParam('id')) id: string, @Body() input: UpdateEndpointDto): Promise<EndpointDto> {
     return this.endpoints.update(id, input);
   }

@@ -1,6 +1,7 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
 import {
   ApiBadRequestResponse,
+  ApiCreatedResponse,
   ApiNoContentResponse,
   ApiNotFoundResponse,
   ApiOkResponse,
@@ -23,6 +24,7 @@ export class ProfilesController {
 
   @Post()
   @Access('write')
+  @ApiCreatedResponse({ type: ProfileDto })
   create(@Body() input: CreateProfileDto): Promise<ProfileDto> {
     return this.profiles.create(input);
   }
@@ -37,6 +39,7 @@ export class ProfilesController {
   @Get(':id')
   @Access('read')
   @ApiNotFoundResponse({ type: ErrorBody })
+  @ApiOkResponse({ type: ProfileDto })
   get(@Param('id', uuidParam('id')) id: string): Promise<ProfileDto> {
     return this.profiles.get(id);
   }
@@ -44,6 +47,7 @@ export class ProfilesController {
   @Patch(':id')
   @Access('write')
   @ApiNotFoundResponse({ type: ErrorBody })
+  @ApiOkResponse({ type: ProfileDto })
   update(@Param('id', uuidParam('id')) id: string, @Body() input: UpdateProfileDto): Promise<ProfileDto> {
     return this.profiles.update(id, input);
   }

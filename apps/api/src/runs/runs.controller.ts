@@ -45,6 +45,7 @@ export class RunsController {
   @Get(':id')
   @Access('read')
   @ApiNotFoundResponse({ type: ErrorBody })
+  @ApiOkResponse({ type: RunDetailDto })
   get(@Param('id', uuidParam('id')) id: string): Promise<RunDetailDto> {
     return this.runs.get(id);
   }

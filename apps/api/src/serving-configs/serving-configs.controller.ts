@@ -1,5 +1,11 @@
 import { Body, Controller, Get, Param, Post } from '@nestjs/common';
-import { ApiBadRequestResponse, ApiNotFoundResponse, ApiTags } from '@nestjs/swagger';
+import {
+  ApiBadRequestResponse,
+  ApiCreatedResponse,
+  ApiNotFoundResponse,
+  ApiOkResponse,
+  ApiTags,
+} from '@nestjs/swagger';
 import { Access } from '../auth/access.decorator';
 import { positiveIntParam, uuidParam } from '../common/params';
 import { ErrorBody } from '../errors/error-body';
@@ -16,6 +22,7 @@ export class ServingConfigsController {
   @Post()
   @Access('write')
   @ApiBadRequestResponse({ type: ErrorBody })
+  @ApiCreatedResponse({ type: ServingConfigDto, description: 'The new version, live from now on.' })
   add(
     @Param('endpointId', uuidParam('endpointId')) endpointId: string,
     @Body() input: CreateServingConfigDto,
@@ -25,6 +32,7 @@ export class ServingConfigsController {
 
   @Get()
   @Access('read')
+  @ApiOkResponse({ type: ServingConfigListDto })
   async list(
     @Param('endpointId', uuidParam('endpointId')) endpointId: string,
   ): Promise<ServingConfigListDto> {
@@ -33,6 +41,7 @@ export class ServingConfigsController {
 
   @Get(':version')
   @Access('read')
+  @ApiOkResponse({ type: ServingConfigDto })
   get(
     @Param('endpointId', uuidParam('endpointId')) endpointId: string,
     @Param('version', positiveIntParam('version')) version: number,
