@@ -1,0 +1,74 @@
+import { useEffect, useRef, useState } from 'preact/hooks';
+import uPlot from 'uplot';
+
+/** Series colours that read on both the light and the dark background. */
+export const PALETTE = [
+  '#e8590c',
+  '#1c7ed6',
+  '#2f9e44',
+  '#ae3ec9',
+  '#f08c00',
+  '#0c8599',
+  '#e64980',
+  '#5c940d',
+];
+
+export interface Theme {
+  text: string;
+  grid: string;
+}
+
+function currentTheme(): Theme {
+  const style = getComputedStyle(document.documentElement);
+  return { text: style.getPropertyValue('--muted').trim(), grid: style.getPropertyValue('--grid').trim() };
+}
+
+/** Follows the dark-mode preference while the page is open. */
+function useTheme(): Theme {
+  const [theme, setTheme] = useState(currentTheme);
+  useEffect(() => {
+    const query = matchMedia('(prefers-color-scheme: dark)');
+    const update = () => setTheme(currentTheme());
+    query.addEventListener('change', update);
+    return () => query.removeEventListener('change', update);
+  }, []);
+  return theme;
+}
+
+/** Axis colours from the theme, on top of what the caller sets. */
+export function themedAxis(theme: Theme, axis: uPlot.Axis = {}): uPlot.Axis {
+  return {
+    stroke: theme.text,
+    grid: { stroke: theme.grid, width: 1 },
+    ticks: { stroke: theme.grid, width: 1 },
+    ...axis,
+  };
+}
+
+export interface PlotProps {
+  data: uPlot.AlignedData;
+  options: (theme: Theme) => Omit<uPlot.Options, 'width' | 'height'>;
+  height: number;
+  /** Accessible name of the plot. */
+  label: string;
+  /** Redraw from scratch when any of these change (the data is compared by identity already). */
+  deps?: unknown[];
+}
+
+/** A uPlot chart that fills its container's width and follows the theme. */
+export function Plot({ data, options, height, label, deps = [] }: PlotProps) {
+  const container = useRef<HTMLDivElement>(null);
+  const theme = useTheme();
+  useEffect(() => {
+    const element = container.current;
+    if (!element) return;
+    const plot = new uPlot({ ...options(theme), width: element.clientWidth || 300, height }, data, element);
+    const observer = new ResizeObserver(() => plot.setSize({ width: element.clientWidth, height }));
+    observer.observe(element);
+    return () => {
+      observer.disconnect();
+      plot.destroy();
+    };
+  }, [data, theme, height, ...deps]);
+  return <div class="plot" ref={container} role="img" aria-label={label} />;
+}

@@ -1,0 +1,121 @@
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { ARTIFACTS, collectPageErrors, hexToRgb, launchChromium, seriesPixels } from './browser';
+import { type DashboardWorld, startDashboardWorld, WEB_DIST } from './world';
+
+const ITL_POINTS = hexToRgb('#1c7ed6');
+const SPARKLINE = hexToRgb('#e8590c');
+
+let world: DashboardWorld;
+let browser: Browser;
+
+beforeAll(async () => {
+  if (!existsSync(path.join(WEB_DIST, 'index.html'))) {
+    throw new Error(
+      'apps/web is not built: run `node scripts/pnpm.js exec turbo run build --filter=@teapot/web`',
+    );
+  }
+  [world, browser] = await Promise.all([startDashboardWorld(), launchChromium()]);
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await world?.close();
+});
+
+interface Opened {
+  context: BrowserContext;
+  page: Page;
+  errors: string[];
+}
+
+async function open(
+  options: { key?: string; width?: number; height?: number; dark?: boolean } = {},
+): Promise<Opened> {
+  const context = await browser.newContext({
+    viewport: { width: options.width ?? 1280, height: options.height ?? 860 },
+    colorScheme: options.dark ? 'dark' : 'light',
+  });
+  const page = await context.newPage();
+  const errors = collectPageErrors(page);
+  await page.goto(world.baseUrl);
+  if (options.key) {
+    await page.fill('#api-key', options.key);
+    await page.click('button[type=submit]');
+  }
+  return { context, page, errors };
+}
+
+async function screenshot(page: Page, name: string): Promise<void> {
+  await page.screenshot({ path: path.join(ARTIFACTS, `${name}.png`), fullPage: true });
+}
+
+describe('the dashboard in chromium, on the real API over a seeded database', () => {
+  it('asks for a key first, and says so clearly when the API refuses one', async () => {
+    const { context, page, errors } = await open();
+    await page.waitForSelector('#api-key');
+    await page.fill('#api-key', 'tpk_not_a_key_of_this_api');
+    await page.click('button[type=submit]');
+    const alert = page.locator('.key-form [role=alert]');
+    await alert.waitFor();
+    expect(await alert.textContent()).toContain('The API refused this key: Unknown or revoked API key.');
+    await screenshot(page, 'bad-key');
+    // The only error the page saw is the browser logging the 401 itself.
+    expect(errors.filter((e) => !e.includes('401'))).toEqual([]);
+    const url = page.url();
+    expect(url).not.toContain('tpk_');
+    await context.close();
+  });
+
+  it('lists both endpoints with their live configuration, latest figures and a drawn P99 ITL sparkline', async () => {
+    const { context, page, errors } = await open({ key: world.readKey });
+    for (const endpoint of world.endpoints) {
+      const card = page.locator(`[data-endpoint="${endpoint.name}"]`);
+      await card.locator('.figures').waitFor();
+      const text = await card.textContent();
+      expect(text).toContain('ITL P99');
+      expect(text).toMatch(/ITL P99\s*[\d.]+ ms/);
+      expect(text).toContain(endpoint.name.endsWith('fp8') ? 'W:fp8' : 'W:fp16');
+    }
+    await page.waitForFunction(() => document.querySelectorAll('.endpoint-card canvas').length >= 2);
+    expect(await seriesPixels(page, '.endpoint-card', SPARKLINE)).toBeGreaterThan(20);
+    expect(await page.evaluate(() => sessionStorage.getItem('teapot.apiKey'))).toBe(world.readKey);
+    await screenshot(page, 'endpoints');
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+
+  it('shows an endpoint with its runs linked, and a run with the ITL of every token, client health and errors by class', async () => {
+    const { context, page, errors } = await open({ key: world.readKey });
+    const fp8 = world.endpoints.find((e) => e.name.endsWith('fp8'));
+    if (!fp8) throw new Error('seeded fp8 endpoint missing');
+    await page.click(`[data-endpoint="${fp8.name}"] h2 a`);
+    await page.locator('table.runs tbody tr').first().waitFor();
+    expect(await page.locator('table.runs tbody tr').count()).toBe(fp8.runIds.length);
+    await screenshot(page, 'endpoint');
+
+    await page.locator('table.runs tbody tr a').first().click();
+    await page.waitForSelector('.plot canvas');
+    await page.waitForFunction(() => document.querySelector('.figures') !== null);
+    expect(page.url()).toContain(`#/runs/${fp8.runIds[fp8.runIds.length - 1]}`);
+    expect(await seriesPixels(page, '.plot', ITL_POINTS)).toBeGreaterThan(50);
+    expect(await page.locator('p.ok, p.flag').first().textContent()).toMatch(/Client (healthy|saturated)/);
+    expect(await page.locator('table.errors').textContent()).toContain('rate_limited');
+    await screenshot(page, 'run');
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+
+  it('fits a phone screen and follows the dark-mode preference', async () => {
+    const { context, page, errors } = await open({ key: world.readKey, width: 390, height: 844, dark: true });
+    await page.locator('.endpoint-card .figures').first().waitFor();
+    const background = await page.evaluate(() => getComputedStyle(document.body).backgroundColor);
+    expect(background).toBe('rgb(13, 17, 23)');
+    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    expect(overflow).toBeLessThanOrEqual(0);
+    await screenshot(page, 'endpoints-phone-dark');
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+});

@@ -1,0 +1,124 @@
+import { randomBytes } from 'node:crypto';
+import path from 'node:path';
+import { createApp } from '@teapot/api';
+import { loadApiEnv } from '@teapot/config';
+import { createDatabase, persistRunResult } from '@teapot/db';
+import { createTestDatabase, type TestDatabase } from '@teapot/db/testing';
+import { deleteRedisPrefix } from '@teapot/jobs';
+import { runBenchmark } from '@teapot/measure';
+import { type RunningSimulator, startSimulator } from '@teapot/simulator';
+
+export const WEB_DIST = path.join(__dirname, '..', 'dist');
+
+export interface DashboardWorld {
+  /** Where the API (and so the dashboard) listens, e.g. http://127.0.0.1:PORT */
+  baseUrl: string;
+  readKey: string;
+  endpoints: Array<{ id: string; name: string; runIds: string[] }>;
+  close(): Promise<void>;
+}
+
+async function call<T>(
+  baseUrl: string,
+  key: string,
+  method: string,
+  route: string,
+  body?: unknown,
+): Promise<T> {
+  const response = await fetch(`${baseUrl}${route}`, {
+    method,
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const json = (await response.json()) as T;
+  if (!response.ok) throw new Error(`${method} ${route} -> ${response.status}: ${JSON.stringify(json)}`);
+  return json;
+}
+
+/**
+ * The real API serving the built dashboard over its own database and Redis prefix, seeded the way
+ * the worker would: runs queued through the API, measured against real simulators, stored by the
+ * real writer. One endpoint's simulator answers some requests with 429, so a run has errors by class.
+ */
+export async function startDashboardWorld(runsPerEndpoint = 3): Promise<DashboardWorld> {
+  const db: TestDatabase = await createTestDatabase();
+  const env = loadApiEnv({
+    DATABASE_URL: db.url,
+    REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
+    TEAPOT_REDIS_PREFIX: `teapot_test_${randomBytes(6).toString('hex')}`,
+    TEAPOT_SECRET_KEY: randomBytes(32).toString('base64'),
+    TEAPOT_API_KEY: `tpk_test_${randomBytes(18).toString('base64url')}`,
+    TEAPOT_WEB_DIR: WEB_DIST,
+    LOG_LEVEL: 'warn',
+    PORT: '0',
+  });
+  const app = await createApp(env);
+  await app.listen(0, '127.0.0.1');
+  const baseUrl = (await app.getUrl()).replace('[::1]', '127.0.0.1');
+  const store = createDatabase(db.url, { max: 2 });
+  const sims: RunningSimulator[] = [];
+  const close = async () => {
+    await Promise.all(sims.map((sim) => sim.close()));
+    await app.close();
+    await store.close();
+    await deleteRedisPrefix(env.REDIS_URL, env.TEAPOT_REDIS_PREFIX);
+    await db.drop();
+  };
+  try {
+    const write = env.TEAPOT_API_KEY;
+    const readKey = (
+      await call<{ key: string }>(baseUrl, write, 'POST', '/api-keys', { name: 'dashboard', scope: 'read' })
+    ).key;
+    const endpoints: DashboardWorld['endpoints'] = [];
+    for (const quant of ['fp16', 'fp8'] as const) {
+      const sim = await startSimulator({
+        gpu: 'h100-sxm',
+        model: 'llama-8b',
+        quant,
+        seed: quant === 'fp16' ? 3 : 4,
+        fault: quant === 'fp8' ? { mode: '429', rate: 0.2, retryAfterS: 1 } : undefined,
+      });
+      sims.push(sim);
+      const endpoint = await call<{ id: string; name: string }>(baseUrl, write, 'POST', '/endpoints', {
+        name: `llama-8b-h100-${quant}`,
+        baseUrl: sim.baseUrl,
+        apiKind: 'chat',
+        model: sim.deployment.model.name,
+        config: {
+          engine: 'teapot-sim',
+          engineVersion: '0.1.0',
+          gpuModel: 'H100 SXM',
+          gpuCount: 1,
+          weightQuant: quant,
+        },
+      });
+      const profile = await call<{ id: string }>(baseUrl, write, 'POST', '/profiles', {
+        name: 'chat-48-in-24-out-c4',
+        endpointId: endpoint.id,
+        workload: { kind: 'synthetic', inputTokens: 48, outputTokens: 24 },
+        load: { kind: 'closed', concurrency: 4 },
+        requestCount: 16,
+      });
+      const runIds: string[] = [];
+      for (let i = 0; i < runsPerEndpoint; i++) {
+        const run = await call<{ id: string }>(baseUrl, write, 'POST', '/runs', { profileId: profile.id });
+        const result = await runBenchmark({
+          target: { baseUrl: sim.baseUrl, apiKind: 'chat', model: sim.deployment.model.name },
+          workload: { kind: 'synthetic', inputTokens: 48, outputTokens: 24 },
+          load: { kind: 'closed', concurrency: 4 },
+          requests: 16,
+          warmupRequests: 1,
+          seed: i + 1,
+          forceOutputLength: true,
+        });
+        await persistRunResult(store, run.id, result);
+        runIds.push(run.id);
+      }
+      endpoints.push({ id: endpoint.id, name: endpoint.name, runIds });
+    }
+    return { baseUrl, readKey, endpoints, close };
+  } catch (error) {
+    await close();
+    throw error;
+  }
+}
