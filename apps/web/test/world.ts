@@ -4,7 +4,7 @@ import { createApp } from '@teapot/api';
 import { loadApiEnv } from '@teapot/config';
 import { createDatabase, persistRunResult } from '@teapot/db';
 import { createTestDatabase, type TestDatabase } from '@teapot/db/testing';
-import { deleteRedisPrefix } from '@teapot/jobs';
+import { deleteRedisPrefix } from '@teapot/testing';
 import { runBenchmark } from '@teapot/measure';
 import { type RunningSimulator, startSimulator } from '@teapot/simulator';
 
