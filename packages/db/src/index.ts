@@ -24,3 +24,4 @@ export type {
   RunHistogram,
 } from './generated/prisma/client';
 export { createQueuedRun, latestServingConfigIds } from './runs';
+export { classifyDbError, isTransientDbError, isUniqueViolation, type DbErrorKind } from './errors';

@@ -11,7 +11,7 @@ import {
 } from '@teapot/contracts';
 import { RUN_WORKER_DEFAULTS } from '@teapot/jobs';
 import { runBenchmark, type RunOptions, type RunResult, type Target } from '@teapot/measure';
-import { isTransientDbError } from '../database/transient';
+import { isTransientDbError } from '@teapot/db';
 import { CLOCK, WORKER_ENV, type Clock } from '../env/worker-env';
 import { WorkerMetrics } from '../metrics/worker-metrics';
 import { RedisService } from '../redis/redis.service';
