@@ -22,6 +22,21 @@ export type {
   Run,
   RunRequest,
   RunHistogram,
+  WebhookSubscription,
+  WebhookEvent,
+  WebhookDelivery,
+  WebhookAttempt,
 } from './generated/prisma/client';
 export { createQueuedRun, latestServingConfigIds } from './runs';
 export { classifyDbError, isTransientDbError, isUniqueViolation, type DbErrorKind } from './errors';
+export {
+  deliveriesToQueue,
+  markDeliveriesQueued,
+  recordEvent,
+  WEBHOOK_OUTBOX_CHANNEL,
+  type DeliveriesToQueueOptions,
+  type DeliveryToQueue,
+  type OutboxTransaction,
+  type RecordedEvent,
+  type WebhookEventInput,
+} from './webhook-outbox';
