@@ -9,7 +9,8 @@ import {
   type TrendGroupField,
 } from '@teapot/analysis';
 import { METRIC_NAMES, STATISTICS, type MetricName, type Statistic } from '@teapot/contracts';
-import { IsIn, IsISO8601, IsOptional, IsString, IsUUID, MaxLength } from 'class-validator';
+import { IsIn, IsOptional, IsString, IsUUID, MaxLength } from 'class-validator';
+import { IsTimestamp } from '../../common/validators';
 import { QueryArray, QueryBoolean } from '../../common/query';
 
 const MAX_ENDPOINTS = 20;
@@ -37,18 +38,20 @@ export class TrendQueryDto {
   bucket!: TrendBucket;
 
   @ApiProperty({
+    format: 'date-time',
     example: '2026-09-01T00:00:00Z',
     description: 'Runs started at or after (ISO 8601). Required.',
   })
-  @IsISO8601({ strict: true })
+  @IsTimestamp()
   from!: string;
 
   @ApiPropertyOptional({
+    format: 'date-time',
     example: '2026-12-01T00:00:00Z',
     description: 'Runs started before (default: now).',
   })
   @IsOptional()
-  @IsISO8601({ strict: true })
+  @IsTimestamp()
   to?: string;
 
   @ApiPropertyOptional({
