@@ -1,15 +1,6 @@
 import { ApiExtraModels, ApiProperty, ApiPropertyOptional, OmitType, PartialType } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import {
-  IsBoolean,
-  IsInt,
-  IsObject,
-  IsOptional,
-  IsUUID,
-  Max,
-  Min,
-  ValidateNested,
-} from 'class-validator';
+import { IsBoolean, IsInt, IsObject, IsOptional, IsUUID, Max, Min, ValidateNested } from 'class-validator';
 import type { Load, Slo, Workload } from '@teapot/measure';
 import { PageQueryDto } from '../../common/pagination';
 import { IsAbsentOr, IsCronExpression, IsName, MIN_SCHEDULE_INTERVAL_S } from '../../common/validators';
