@@ -12,3 +12,4 @@ export {
   type RunSamples,
   type Statistic,
 } from './bootstrap';
+export * from './change-points';
