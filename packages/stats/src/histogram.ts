@@ -61,6 +61,74 @@ export function interpolateRanks(total: number, q: number, valueAtRank: (rank: n
   return atLo + (h - lo) * (valueAtRank(lo + 1) - atLo);
 }
 
+/**
+ * The same buckets as a LatencyHistogram, stored sparsely: for many small units (each request's
+ * tokens) that a bootstrap redraws, where a dense histogram per unit would cost kilobytes each.
+ */
+export class SparseHistogram {
+  private constructor(
+    private readonly buckets: Int32Array,
+    private readonly counts: Float64Array,
+    readonly count: number,
+    private readonly sum: number,
+    private readonly minUs: number,
+    private readonly maxUs: number,
+  ) {}
+
+  /** The histogram of these latencies (us), rounded and clamped as LatencyHistogram.record does. */
+  static of(valuesUs: ArrayLike<number>): SparseHistogram {
+    const indices = new Int32Array(valuesUs.length);
+    let sum = 0;
+    let min = Infinity;
+    let max = -Infinity;
+    for (let i = 0; i < valuesUs.length; i++) {
+      const raw = valuesUs[i];
+      if (!Number.isFinite(raw) || raw < 0)
+        throw new RangeError(`latency must be a finite number >= 0, got ${raw}`);
+      const value = Math.min(Math.round(raw), HISTOGRAM_MAX_US);
+      indices[i] = bucketOf(value);
+      sum += value;
+      if (value < min) min = value;
+      if (value > max) max = value;
+    }
+    indices.sort();
+    const buckets: number[] = [];
+    const counts: number[] = [];
+    for (let i = 0; i < indices.length; i++) {
+      if (buckets.length > 0 && buckets[buckets.length - 1] === indices[i]) counts[counts.length - 1] += 1;
+      else {
+        buckets.push(indices[i]);
+        counts.push(1);
+      }
+    }
+    return new SparseHistogram(
+      Int32Array.from(buckets),
+      Float64Array.from(counts),
+      valuesUs.length,
+      sum,
+      min,
+      max,
+    );
+  }
+
+  get min(): number | null {
+    return this.count ? this.minUs : null;
+  }
+
+  get max(): number | null {
+    return this.count ? this.maxUs : null;
+  }
+
+  get mean(): number | null {
+    return this.count ? this.sum / this.count : null;
+  }
+
+  /** Calls `visit` with each non-empty bucket's index and count, in ascending order of value. */
+  forEachBucket(visit: (bucket: number, count: number) => void): void {
+    for (let i = 0; i < this.buckets.length; i++) visit(this.buckets[i], this.counts[i]);
+  }
+}
+
 export class LatencyHistogram {
   private readonly counts = new Float64Array(BUCKETS);
   private total = 0;
