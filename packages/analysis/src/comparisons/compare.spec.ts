@@ -6,7 +6,7 @@ import {
   type Database,
 } from '@teapot/db';
 import { createTestDatabase, syntheticRunResult, type TestDatabase } from '@teapot/db/testing';
-import { percentile, summarize, type RunResult, type RunSummary } from '@teapot/measure';
+import { percentile, type RunSummary } from '@teapot/measure';
 import { mannWhitneyU } from '@teapot/stats';
 import { AnalysisInputError } from '../errors';
 import { compare, type Comparison, type ComparisonQuery, type MetricComparison } from './compare';
@@ -23,19 +23,6 @@ const WORKLOAD = {
   load: { kind: 'closed', concurrency: 4 },
   requestCount: 20,
 };
-
-/** A synthetic run whose token gaps (and duration) are stretched by `scale` (a slower server). */
-function runResult(seed: number, scale: number): RunResult {
-  const result = syntheticRunResult({ requests: 20, tokensPerRequest: 64, seed });
-  for (const r of result.requests) {
-    const first = r.chunkOffsetsUs[0];
-    for (let k = 1; k < r.chunkOffsetsUs.length; k++) {
-      r.chunkOffsetsUs[k] = first + Math.round((r.chunkOffsetsUs[k] - first) * scale);
-    }
-  }
-  const durationUs = Math.round(result.durationUs * scale);
-  return { ...result, durationUs, summary: summarize(result.requests, { durationUs }) };
-}
 
 async function storeRun(
   startedAt: number,
@@ -54,7 +41,11 @@ async function storeRun(
       startedAt: new Date(startedAt),
     },
   });
-  await persistRunResult(db, run.id, runResult(seed, scale));
+  await persistRunResult(
+    db,
+    run.id,
+    syntheticRunResult({ requests: 20, tokensPerRequest: 64, seed, gapScale: scale }),
+  );
   return run.id;
 }
 

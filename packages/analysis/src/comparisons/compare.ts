@@ -685,16 +685,7 @@ function compareDistribution(
       samples: counts,
       threshold,
     };
-    if (!interval || insufficient)
-      return {
-        ...base,
-        ci: null,
-        relativeCi: null,
-        pValue: null,
-        pValueOver: null,
-        verdict: 'inconclusive',
-        insufficient,
-      };
+    if (!interval || insufficient) return unjudged(base, insufficient);
     const ci: [number, number] = [interval.ci[0] * k, interval.ci[1] * k];
     const rank = rankTest(metric, statistic, unit, sides, baseline, candidate);
     const absolute = threshold.kind === 'absolute';
@@ -799,16 +790,7 @@ function compareRate(
     else if (n < MIN_RUNS)
       insufficient = `${side} has ${n} runs with a ${row.metric}: a rate's interval needs at least ${MIN_RUNS}`;
   }
-  if (insufficient)
-    return {
-      ...base,
-      ci: null,
-      relativeCi: null,
-      pValue: null,
-      pValueOver: null,
-      verdict: 'inconclusive',
-      insufficient,
-    };
+  if (insufficient) return unjudged(base, insufficient);
   const interval = bootstrapRatioDelta({
     baseline: sides.baseline.totals,
     candidate: sides.candidate.totals,
@@ -830,6 +812,22 @@ function compareRate(
       changeCi: absolute ? interval.ci : interval.relativeCi,
       threshold: row.threshold.value,
     }),
+  };
+}
+
+/** A row without an interval: inconclusive, and why. */
+function unjudged(
+  base: Omit<MetricComparison, 'ci' | 'relativeCi' | 'pValue' | 'pValueOver' | 'verdict' | 'insufficient'>,
+  insufficient: string | undefined,
+): MetricComparison {
+  return {
+    ...base,
+    ci: null,
+    relativeCi: null,
+    pValue: null,
+    pValueOver: null,
+    verdict: 'inconclusive',
+    ...(insufficient ? { insufficient } : {}),
   };
 }
 

@@ -5,6 +5,8 @@ export interface SyntheticRunOptions {
   tokensPerRequest: number;
   /** Makes the timings reproducible (default 1). */
   seed?: number;
+  /** Stretches every token gap (a slower server): 1.5 makes them 50% longer (default 1). */
+  gapScale?: number;
 }
 
 /**
@@ -29,7 +31,7 @@ export function syntheticRunResult(options: SyntheticRunOptions): RunResult {
     chunkOffsetsUs[0] = t;
     chunkKinds[0] = CHUNK_KIND.empty;
     for (let k = 1; k <= options.tokensPerRequest; k++) {
-      t += 4_000 + Math.floor(random() * 3_000);
+      t += Math.round((4_000 + Math.floor(random() * 3_000)) * (options.gapScale ?? 1));
       chunkOffsetsUs[k] = t;
       chunkTokens[k] = 1;
       chunkKinds[k] = CHUNK_KIND.content;
