@@ -7,13 +7,7 @@ import type { DestinationStream } from 'pino';
 import { AppModule } from './app.module';
 import { ApiErrorFilter, BODY_LIMIT_BYTES } from './errors/api-error.filter';
 import { RequestValidationException } from './errors/request-validation.exception';
-import {
-  JSON_BODY_TYPES,
-  refuseDeepJson,
-  refuseNonJsonBodies,
-  refuseNulInUrl,
-  reviveSafely,
-} from './http/request-hygiene';
+import { refuseNonJsonBodies, refuseNulInUrl, reviveSafely } from './http/request-hygiene';
 import { assignRequestId } from './logging/request-id';
 import { serveOpenApi } from './openapi';
 
@@ -39,20 +33,14 @@ export async function createApp(
   app.use(assignRequestId);
   app.use(refuseNulInUrl);
   app.use(refuseNonJsonBodies);
-  app.useBodyParser('json', {
-    limit: BODY_LIMIT_BYTES,
-    reviver: reviveSafely,
-    type: JSON_BODY_TYPES,
-    verify: refuseDeepJson,
-  });
+  app.useBodyParser('json', { limit: BODY_LIMIT_BYTES, reviver: reviveSafely });
   app.useGlobalPipes(
     new ValidationPipe({
       whitelist: true,
       forbidNonWhitelisted: true,
       forbidUnknownValues: true,
       transform: true,
-      // The value only tells a missing field from a wrong one; it is never echoed (it may be a secret).
-      validationError: { target: false, value: true },
+      validationError: { target: false, value: false },
       exceptionFactory: (errors) => RequestValidationException.fromValidationErrors(errors),
     }),
   );

@@ -1,7 +1,6 @@
 import { hostname } from 'node:os';
 import { z } from 'zod';
 import { parseEnv, port, sharedEnvShape, type EnvSource } from './env';
-import { webhookEnvShape } from './webhooks';
 
 function wholeNumber(min: number, max: number, fallback: number) {
   return z.coerce
@@ -22,7 +21,6 @@ const HOUR_MS = 3_600_000;
 
 export const workerEnvSchema = z.object({
   ...sharedEnvShape,
-  ...webhookEnvShape,
   /** Names this process in runs.worker_id and in locks; unique per process. */
   WORKER_ID: z
     .string()

@@ -10,11 +10,3 @@ export {
   type EndpointSeed,
   type ProfileSeed,
 } from './seed';
-export {
-  seedWebhookSubscription,
-  startWebhookReceiver,
-  type ReceivedWebhook,
-  type ReceiverAnswer,
-  type SubscriptionSeed,
-  type WebhookReceiver,
-} from './webhook-receiver';

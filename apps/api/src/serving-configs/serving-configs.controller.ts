@@ -4,11 +4,10 @@ import {
   ApiCreatedResponse,
   ApiNotFoundResponse,
   ApiOkResponse,
-  ApiParam,
   ApiTags,
 } from '@nestjs/swagger';
 import { Access } from '../auth/access.decorator';
-import { PositiveIntParam, positiveIntParamDoc, uuidParam } from '../common/params';
+import { positiveIntParam, uuidParam } from '../common/params';
 import { ErrorBody } from '../errors/error-body';
 import { CreateServingConfigDto, ServingConfigDto, ServingConfigListDto } from './dto/serving-config.dto';
 import { ServingConfigsService } from './serving-configs.service';
@@ -42,11 +41,10 @@ export class ServingConfigsController {
 
   @Get(':version')
   @Access('read')
-  @ApiParam(positiveIntParamDoc('version'))
   @ApiOkResponse({ type: ServingConfigDto })
   get(
     @Param('endpointId', uuidParam('endpointId')) endpointId: string,
-    @PositiveIntParam('version') version: number,
+    @Param('version', positiveIntParam('version')) version: number,
   ): Promise<ServingConfigDto> {
     return this.configs.get(endpointId, version);
   }

@@ -8,12 +8,9 @@ import {
   type ServingConfigField,
   type Trend,
 } from '@teapot/analysis';
-import { parseWholeNumber, timeParameter } from '../common/parse';
 import { RequestValidationException } from '../errors/request-validation.exception';
 import { PrismaService } from '../prisma/prisma.service';
 import type { TrendQueryDto } from './dto/trend.dto';
-
-const INT32_MAX = 2 ** 31 - 1;
 
 @Injectable()
 export class TrendsService {
@@ -25,8 +22,8 @@ export class TrendsService {
         metric: query.metric,
         statistic: query.statistic,
         bucket: query.bucket,
-        from: timeParameter(query.from, 'from'),
-        to: query.to ? timeParameter(query.to, 'to') : new Date(),
+        from: new Date(query.from),
+        to: query.to ? new Date(query.to) : new Date(),
         endpointIds: query.endpointId,
         profileIds: query.profileId,
         triggers: query.trigger,
@@ -58,10 +55,9 @@ function configFilters(query: TrendQueryDto): Partial<Record<ServingConfigField,
         if (text === 'true' || text === 'false') return text === 'true';
         throw new RequestValidationException([{ field, problem: 'must be true, false or null' }]);
       }
-      const number = parseWholeNumber(text);
-      if (number === null || Math.abs(number) > INT32_MAX)
-        throw new RequestValidationException([{ field, problem: 'must be a whole number or null' }]);
-      return number;
+      if (!/^-?\d{1,9}$/.test(text))
+        throw new RequestValidationException([{ field, problem: 'must be an integer or null' }]);
+      return Number(text);
     });
   }
   return filters;
