@@ -7,7 +7,13 @@ import type { DestinationStream } from 'pino';
 import { AppModule } from './app.module';
 import { ApiErrorFilter, BODY_LIMIT_BYTES } from './errors/api-error.filter';
 import { RequestValidationException } from './errors/request-validation.exception';
-import { refuseNonJsonBodies, refuseNulInUrl, reviveSafely } from './http/request-hygiene';
+import {
+  JSON_BODY_TYPES,
+  refuseDeepJson,
+  refuseNonJsonBodies,
+  refuseNulInUrl,
+  reviveSafely,
+} from './http/request-hygiene';
 import { assignRequestId } from './logging/request-id';
 import { serveOpenApi } from './openapi';
 
@@ -33,14 +39,20 @@ export async function createApp(
   app.use(assignRequestId);
   app.use(refuseNulInUrl);
   app.use(refuseNonJsonBodies);
-  app.useBodyParser('json', { limit: BODY_LIMIT_BYTES, reviver: reviveSafely });
+  app.useBodyParser('json', {
+    limit: BODY_LIMIT_BYTES,
+    reviver: reviveSafely,
+    type: JSON_BODY_TYPES,
+    verify: refuseDeepJson,
+  });
   app.useGlobalPipes(
     new ValidationPipe({
       whitelist: true,
       forbidNonWhitelisted: true,
       forbidUnknownValues: true,
       transform: true,
-      validationError: { target: false, value: false },
+      // The value only tells a missing field from a wrong one; it is never echoed (it may be a secret).
+      validationError: { target: false, value: true },
       exceptionFactory: (errors) => RequestValidationException.fromValidationErrors(errors),
     }),
   );

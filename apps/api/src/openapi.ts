@@ -8,11 +8,21 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
   const config = new DocumentBuilder()
     .setTitle('teapot')
     .setDescription(
-      'Continuous benchmarking of LLM serving endpoints. Every route but /health needs ' +
-        '`Authorization: Bearer <API key>`; read keys may only GET.',
+      'Continuous benchmarking of LLM serving endpoints. Every route needs ' +
+        '`Authorization: Bearer <API key>` except /health, this document (/openapi.json, /openapi.yaml, /docs) ' +
+        "and the dashboard's static files at /; read keys may only GET.",
     )
     .setVersion('0.1.0')
-    .addBearerAuth()
+    // Keys are opaque random strings, not JWTs: no bearerFormat.
+    .addBearerAuth(
+      {
+        type: 'http',
+        scheme: 'bearer',
+        bearerFormat: undefined,
+        description: 'A teapot API key: TEAPOT_API_KEY, or one made with POST /api-keys.',
+      },
+      'bearer',
+    )
     .addSecurityRequirements('bearer')
     .build();
   return SwaggerModule.createDocument(app, config);

@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { ApiKeysService } from '../src/auth/api-keys.service';
 import { created, type RunningApi, startApi } from './api';
 import { fillPath, type Operation, operationsOf } from './routes';
@@ -37,6 +39,15 @@ async function statusOf(op: Operation, authorization: string | null): Promise<nu
 describe('auth matrix over every route of the OpenAPI document', () => {
   it('declares /health as the one public route', () => {
     expect(operations.filter((op) => op.public).map((op) => op.path)).toEqual(['/health']);
+  });
+
+  it('serves without a key exactly what the README says is public', async () => {
+    const readme = readFileSync(join(__dirname, '../../../README.md'), 'utf8');
+    for (const path of ['/health', '/openapi.json', '/openapi.yaml', '/docs']) {
+      expect([path, (await api.http.get(path)).status]).toEqual([path, 200]);
+      expect(readme).toContain(`\`${path}\``);
+    }
+    expect(readme).not.toMatch(/every route but `\/health`/i);
   });
 
   it('answers 401 without a key, with a wrong or revoked key, and with a malformed header', async () => {

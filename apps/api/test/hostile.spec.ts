@@ -75,10 +75,17 @@ const HOSTILE_PATH_VALUES = [
   '__proto__',
 ];
 
+/** Messages that show internals instead of saying what to fix. */
+const INTERNALS = /call stack|prisma|invalid `|\bat [\w.]+ \(|SQLSTATE|ECONNREFUSED/i;
+
 let api: RunningApi;
 let operations: Operation[];
 let validParams: (op: Operation) => Record<string, string>;
 let validBody: (schema: SchemaObject) => Record<string, unknown>;
+let knownGood: Record<string, Record<string, unknown>> = {};
+/** A body the route accepts: a known good one, or the required fields filled from the schema. */
+const validBodyOf = (op: Operation) =>
+  structuredClone(knownGood[`${op.method} ${op.path}`] ?? validBody(op.body as SchemaObject));
 let failures: string[] = [];
 beforeEach(() => {
   failures = [];
@@ -92,6 +99,9 @@ beforeAll(async () => {
   const key = await created(api, '/api-keys', { name: 'victim', scope: 'read' });
   const found = await operationsOf(api);
   operations = found.operations;
+  docRef = found.doc;
+  // Bodies whose fields depend on each other, which the schema alone cannot say how to fill.
+  knownGood = { 'post /profiles': profileBody(endpoint.id as string) };
   const idFor: Record<string, string> = {
     endpoints: endpoint.id as string,
     profiles: profile.id as string,
@@ -133,24 +143,37 @@ beforeAll(async () => {
 
 afterAll(() => api?.close());
 
-async function send(
-  op: Operation,
-  what: string,
-  options: {
-    params?: Record<string, string>;
-    query?: string;
-    body?: unknown;
-    raw?: [string | Buffer, string];
-  },
-): Promise<void> {
+interface SendOptions {
+  params?: Record<string, string>;
+  query?: string;
+  body?: unknown;
+  raw?: [string | Buffer, string];
+  headers?: Record<string, string>;
+  /** Send without the API key. */
+  anonymous?: boolean;
+}
+
+interface Answer {
+  status: number;
+  body: { statusCode?: number; message?: string; details?: Array<{ field: string }>; items?: unknown[] };
+}
+
+async function send(op: Operation, what: string, options: SendOptions): Promise<Answer> {
   const url =
     fillPath(op.path, options.params ?? validParams(op)) + (options.query ? `?${options.query}` : '');
-  let request = api.http[op.method](url).set('authorization', api.auth);
+  let request = api.http[op.method](url);
+  if (!options.anonymous) request = request.set('authorization', api.auth);
+  for (const [name, value] of Object.entries(options.headers ?? {})) request = request.set(name, value);
   if (options.raw) request = request.set('content-type', options.raw[1]).send(options.raw[0]);
   else if (options.body !== undefined) request = request.send(options.body as object);
-  const response = await request.catch((error: Error) => ({ status: 0, body: { message: error.message } }));
+  const response = await request.catch((error: Error) => ({
+    status: 0,
+    body: { message: error.message } as Answer['body'],
+  }));
   const label = `${op.method.toUpperCase()} ${op.path} ${what}`;
-  if (response.status >= 500 || response.status === 0) {
+  if (INTERNALS.test(String(response.body?.message ?? ''))) {
+    failures.push(`${label} -> ${response.status} says how it broke inside: ${response.body.message}`);
+  } else if (response.status >= 500 || response.status === 0) {
     failures.push(`${label} -> ${response.status} ${JSON.stringify(response.body).slice(0, 200)}`);
   } else if (
     response.status >= 400 &&
@@ -160,10 +183,32 @@ async function send(
       `${label} -> ${response.status} without the error shape: ${JSON.stringify(response.body).slice(0, 200)}`,
     );
   }
+  return response as Answer;
+}
+
+/** Sends, and records a failure unless the answer has `status` (and names `field` when given). */
+async function expectAnswer(
+  op: Operation,
+  what: string,
+  options: SendOptions,
+  status: number,
+  field?: string,
+): Promise<void> {
+  const response = await send(op, what, options);
+  const label = `${op.method.toUpperCase()} ${op.path} ${what}`;
+  if (response.status !== status) {
+    failures.push(
+      `${label} -> ${response.status}, not ${status}: ${JSON.stringify(response.body).slice(0, 200)}`,
+    );
+  } else if (field && !response.body.details?.some((detail) => detail.field === field)) {
+    failures.push(
+      `${label} -> ${status} without naming ${field}: ${JSON.stringify(response.body).slice(0, 200)}`,
+    );
+  }
 }
 
 /** Sends a batch a few at a time: fast, without swamping a busy machine. */
-async function all(tasks: Array<() => Promise<void>>): Promise<void> {
+async function all(tasks: Array<() => Promise<unknown>>): Promise<void> {
   for (let i = 0; i < tasks.length; i += 8) await Promise.all(tasks.slice(i, i + 8).map((task) => task()));
 }
 
@@ -220,7 +265,7 @@ describe('hostile input at every route never gets a 5xx', () => {
   });
 
   it('bodies: every field, every hostile value, plus raw payloads', async () => {
-    const tasks: Array<() => Promise<void>> = [];
+    const tasks: Array<() => Promise<unknown>> = [];
     for (const op of operations.filter((o) => o.body)) {
       const base = validBody(op.body as SchemaObject);
       for (const path of fieldPaths(op.body as SchemaObject)) {
@@ -242,7 +287,7 @@ describe('hostile input at every route never gets a 5xx', () => {
   }, 120_000);
 
   it('query strings: every parameter, every hostile value, repeated and unknown parameters', async () => {
-    const tasks: Array<() => Promise<void>> = [];
+    const tasks: Array<() => Promise<unknown>> = [];
     for (const op of operations) {
       for (const { name } of op.query) {
         for (const value of HOSTILE_QUERY_VALUES) {
@@ -271,7 +316,7 @@ describe('hostile input at every route never gets a 5xx', () => {
       from: '2026-01-01T00:00:00Z',
       to: '2026-02-01T00:00:00Z',
     };
-    const tasks: Array<() => Promise<void>> = [];
+    const tasks: Array<() => Promise<unknown>> = [];
     for (const { name } of op.query) {
       for (const value of [...HOSTILE_QUERY_VALUES, 'null', 'p99/p50', 'run', '1970-01-01T00:00:00Z']) {
         const query = new URLSearchParams({ ...valid, [name]: value }).toString();
@@ -284,7 +329,7 @@ describe('hostile input at every route never gets a 5xx', () => {
   }, 60_000);
 
   it('path parameters: invalid UUIDs, numbers out of range, traversal, malformed escapes', async () => {
-    const tasks: Array<() => Promise<void>> = [];
+    const tasks: Array<() => Promise<unknown>> = [];
     for (const op of operations) {
       for (const param of op.pathParams) {
         for (const value of HOSTILE_PATH_VALUES) {
@@ -299,4 +344,200 @@ describe('hostile input at every route never gets a 5xx', () => {
     await all(tasks);
     expect(failures).toEqual([]);
   }, 60_000);
+});
+
+/** Ways one whole number can be misspelt; each must be refused, not read as 1, 1000 or 16. */
+const MISSPELT_NUMBERS = ['01', '1e3', '0x10', ' 5', '+5', '5.0', '-0'];
+/** Times Postgres cannot store or the calendar does not have, and times without a zone. */
+const IMPOSSIBLE_TIMES = [
+  '0000-01-01T00:00:00Z',
+  '+275760-09-13T00:00:00.000Z',
+  '2026-02-30T00:00:00Z',
+  '2026-01-01T00:00:00',
+];
+const cursorAt = (time: string) =>
+  Buffer.from(`${time}|00000000-0000-4000-8000-000000000000`).toString('base64url');
+
+/** Each class of input an outside probe found mishandled, thrown at every route it applies to. */
+describe('every class the outside probe found, on every route it applies to', () => {
+  const isObjectField = (schema: SchemaObject) => {
+    const variant = (schema.oneOf?.[0] ?? schema) as SchemaObject & { $ref?: string };
+    const resolved = resolve(docOf(), variant);
+    return Boolean(variant.$ref) || (resolved.type === 'object' && Boolean(resolved.properties));
+  };
+
+  it('compressed bodies: 415 before the key is checked, on every route with a body', async () => {
+    const tasks: Array<() => Promise<unknown>> = [];
+    for (const op of operations.filter((o) => o.body)) {
+      for (const encoding of ['gzip', 'deflate', 'br']) {
+        tasks.push(() =>
+          expectAnswer(
+            op,
+            `Content-Encoding: ${encoding}`,
+            {
+              anonymous: true,
+              headers: { 'content-encoding': encoding },
+              raw: ['{"a": 1}', 'application/json'],
+            },
+            415,
+          ),
+        );
+      }
+    }
+    await all(tasks);
+    expect(failures).toEqual([]);
+    expect(tasks.length).toBeGreaterThanOrEqual(15);
+  });
+
+  it('10,000-deep JSON: a plain 400 on every route with a body', async () => {
+    const deep = '{"a":'.repeat(10_000) + '1' + '}'.repeat(10_000);
+    const tasks = operations
+      .filter((o) => o.body)
+      .map((op) => () => expectAnswer(op, '10,000 levels', { raw: [deep, 'application/json'] }, 400));
+    await all(tasks);
+    expect(failures).toEqual([]);
+  });
+
+  it('merge-patch+json: read (an unknown field is refused, not ignored) on every PATCH', async () => {
+    const tasks = operations
+      .filter((o) => o.method === 'patch')
+      .map(
+        (op) => () =>
+          expectAnswer(
+            op,
+            'merge-patch with an unknown field',
+            { raw: ['{"unexpected": 1}', 'application/merge-patch+json'] },
+            400,
+            'unexpected',
+          ),
+      );
+    await all(tasks);
+    expect(failures).toEqual([]);
+    expect(tasks.length).toBeGreaterThanOrEqual(2);
+  });
+
+  it('arrays where an object belongs: 400 naming the field, for every object field of every body', async () => {
+    const tasks: Array<() => Promise<unknown>> = [];
+    for (const op of operations.filter((o) => o.body)) {
+      const body = op.body as SchemaObject;
+      const base = validBodyOf(op);
+      for (const [name, property] of Object.entries(body.properties ?? {})) {
+        if (!isObjectField(property as SchemaObject)) continue;
+        const nested = resolve(docOf(), ((property as SchemaObject).oneOf?.[0] ?? property) as SchemaObject);
+        for (const value of [[], [validBody(nested)]]) {
+          tasks.push(() =>
+            expectAnswer(
+              op,
+              `${name}=${JSON.stringify(value)}`,
+              { body: { ...base, [name]: value } },
+              400,
+              name,
+            ),
+          );
+        }
+      }
+    }
+    await all(tasks);
+    expect(failures).toEqual([]);
+    expect(tasks.length).toBeGreaterThanOrEqual(10);
+  });
+
+  it('names: blank, CR/LF and bidi controls refused in every name and model of every body', async () => {
+    const tasks: Array<() => Promise<unknown>> = [];
+    for (const op of operations.filter((o) => o.body)) {
+      const base = validBodyOf(op);
+      for (const field of Object.keys((op.body as SchemaObject).properties ?? {})) {
+        if (!/^(name|model)$/.test(field)) continue;
+        for (const value of ['   ', 'a\r\nb', 'evil\u202Etxt.exe', '\u2066x']) {
+          tasks.push(() =>
+            expectAnswer(
+              op,
+              `${field}=${JSON.stringify(value)}`,
+              { body: { ...base, [field]: value } },
+              400,
+              field,
+            ),
+          );
+        }
+      }
+    }
+    await all(tasks);
+    expect(failures).toEqual([]);
+    expect(tasks.length).toBeGreaterThanOrEqual(12);
+  });
+
+  it('ids in a body that name nothing: 404 naming the field, on every POST', async () => {
+    const tasks: Array<() => Promise<unknown>> = [];
+    for (const op of operations.filter((o) => o.body && o.method === 'post')) {
+      const body = op.body as SchemaObject;
+      const base = validBodyOf(op);
+      for (const [field, property] of Object.entries(body.properties ?? {})) {
+        if (!field.endsWith('Id') || (property as SchemaObject).format !== 'uuid') continue;
+        if (!(body.required ?? []).includes(field)) continue;
+        const nobody = { ...base, [field]: '00000000-0000-4000-8000-000000000000' };
+        tasks.push(() => expectAnswer(op, `${field} names nothing`, { body: nobody }, 404, field));
+      }
+    }
+    await all(tasks);
+    expect(failures).toEqual([]);
+    expect(tasks.length).toBeGreaterThanOrEqual(2);
+  });
+
+  it('whole numbers: every integer parameter, in the query or the path, refuses other spellings', async () => {
+    const tasks: Array<() => Promise<unknown>> = [];
+    for (const op of operations) {
+      for (const { name } of op.query.filter((q) => q.schema.type === 'integer')) {
+        for (const value of MISSPELT_NUMBERS) {
+          const query = `${name}=${encodeURIComponent(value)}`;
+          tasks.push(() => expectAnswer(op, `?${name}=${JSON.stringify(value)}`, { query }, 400, name));
+        }
+      }
+      for (const name of op.pathParams.filter((p) => op.pathParamSchemas[p]?.type === 'integer')) {
+        for (const value of MISSPELT_NUMBERS) {
+          const params = { ...validParams(op), [name]: value };
+          tasks.push(() => expectAnswer(op, `${name}=${JSON.stringify(value)}`, { params }, 400, name));
+        }
+      }
+    }
+    await all(tasks);
+    expect(failures).toEqual([]);
+    expect(tasks.length).toBeGreaterThanOrEqual(40);
+  });
+
+  it('times: every date-time parameter and every time cursor refuses impossible times with 400', async () => {
+    const tasks: Array<() => Promise<unknown>> = [];
+    for (const op of operations) {
+      for (const { name, schema } of op.query) {
+        const values =
+          schema.format === 'date-time'
+            ? IMPOSSIBLE_TIMES
+            : name === 'cursor' && schema.type !== 'integer'
+              ? IMPOSSIBLE_TIMES.map(cursorAt)
+              : [];
+        for (const value of values) {
+          const query = `${name}=${encodeURIComponent(value)}`;
+          tasks.push(() => expectAnswer(op, `?${name}=${value.slice(0, 30)}`, { query }, 400, name));
+        }
+      }
+    }
+    await all(tasks);
+    expect(failures).toEqual([]);
+    expect(tasks.length).toBeGreaterThanOrEqual(20);
+  });
+
+  it('name searches: LIKE wildcards match themselves on every list with ?name=', async () => {
+    const tasks: Array<() => Promise<unknown>> = [];
+    for (const op of operations.filter((o) => o.method === 'get' && o.query.some((q) => q.name === 'name'))) {
+      tasks.push(async () => {
+        const response = await send(op, '?name=%', { query: 'name=%25' });
+        const names = (response.body.items ?? []).map((item) => (item as { name: string }).name);
+        if (names.some((name) => !name.includes('%'))) {
+          failures.push(`GET ${op.path}?name=% matched ${names.length} names without a %`);
+        }
+      });
+    }
+    await all(tasks);
+    expect(failures).toEqual([]);
+    expect(tasks.length).toBeGreaterThanOrEqual(1);
+  });
 });

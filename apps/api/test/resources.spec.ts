@@ -224,6 +224,7 @@ describe('profiles', () => {
       .post('/profiles')
       .set('authorization', api.auth)
       .send(profileBody('00000000-0000-4000-8000-000000000000'));
+    expect(unknownEndpoint.status).toBe(404);
     expect(unknownEndpoint.body.details).toEqual([{ field: 'endpointId', problem: 'names no endpoint' }]);
   });
 });
@@ -292,13 +293,13 @@ describe('runs', () => {
     });
   });
 
-  it('answers 404 for an unknown run and 400 for an unknown profile', async () => {
+  it('answers 404 for an unknown run and for an unknown profile, naming the field', async () => {
     expect((await get('/runs/00000000-0000-4000-8000-000000000000')).status).toBe(404);
     const unknown = await api.http
       .post('/runs')
       .set('authorization', api.auth)
       .send({ profileId: '00000000-0000-4000-8000-000000000000' });
-    expect(unknown.status).toBe(400);
+    expect(unknown.status).toBe(404);
     expect(unknown.body.details).toEqual([{ field: 'profileId', problem: 'names no profile' }]);
   });
 });

@@ -13,6 +13,8 @@ export interface Operation {
   /** OpenAPI template, e.g. /endpoints/{id}. */
   path: string;
   pathParams: string[];
+  /** Schemas of the path parameters that declare one (e.g. `{ type: 'integer' }`). */
+  pathParamSchemas: Record<string, SchemaObject>;
   query: Array<{ name: string; schema: SchemaObject }>;
   body: SchemaObject | null;
   public: boolean;
@@ -37,6 +39,11 @@ export async function operationsOf(
         method,
         path,
         pathParams: params.filter((p) => p.in === 'path').map((p) => p.name),
+        pathParamSchemas: Object.fromEntries(
+          params
+            .filter((p) => p.in === 'path' && p.schema)
+            .map((p) => [p.name, resolve(doc, p.schema ?? {})]),
+        ),
         query: params
           .filter((p) => p.in === 'query')
           .map((p) => ({ name: p.name, schema: resolve(doc, p.schema ?? {}) })),

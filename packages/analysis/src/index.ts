@@ -22,18 +22,33 @@ export {
   TREND_BUCKETS,
   TREND_GROUP_FIELDS,
   MAX_TREND_POINTS,
-  MAX_ROLLUP_ROWS,
 } from './trend';
-export type {
-  Trend,
-  TrendOptions,
-  TrendQuery,
-  TrendPoint,
-  TrendSeries,
-  TrendBucket,
-  TrendGroupField,
-} from './trend';
+export type { Trend, TrendQuery, TrendPoint, TrendSeries, TrendBucket, TrendGroupField } from './trend';
 export { verdictOf, overallVerdictOf } from './comparisons/verdict';
 export type { Verdict, VerdictInput } from './comparisons/verdict';
 export { matchWorkloads, WORKLOAD_FIELDS } from './comparisons/workload';
 export type { WorkloadMatch, WorkloadDifference } from './comparisons/workload';
+export {
+  compare,
+  DEFAULT_COMPARISON_METRICS,
+  DEFAULT_COMPARISON_STATISTICS,
+  DEFAULT_THRESHOLD,
+  DEFAULT_FRACTION_THRESHOLD,
+  MAX_COMPARISON_RUNS,
+  MAX_SIDE_RUN_IDS,
+  MAX_RAW_REQUESTS,
+  MAX_ITERATIONS as MAX_COMPARISON_ITERATIONS,
+  AUTO_RUNS_MIN,
+  MIN_RUNS,
+  RESAMPLE_CHOICES,
+} from './comparisons/compare';
+export type {
+  Comparison,
+  ComparisonQuery,
+  ComparisonSide,
+  ComparisonSideSummary,
+  ComparisonThreshold,
+  MetricComparison,
+  ResampleChoice,
+  ResampleUnit,
+} from './comparisons/compare';

@@ -1,6 +1,7 @@
 import { hostname } from 'node:os';
 import { z } from 'zod';
 import { parseEnv, port, sharedEnvShape, type EnvSource } from './env';
+import { webhookEnvShape } from './webhooks';
 
 function wholeNumber(min: number, max: number, fallback: number) {
   return z.coerce
@@ -21,6 +22,7 @@ const HOUR_MS = 3_600_000;
 
 export const workerEnvSchema = z.object({
   ...sharedEnvShape,
+  ...webhookEnvShape,
   /** Names this process in runs.worker_id and in locks; unique per process. */
   WORKER_ID: z
     .string()

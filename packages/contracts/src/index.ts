@@ -33,7 +33,9 @@ export {
   snapshotOf,
 } from './profile-snapshot';
 export type { ProfileRow, ProfileSnapshot } from './profile-snapshot';
-export { FINAL_RUN_STATUSES, isFinalRunStatus, MEASURED_RUN_STATUSES, RUN_STATUSES } from './run-status';
+export { FINAL_RUN_STATUSES, isFinalRunStatus, RUN_STATUSES } from './run-status';
 export type { FinalRunStatus, RunStatusName } from './run-status';
 export { JOB_NAMES, QUEUE_NAMES, QUEUE_OF_JOB } from './jobs';
-export type { JobName, JobOf, QueueJobs, QueueName, QueueOf, RunJobData } from './jobs';
+export type { JobName, JobOf, QueueJobs, QueueName, QueueOf, RunJobData, WebhookJobData } from './jobs';
+export { isWebhookEventType, WEBHOOK_BODY_VERSION, WEBHOOK_EVENT_TYPES } from './webhook-events';
+export type { WebhookBody, WebhookEventType } from './webhook-events';

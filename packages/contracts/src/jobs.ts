@@ -4,12 +4,22 @@ export interface RunJobData {
 }
 
 /**
+ * Payload of a `webhooks` job: attempt `attempt` (1-based) of one delivery. The delivery row holds
+ * the rest; a job whose attempt was already recorded is a no-op, so a re-added job never sends twice.
+ */
+export interface WebhookJobData {
+  deliveryId: string;
+  attempt: number;
+}
+
+/**
  * Every queue, the jobs it carries and each job's payload: producers and handlers are typed from
  * here, so a payload cannot drift between the API and the worker. Job names are unique across
  * queues. A new queue is one entry here, one in QUEUE_NAMES and its jobs in JOB_NAMES.
  */
 export interface QueueJobs {
   runs: { run: RunJobData };
+  webhooks: { deliver: WebhookJobData };
 }
 
 export type QueueName = keyof QueueJobs;
@@ -24,8 +34,10 @@ export type QueueOf<N extends JobName> = {
   [Q in QueueName]: N extends keyof QueueJobs[Q] ? Q : never;
 }[QueueName];
 
-export const QUEUE_NAMES = { runs: 'runs' } as const satisfies { [Q in QueueName]: Q };
-export const JOB_NAMES = { run: 'run' } as const satisfies { [N in JobName]: N };
+export const QUEUE_NAMES = { runs: 'runs', webhooks: 'webhooks' } as const satisfies { [Q in QueueName]: Q };
+export const JOB_NAMES = { run: 'run', deliver: 'deliver' } as const satisfies { [N in JobName]: N };
 
 /** Which queue carries each job, as a value (for handler discovery and checks at start). */
-export const QUEUE_OF_JOB = { run: 'runs' } as const satisfies { [N in JobName]: QueueOf<N> };
+export const QUEUE_OF_JOB = { run: 'runs', deliver: 'webhooks' } as const satisfies {
+  [N in JobName]: QueueOf<N>;
+};

@@ -7,11 +7,9 @@ export { poolOf, type RunStore } from './run-store';
 export { persistRunResult, runStatusOf, buildHistograms } from './run-writer';
 export type { PersistRunOptions, PersistedRun } from './run-writer';
 export { HISTOGRAM_METRICS, type HistogramMetric } from '@teapot/contracts';
-export { readRunRequests, streamRunRequests, readRunHistograms } from './run-reader';
-export type { ReadRunRequestsOptions, StreamRunRequestsOptions } from './run-reader';
+export { readRunRequests, streamRunRequests, readRunHistograms, readMeasuredRequests } from './run-reader';
+export type { ReadRunRequestsOptions, StreamRunRequestsOptions, MeasuredRequests } from './run-reader';
 export { dropRawTimings } from './retention';
-export { backfillRollups, refreshRollups, ROLLUP_GRAINS, ROLLUP_METRICS } from './rollups';
-export type { BackfillRollupsResult } from './rollups';
 export type { DropRawTimingsOptions, DropRawTimingsResult } from './retention';
 export { LatencyHistogram, HISTOGRAM_RELATIVE_ERROR, HISTOGRAM_MAX_US } from '@teapot/stats';
 export { PrismaClient, Prisma } from './generated/prisma/client';
@@ -24,7 +22,21 @@ export type {
   Run,
   RunRequest,
   RunHistogram,
-  RunRollup,
+  WebhookSubscription,
+  WebhookEvent,
+  WebhookDelivery,
+  WebhookAttempt,
 } from './generated/prisma/client';
 export { createQueuedRun, latestServingConfigIds } from './runs';
 export { classifyDbError, isTransientDbError, isUniqueViolation, type DbErrorKind } from './errors';
+export {
+  deliveriesToQueue,
+  markDeliveriesQueued,
+  recordEvent,
+  WEBHOOK_OUTBOX_CHANNEL,
+  type DeliveriesToQueueOptions,
+  type DeliveryToQueue,
+  type OutboxTransaction,
+  type RecordedEvent,
+  type WebhookEventInput,
+} from './webhook-outbox';

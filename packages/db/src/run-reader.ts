@@ -61,6 +61,35 @@ export async function* streamRunRequests(
   }
 }
 
+export interface MeasuredRequests {
+  /** Per run id: its successful measured (not warm-up) requests whose raw timings are kept, in index order. */
+  byRun: Map<string, RequestRecord[]>;
+  /** Successful measured requests of these runs whose raw timings retention dropped (left out). */
+  rawDropped: number;
+}
+
+/**
+ * The successful measured requests of several runs, raw, for statistics over requests (e.g. a
+ * comparison that resamples requests). Callers bound the runs they ask for.
+ */
+export async function readMeasuredRequests(db: RunStore, runIds: string[]): Promise<MeasuredRequests> {
+  const pool = poolOf(db);
+  const { rows } = await pool.query<RequestRow & { run_id: string }>(
+    `SELECT run_id, ${SELECT_REQUESTS.slice('SELECT '.length)}
+      WHERE run_id = ANY($1::uuid[]) AND outcome = 'ok' AND NOT warmup AND raw_dropped_at IS NULL
+      ORDER BY run_id, index`,
+    [runIds],
+  );
+  const byRun = new Map<string, RequestRecord[]>(runIds.map((id) => [id, []]));
+  for (const row of rows) byRun.get(row.run_id)?.push(recordFromRow(row));
+  const dropped = await pool.query<{ n: string }>(
+    `SELECT count(*) AS n FROM run_requests
+      WHERE run_id = ANY($1::uuid[]) AND outcome = 'ok' AND NOT warmup AND raw_dropped_at IS NOT NULL`,
+    [runIds],
+  );
+  return { byRun, rawDropped: Number(dropped.rows[0].n) };
+}
+
 /** The run's stored histograms by metric (missing metrics: the run was not persisted yet). */
 export async function readRunHistograms(
   db: RunStore,

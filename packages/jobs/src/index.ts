@@ -1,4 +1,4 @@
-export { RUN_JOB_OPTIONS, RUN_WORKER_DEFAULTS } from './options';
+export { RUN_JOB_OPTIONS, RUN_WORKER_DEFAULTS, WEBHOOK_JOB_OPTIONS, webhookJobId } from './options';
 export { createRedis, redisPrefix, DEFAULT_REDIS_PREFIX } from './redis';
 export {
   RunQueueProducer,

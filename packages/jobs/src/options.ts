@@ -18,3 +18,21 @@ export const RUN_WORKER_DEFAULTS = {
   stalledIntervalMs: 15_000,
   maxStalledCount: 2,
 } as const;
+
+/**
+ * A `webhooks` job is one delivery attempt. The receiver's faults are not job failures (they are
+ * recorded as attempts and retried on the webhook schedule by a new job); BullMQ retries only what
+ * broke before the attempt was recorded (database or Redis down). Job ids are
+ * `<deliveryId>@<attempt>`, so kept jobs also de-duplicate a sweeper re-adding one.
+ */
+export const WEBHOOK_JOB_OPTIONS = {
+  attempts: 5,
+  backoff: { type: 'exponential', delay: 2_000 },
+  removeOnComplete: { age: 24 * 3600, count: 10_000 },
+  removeOnFail: { age: 7 * 24 * 3600, count: 5_000 },
+} as const satisfies JobsOptions;
+
+/** The id of the job making attempt `attempt` of a delivery (BullMQ forbids `:` in ids). */
+export function webhookJobId(deliveryId: string, attempt: number): string {
+  return `${deliveryId}@${attempt}`;
+}

@@ -1,6 +1,6 @@
 import { mulberry32, percentile, standardNormal, type Random } from '@teapot/measure';
-import { bootstrapDelta } from './bootstrap';
-import { HISTOGRAM_RELATIVE_ERROR, LatencyHistogram } from './histogram';
+import { bootstrapDelta, bootstrapDeltas, bootstrapRatioDelta } from './bootstrap';
+import { HISTOGRAM_RELATIVE_ERROR, LatencyHistogram, SparseHistogram } from './histogram';
 
 /** Lognormal latencies around `medianUs`, whole microseconds. */
 function latencies(random: Random, n: number, medianUs: number, sigma = 0.35): Float64Array {
@@ -168,5 +168,96 @@ describe('bootstrapDelta', () => {
     expect(() => bootstrapDelta({ ...ok, confidence: 1 })).toThrow(/confidence/);
     expect(() => bootstrapDelta({ ...ok, statistic: 'p42' as 'p99' })).toThrow(/unknown statistic p42/);
     expect(() => bootstrapDelta({ ...ok, resample: 'tokens' as 'runs' })).toThrow(/resample/);
+  });
+});
+
+describe('bootstrapDeltas', () => {
+  const random = mulberry32(7);
+  const baseline = Array.from({ length: 5 }, () => histogramOf(latencies(random, 300, 10_000)));
+  const candidate = Array.from({ length: 5 }, () => histogramOf(latencies(random, 300, 11_000)));
+
+  it('gives each statistic what bootstrapDelta gives it alone, and sparse histograms what dense ones give', () => {
+    for (const resample of ['runs', 'within-runs'] as const) {
+      const input = { baseline, candidate, resample, iterations: 200, seed: 3 };
+      const together = bootstrapDeltas({ ...input, statistics: ['p50', 'p99', 'mean'] });
+      expect(together).toEqual([
+        bootstrapDelta({ ...input, statistic: 'p50' }),
+        bootstrapDelta({ ...input, statistic: 'p99' }),
+        bootstrapDelta({ ...input, statistic: 'mean' }),
+      ]);
+    }
+    const raw = Array.from({ length: 4 }, () => latencies(random, 50, 9_000));
+    const sparse = raw.map((values) => SparseHistogram.of(values));
+    const dense = raw.map(histogramOf);
+    sparse.forEach((s, i) => {
+      const buckets: number[][] = [];
+      const denseBuckets: number[][] = [];
+      s.forEachBucket((b, n) => buckets.push([b, n]));
+      dense[i].forEachBucket((b, n) => denseBuckets.push([b, n]));
+      expect(buckets).toEqual(denseBuckets);
+      expect([s.count, s.mean, s.min, s.max]).toEqual([
+        dense[i].count,
+        dense[i].mean,
+        dense[i].min,
+        dense[i].max,
+      ]);
+    });
+    const input = { resample: 'runs' as const, iterations: 100, statistics: ['p90', 'mean'] as const };
+    expect(bootstrapDeltas({ ...input, baseline: sparse, candidate: sparse.slice(1) })).toEqual(
+      bootstrapDeltas({ ...input, baseline: dense, candidate: dense.slice(1) }),
+    );
+    expect(() => bootstrapDeltas({ baseline, candidate, resample: 'runs', statistics: [] })).toThrow(
+      /statistics must list/,
+    );
+  });
+});
+
+describe('bootstrapRatioDelta', () => {
+  const baseline = [
+    { numerator: 1000, denominator: 10 },
+    { numerator: 1200, denominator: 10 },
+    { numerator: 900, denominator: 9 },
+    { numerator: 1100, denominator: 11 },
+  ];
+  const candidate = [
+    { numerator: 2000, denominator: 10 },
+    { numerator: 2100, denominator: 10 },
+    { numerator: 1900, denominator: 10 },
+  ];
+
+  it('pools the runs (sum over sum) and draws whole runs as a direct implementation does', () => {
+    const result = bootstrapRatioDelta({ baseline, candidate, iterations: 500, seed: 5 });
+    expect(result.baseline).toBe(4200 / 40);
+    expect(result.candidate).toBe(6000 / 30);
+    expect(result.delta).toBe(6000 / 30 - 4200 / 40);
+    // The same draws, written out: per iteration the baseline's runs, then the candidate's.
+    const random = mulberry32(5);
+    const draw = (runs: typeof baseline) => {
+      let n = 0;
+      let d = 0;
+      for (let k = 0; k < runs.length; k++) {
+        const run = runs[Math.floor(random() * runs.length)];
+        n += run.numerator;
+        d += run.denominator;
+      }
+      return n / d;
+    };
+    const deltas = Float64Array.from({ length: 500 }, () => {
+      const b = draw(baseline);
+      return draw(candidate) - b;
+    }).sort();
+    expect(result.ci).toEqual([percentile(deltas, 0.025), percentile(deltas, 0.975)]);
+    expect(result.ci[0]).toBeGreaterThan(0);
+    expect(result.resample).toBe('runs');
+  });
+
+  it('refuses runs without totals, naming the side', () => {
+    expect(() => bootstrapRatioDelta({ baseline: [], candidate })).toThrow(/baseline must list/);
+    expect(() =>
+      bootstrapRatioDelta({ baseline, candidate: [{ numerator: Number.NaN, denominator: 1 }] }),
+    ).toThrow(/candidate\[0\]/);
+    expect(() => bootstrapRatioDelta({ baseline, candidate: [{ numerator: 1, denominator: 0 }] })).toThrow(
+      /candidate has no denominator/,
+    );
   });
 });

@@ -1,6 +1,6 @@
 import { mulberry32, percentile, type Random } from '@teapot/measure';
 import { poissonSample } from './distributions';
-import { LatencyHistogram, bucketMidpoint, interpolateRanks } from './histogram';
+import { LatencyHistogram, SparseHistogram, bucketMidpoint, interpolateRanks } from './histogram';
 
 /** What a custom statistic sees: the pooled samples of one side (all its runs together). */
 export interface PooledSample {
@@ -14,8 +14,13 @@ export type NamedStatistic = 'p50' | 'p90' | 'p95' | 'p99' | 'p99.9' | 'mean';
 export type Statistic = NamedStatistic | ((pooled: PooledSample) => number);
 export type ResampleUnit = 'runs' | 'within-runs';
 
-/** One run's samples: a histogram (microseconds) or the raw values (any unit). */
-export type RunSamples = LatencyHistogram | ArrayLike<number>;
+/** One run's samples: a histogram (microseconds), dense or sparse, or the raw values (any unit). */
+export type RunSamples = LatencyHistogram | SparseHistogram | ArrayLike<number>;
+type Histogram = LatencyHistogram | SparseHistogram;
+
+function isHistogram(samples: RunSamples): samples is Histogram {
+  return samples instanceof LatencyHistogram || samples instanceof SparseHistogram;
+}
 
 export interface BootstrapDeltaInput {
   /** One entry per run. */
@@ -64,44 +69,161 @@ const MAX_ITERATIONS = 100_000;
  * costs additions, not a sort. Seeded: the same input and seed give the same interval.
  */
 export function bootstrapDelta(input: BootstrapDeltaInput): BootstrapDeltaResult {
-  const iterations = input.iterations ?? DEFAULT_ITERATIONS;
-  if (!Number.isInteger(iterations) || iterations < 1 || iterations > MAX_ITERATIONS)
-    throw new RangeError(`iterations must be an integer within [1, ${MAX_ITERATIONS}], got ${iterations}`);
-  const confidence = input.confidence ?? 0.95;
-  if (!(confidence > 0 && confidence < 1))
-    throw new RangeError(`confidence must be within (0, 1), got ${confidence}`);
+  const { statistic, ...rest } = input;
+  return bootstrapDeltas({ ...rest, statistics: [statistic] })[0];
+}
+
+export interface BootstrapDeltasInput extends Omit<BootstrapDeltaInput, 'statistic'> {
+  statistics: readonly Statistic[];
+}
+
+/**
+ * bootstrapDelta for several statistics of the same two sides: every statistic is read from the
+ * same resamples (one resampling pass instead of one per statistic, and intervals that agree with
+ * each other). Results are in the order of `statistics`.
+ */
+export function bootstrapDeltas(input: BootstrapDeltasInput): BootstrapDeltaResult[] {
+  const iterations = checkedIterations(input.iterations);
+  const confidence = checkedConfidence(input.confidence);
   if (input.resample !== 'runs' && input.resample !== 'within-runs')
     throw new RangeError(`resample must be 'runs' or 'within-runs', got ${String(input.resample)}`);
-  const statistic = statisticOf(input.statistic);
+  if (!Array.isArray(input.statistics) || input.statistics.length === 0)
+    throw new RangeError('statistics must list at least one statistic');
+  const statistics = input.statistics.map(statisticOf);
   const baseline = Side.of(input.baseline, 'baseline');
   const candidate = Side.of(input.candidate, 'candidate');
   if (baseline.histograms !== candidate.histograms)
     throw new RangeError('baseline and candidate must both be histograms or both be raw values');
 
-  const baselineValue = baseline.pointEstimate(statistic);
-  const candidateValue = candidate.pointEstimate(statistic);
+  const baselineValues = baseline.pointEstimates(statistics);
+  const candidateValues = candidate.pointEstimates(statistics);
+  const random = mulberry32(input.seed ?? 1);
+  const deltas = statistics.map(() => new Float64Array(iterations));
+  const relatives = statistics.map(() => new Float64Array(iterations));
+  for (let i = 0; i < iterations; i++) {
+    const b = baseline.resampled(statistics, input.resample, random);
+    const c = candidate.resampled(statistics, input.resample, random);
+    for (let s = 0; s < statistics.length; s++) {
+      deltas[s][i] = c[s] - b[s];
+      relatives[s][i] = c[s] / b[s] - 1;
+    }
+  }
+  return statistics.map((_, s) => {
+    const [baselineValue, candidateValue] = [baselineValues[s], candidateValues[s]];
+    return {
+      baseline: baselineValue,
+      candidate: candidateValue,
+      delta: candidateValue - baselineValue,
+      relativeDelta: candidateValue / baselineValue - 1,
+      ci: percentileInterval(deltas[s], confidence),
+      relativeCi: percentileInterval(relatives[s], confidence),
+      iterations,
+      resample: input.resample,
+    };
+  });
+}
+
+/** A run's share of a pooled rate: its numerator and denominator (e.g. output tokens and seconds). */
+export interface RateTotals {
+  numerator: number;
+  denominator: number;
+}
+
+export interface BootstrapRatioInput {
+  /** One entry per run. */
+  baseline: ReadonlyArray<RateTotals>;
+  candidate: ReadonlyArray<RateTotals>;
+  /** Default 2,000. */
+  iterations?: number;
+  /** Default 0.95. */
+  confidence?: number;
+  /** Default 1. */
+  seed?: number;
+}
+
+/**
+ * Bootstrap confidence interval of the change of a pooled rate (sum of numerators / sum of
+ * denominators, never a mean of per-run rates), resampling whole runs: a run is the only unit a rate
+ * has. Seeded like bootstrapDelta.
+ */
+export function bootstrapRatioDelta(input: BootstrapRatioInput): BootstrapDeltaResult {
+  const iterations = checkedIterations(input.iterations);
+  const confidence = checkedConfidence(input.confidence);
+  const baseline = checkedTotals(input.baseline, 'baseline');
+  const candidate = checkedTotals(input.candidate, 'candidate');
   const random = mulberry32(input.seed ?? 1);
   const deltas = new Float64Array(iterations);
   const relatives = new Float64Array(iterations);
   for (let i = 0; i < iterations; i++) {
-    const b = baseline.resampled(statistic, input.resample, random);
-    const c = candidate.resampled(statistic, input.resample, random);
+    const b = resampledRatio(baseline, random);
+    const c = resampledRatio(candidate, random);
     deltas[i] = c - b;
     relatives[i] = c / b - 1;
   }
-  deltas.sort();
-  relatives.sort();
-  const alpha = (1 - confidence) / 2;
+  const b = pooledRatio(baseline);
+  const c = pooledRatio(candidate);
   return {
-    baseline: baselineValue,
-    candidate: candidateValue,
-    delta: candidateValue - baselineValue,
-    relativeDelta: candidateValue / baselineValue - 1,
-    ci: [percentile(deltas, alpha), percentile(deltas, 1 - alpha)],
-    relativeCi: [percentile(relatives, alpha), percentile(relatives, 1 - alpha)],
+    baseline: b,
+    candidate: c,
+    delta: c - b,
+    relativeDelta: c / b - 1,
+    ci: percentileInterval(deltas, confidence),
+    relativeCi: percentileInterval(relatives, confidence),
     iterations,
-    resample: input.resample,
+    resample: 'runs',
   };
+}
+
+function checkedTotals(runs: ReadonlyArray<RateTotals>, field: string): ReadonlyArray<RateTotals> {
+  if (!Array.isArray(runs) || runs.length === 0) throw new RangeError(`${field} must list at least one run`);
+  runs.forEach((run, r) => {
+    if (!Number.isFinite(run?.numerator) || !Number.isFinite(run?.denominator) || run.denominator < 0)
+      throw new RangeError(`${field}[${r}] needs a finite numerator and a denominator >= 0`);
+  });
+  if (runs.every((run) => run.denominator === 0)) throw new RangeError(`${field} has no denominator`);
+  return runs;
+}
+
+function pooledRatio(runs: ReadonlyArray<RateTotals>): number {
+  let numerator = 0;
+  let denominator = 0;
+  for (const run of runs) {
+    numerator += run.numerator;
+    denominator += run.denominator;
+  }
+  return numerator / denominator;
+}
+
+function resampledRatio(runs: ReadonlyArray<RateTotals>, random: Random): number {
+  let numerator = 0;
+  let denominator = 0;
+  for (let k = 0; k < runs.length; k++) {
+    const run = runs[Math.floor(random() * runs.length)];
+    numerator += run.numerator;
+    denominator += run.denominator;
+  }
+  return denominator > 0 ? numerator / denominator : NaN;
+}
+
+function checkedIterations(value: number | undefined): number {
+  const iterations = value ?? DEFAULT_ITERATIONS;
+  if (!Number.isInteger(iterations) || iterations < 1 || iterations > MAX_ITERATIONS)
+    throw new RangeError(`iterations must be an integer within [1, ${MAX_ITERATIONS}], got ${iterations}`);
+  return iterations;
+}
+
+function checkedConfidence(value: number | undefined): number {
+  const confidence = value ?? 0.95;
+  if (!(confidence > 0 && confidence < 1))
+    throw new RangeError(`confidence must be within (0, 1), got ${confidence}`);
+  return confidence;
+}
+
+/** The central `confidence` interval of the resampled values (sorted in place). */
+function percentileInterval(values: Float64Array, confidence: number): [number, number] {
+  values.sort();
+  const alpha = (1 - confidence) / 2;
+  return [percentile(values, alpha), percentile(values, 1 - alpha)];
 }
 
 function statisticOf(statistic: Statistic): (pooled: PooledSample) => number {
@@ -138,21 +260,21 @@ class Side {
   static of(entries: ReadonlyArray<RunSamples>, field: string): Side {
     if (!Array.isArray(entries) || entries.length === 0)
       throw new RangeError(`${field} must list at least one run`);
-    const histograms = entries[0] instanceof LatencyHistogram;
+    const histograms = isHistogram(entries[0]);
     for (let r = 0; r < entries.length; r++) {
-      if (entries[r] instanceof LatencyHistogram !== histograms)
+      if (isHistogram(entries[r]) !== histograms)
         throw new RangeError(
           `${field}[${r}]: every run of a side must be a histogram, or every run raw values`,
         );
     }
     const side = histograms
-      ? Side.ofHistograms(entries as LatencyHistogram[])
+      ? Side.ofHistograms(entries as Histogram[])
       : Side.ofValues(entries as ArrayLike<number>[], field);
     if (side.runs.every((run) => run.total === 0)) throw new RangeError(`${field} holds no samples`);
     return side;
   }
 
-  private static ofHistograms(histograms: LatencyHistogram[]): Side {
+  private static ofHistograms(histograms: Histogram[]): Side {
     const used = new Set<number>();
     for (const h of histograms) h.forEachBucket((bucket) => used.add(bucket));
     const buckets = Int32Array.from(used).sort();
@@ -207,7 +329,7 @@ class Side {
     return new Side(false, distinct, runs);
   }
 
-  pointEstimate(statistic: (pooled: PooledSample) => number): number {
+  pointEstimates(statistics: ReadonlyArray<(pooled: PooledSample) => number>): number[] {
     this.pooled.fill(0);
     let total = 0;
     let sum = 0;
@@ -220,10 +342,15 @@ class Side {
       min = Math.min(min, run.min);
       max = Math.max(max, run.max);
     }
-    return statistic(this.sample(total, sum / total, min, max));
+    const pooled = this.sample(total, sum / total, min, max);
+    return statistics.map((statistic) => statistic(pooled));
   }
 
-  resampled(statistic: (pooled: PooledSample) => number, unit: ResampleUnit, random: Random): number {
+  resampled(
+    statistics: ReadonlyArray<(pooled: PooledSample) => number>,
+    unit: ResampleUnit,
+    random: Random,
+  ): number[] {
     this.pooled.fill(0);
     let total = 0;
     let sum = 0;
@@ -238,8 +365,9 @@ class Side {
         min = Math.min(min, run.min);
         max = Math.max(max, run.max);
       }
-      if (total === 0) return NaN;
-      return statistic(this.sample(total, sum / total, min, max));
+      if (total === 0) return statistics.map(() => NaN);
+      const pooled = this.sample(total, sum / total, min, max);
+      return statistics.map((statistic) => statistic(pooled));
     }
     // Within runs: a multinomial redraw of each run's samples; histograms get the Poisson bootstrap
     // (each bucket's count redrawn as Poisson(count)), which needs no per-sample draws.
@@ -269,11 +397,12 @@ class Side {
         resampledTotal += run.total;
       }
     }
-    if (resampledTotal === 0) return NaN;
+    if (resampledTotal === 0) return statistics.map(() => NaN);
     // The resample's mean moves by as much as its value-weighted mean moved: exact for raw values,
     // and for histograms it keeps the exact mean as the centre instead of the midpoints' mean.
     const mean = sum / total + resampledMidpointSum / resampledTotal - midpointSum / total;
-    return statistic(this.sample(resampledTotal, mean, min, max));
+    const pooled = this.sample(resampledTotal, mean, min, max);
+    return statistics.map((statistic) => statistic(pooled));
   }
 
   private add(slots: Int32Array, counts: Float64Array): void {

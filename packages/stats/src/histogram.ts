@@ -61,6 +61,74 @@ export function interpolateRanks(total: number, q: number, valueAtRank: (rank: n
   return atLo + (h - lo) * (valueAtRank(lo + 1) - atLo);
 }
 
+/**
+ * The same buckets as a LatencyHistogram, stored sparsely: for many small units (each request's
+ * tokens) that a bootstrap redraws, where a dense histogram per unit would cost kilobytes each.
+ */
+export class SparseHistogram {
+  private constructor(
+    private readonly buckets: Int32Array,
+    private readonly counts: Float64Array,
+    readonly count: number,
+    private readonly sum: number,
+    private readonly minUs: number,
+    private readonly maxUs: number,
+  ) {}
+
+  /** The histogram of these latencies (us), rounded and clamped as LatencyHistogram.record does. */
+  static of(valuesUs: ArrayLike<number>): SparseHistogram {
+    const indices = new Int32Array(valuesUs.length);
+    let sum = 0;
+    let min = Infinity;
+    let max = -Infinity;
+    for (let i = 0; i < valuesUs.length; i++) {
+      const raw = valuesUs[i];
+      if (!Number.isFinite(raw) || raw < 0)
+        throw new RangeError(`latency must be a finite number >= 0, got ${raw}`);
+      const value = Math.min(Math.round(raw), HISTOGRAM_MAX_US);
+      indices[i] = bucketOf(value);
+      sum += value;
+      if (value < min) min = value;
+      if (value > max) max = value;
+    }
+    indices.sort();
+    const buckets: number[] = [];
+    const counts: number[] = [];
+    for (let i = 0; i < indices.length; i++) {
+      if (buckets.length > 0 && buckets[buckets.length - 1] === indices[i]) counts[counts.length - 1] += 1;
+      else {
+        buckets.push(indices[i]);
+        counts.push(1);
+      }
+    }
+    return new SparseHistogram(
+      Int32Array.from(buckets),
+      Float64Array.from(counts),
+      valuesUs.length,
+      sum,
+      min,
+      max,
+    );
+  }
+
+  get min(): number | null {
+    return this.count ? this.minUs : null;
+  }
+
+  get max(): number | null {
+    return this.count ? this.maxUs : null;
+  }
+
+  get mean(): number | null {
+    return this.count ? this.sum / this.count : null;
+  }
+
+  /** Calls `visit` with each non-empty bucket's index and count, in ascending order of value. */
+  forEachBucket(visit: (bucket: number, count: number) => void): void {
+    for (let i = 0; i < this.buckets.length; i++) visit(this.buckets[i], this.counts[i]);
+  }
+}
+
 export class LatencyHistogram {
   private readonly counts = new Float64Array(BUCKETS);
   private total = 0;
@@ -158,37 +226,26 @@ export class LatencyHistogram {
   }
 
   static decode(bytes: Uint8Array): LatencyHistogram {
-    return new LatencyHistogram().mergeEncoded(bytes);
-  }
-
-  /**
-   * Adds an encoded histogram's samples to this one, reading the bytes in place: no histogram is
-   * allocated and only the encoded (non-empty) buckets are touched, so merging thousands of stored
-   * histograms costs their bytes, not thousands of dense bucket arrays.
-   */
-  mergeEncoded(bytes: Uint8Array): this {
     const reader = { bytes, at: 0 };
     const version = bytes[reader.at++];
     if (version !== ENCODING_VERSION) throw new Error(`unknown histogram encoding version ${version}`);
-    const total = readVarint(reader);
+    const histogram = new LatencyHistogram();
+    histogram.total = readVarint(reader);
     const min = readVarint(reader);
     const max = readVarint(reader);
-    if (reader.at + 8 > bytes.length) throw new Error('histogram encoding ends inside its sum');
-    const sum = new DataView(bytes.buffer, bytes.byteOffset + reader.at, 8).getFloat64(0, true);
+    if (histogram.total) {
+      histogram.minUs = min;
+      histogram.maxUs = max;
+    }
+    histogram.sum = Buffer.from(bytes.buffer, bytes.byteOffset + reader.at, 8).readDoubleLE(0);
     reader.at += 8;
     let index = -1;
     while (reader.at < bytes.length) {
       index += readVarint(reader);
       if (index >= BUCKETS) throw new Error('histogram encoding names a bucket out of range');
-      this.counts[index] += readVarint(reader);
+      histogram.counts[index] = readVarint(reader);
     }
-    if (total) {
-      this.total += total;
-      this.sum += sum;
-      if (min < this.minUs) this.minUs = min;
-      if (max > this.maxUs) this.maxUs = max;
-    }
-    return this;
+    return histogram;
   }
 }
 

@@ -1,10 +1,15 @@
-export { LatencyHistogram, HISTOGRAM_RELATIVE_ERROR, HISTOGRAM_MAX_US } from './histogram';
+export { LatencyHistogram, SparseHistogram, HISTOGRAM_RELATIVE_ERROR, HISTOGRAM_MAX_US } from './histogram';
 export { percentile } from '@teapot/measure';
 export { mannWhitneyU, type MannWhitneyResult } from './mann-whitney';
 export {
   bootstrapDelta,
+  bootstrapDeltas,
+  bootstrapRatioDelta,
   NAMED_QUANTILES,
   type BootstrapDeltaInput,
+  type BootstrapDeltasInput,
+  type BootstrapRatioInput,
+  type RateTotals,
   type BootstrapDeltaResult,
   type NamedStatistic,
   type PooledSample,
@@ -12,3 +17,4 @@ export {
   type RunSamples,
   type Statistic,
 } from './bootstrap';
+export * from './change-points';

@@ -10,3 +10,11 @@ export {
   type EndpointSeed,
   type ProfileSeed,
 } from './seed';
+export {
+  seedWebhookSubscription,
+  startWebhookReceiver,
+  type ReceivedWebhook,
+  type ReceiverAnswer,
+  type SubscriptionSeed,
+  type WebhookReceiver,
+} from './webhook-receiver';

@@ -32,3 +32,23 @@ export {
   type UrlPolicy,
   type UrlRefusal,
 } from './url-policy';
+export {
+  attemptVerdict,
+  DEFAULT_RETRY_SCHEDULE,
+  MAX_RETRY_AFTER_MS,
+  parseRetryAfter,
+  parseRetrySchedule,
+  RETRY_JITTER,
+  type AttemptOutcome,
+  type AttemptVerdict,
+} from './retry';
+export {
+  DEFAULT_TIMEOUT_MS,
+  RESPONSE_KEEP_BYTES,
+  sendWebhook,
+  webhookDispatcher,
+  type AttemptResult,
+  type SendOptions,
+  type WebhookMessage,
+} from './send';
+export { renderWebhookBody, type StoredEvent } from './body';

@@ -1,19 +1,16 @@
 import { type Type } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Type as TransformType } from 'class-transformer';
-import { IsInt, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
+import { IsOptional, IsString, MaxLength } from 'class-validator';
 import { RequestValidationException } from '../errors/request-validation.exception';
+import { parseTimestamp } from './parse';
+import { QueryWholeNumber } from './query';
 
 export const DEFAULT_PAGE_SIZE = 50;
 export const MAX_PAGE_SIZE = 200;
 
 export class PageQueryDto {
-  @ApiPropertyOptional({ minimum: 1, maximum: MAX_PAGE_SIZE, default: DEFAULT_PAGE_SIZE })
-  @IsOptional()
-  @TransformType(() => Number)
-  @IsInt()
-  @Min(1)
-  @Max(MAX_PAGE_SIZE)
+  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: MAX_PAGE_SIZE, default: DEFAULT_PAGE_SIZE })
+  @QueryWholeNumber(1, MAX_PAGE_SIZE)
   limit: number = DEFAULT_PAGE_SIZE;
 
   @ApiPropertyOptional({ description: 'The `nextCursor` of the previous page.' })
@@ -57,9 +54,9 @@ export function encodeCursor(position: KeysetPosition): string {
 
 export function decodeCursor(cursor: string): KeysetPosition {
   const [iso, id, ...rest] = Buffer.from(cursor, 'base64url').toString('utf8').split('|');
-  const at = new Date(iso ?? '');
+  const at = parseTimestamp(iso ?? '');
   const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-  if (rest.length > 0 || Number.isNaN(at.getTime()) || !uuid.test(id ?? '')) {
+  if (rest.length > 0 || at === null || !uuid.test(id ?? '')) {
     throw new RequestValidationException([{ field: 'cursor', problem: 'is not a cursor this API returned' }]);
   }
   return { at, id };

@@ -1,6 +1,27 @@
 import { applyDecorators } from '@nestjs/common';
 import { Transform } from 'class-transformer';
 import { ArrayMaxSize, IsArray, IsBoolean, IsOptional } from 'class-validator';
+import { parseWholeNumber } from './parse';
+import { IsWholeNumber } from './validators';
+
+/** An optional whole-number query parameter, read strictly (see parseWholeNumber). */
+export function QueryWholeNumber(min: number, max: number, message?: string): PropertyDecorator {
+  return applyDecorators(
+    IsOptional(),
+    Transform(({ value }: { value: unknown }) =>
+      typeof value === 'string' ? (parseWholeNumber(value) ?? value) : value,
+    ),
+    IsWholeNumber(min, max, message ? { message } : undefined),
+  );
+}
+
+/**
+ * Prisma's `contains` for a name search: `%`, `_` and `\` are LIKE wildcards and the escape
+ * character, so they are escaped to mean themselves.
+ */
+export function containsText(text: string): { contains: string; mode: 'insensitive' } {
+  return { contains: text.replace(/[\\%_]/g, (character) => `\\${character}`), mode: 'insensitive' };
+}
 
 /** An optional `true`/`false` query parameter; anything else is a 400. */
 export function QueryBoolean(): PropertyDecorator {

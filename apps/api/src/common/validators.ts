@@ -1,5 +1,6 @@
 import { CronExpressionParser } from 'cron-parser';
 import { registerDecorator, ValidateIf, type ValidationOptions } from 'class-validator';
+import { parseTimestamp, TIME_RULE } from './parse';
 
 /** Shortest time between two scheduled runs of one profile. */
 export const MIN_SCHEDULE_INTERVAL_S = 5;
@@ -14,6 +15,36 @@ const MAX_HEADER_VALUE = 8192;
  */
 export function IsAbsentOr(): PropertyDecorator {
   return ValidateIf((_object, value) => value !== undefined);
+}
+
+/**
+ * A name people read (endpoint, profile, model, key): 1..max characters, not blank, and no control,
+ * format or bidi characters (CR/LF forge log lines; bidi controls make one name display as another).
+ */
+export function IsName(maxLength: number, options?: ValidationOptions): PropertyDecorator {
+  return custom('isName', options, (value) => {
+    if (typeof value !== 'string') return 'must be a string';
+    if (value.length > maxLength) return `must be at most ${maxLength} characters`;
+    if (value.trim() === '') return 'must not be empty or blank';
+    if (/\p{C}/u.test(value)) return 'must not contain control, format or bidi characters';
+    return null;
+  });
+}
+
+/** A time in a query string, read by parseTimestamp (the one time parser of the API). */
+export function IsTimestamp(options?: ValidationOptions): PropertyDecorator {
+  return custom('isTimestamp', options, (value) =>
+    typeof value === 'string' && parseTimestamp(value) ? null : TIME_RULE,
+  );
+}
+
+/** A whole number within bounds; query strings get here through QueryWholeNumber's strict parse. */
+export function IsWholeNumber(min: number, max: number, options?: ValidationOptions): PropertyDecorator {
+  return custom('isWholeNumber', options, (value) =>
+    Number.isSafeInteger(value) && (value as number) >= min && (value as number) <= max
+      ? null
+      : `must be a whole number from ${min} to ${max}`,
+  );
 }
 
 /** A map of HTTP header name to value: token names, string values without line breaks. */

@@ -1,5 +1,6 @@
 import { ConflictException, Injectable, NotFoundException } from '@nestjs/common';
 import type { Endpoint, Prisma } from '@teapot/db';
+import { containsText } from '../common/query';
 import { afterCursor, type Page, toPage } from '../common/pagination';
 import { PrismaService } from '../prisma/prisma.service';
 import { servingConfigData } from '../serving-configs/serving-configs.service';
@@ -35,7 +36,7 @@ export class EndpointsService {
     const where: Prisma.EndpointWhereInput = {
       ...(query.includeArchived ? {} : { archivedAt: null }),
       ...(query.tag ? { tags: { hasEvery: query.tag } } : {}),
-      ...(query.name ? { name: { contains: query.name, mode: 'insensitive' } } : {}),
+      ...(query.name ? { name: containsText(query.name) } : {}),
       ...afterCursor('createdAt', query.cursor),
     };
     const rows = await this.prisma.endpoint.findMany({

@@ -1,8 +1,7 @@
 import { STATUS_CODES } from 'node:http';
 import { type ArgumentsHost, Catch, type ExceptionFilter, HttpException, Logger } from '@nestjs/common';
 import type { Response } from 'express';
-import type { ErrorBody } from './error-body';
-import { RequestValidationException } from './request-validation.exception';
+import type { ErrorBody, ProblemDetail } from './error-body';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
 
@@ -26,11 +25,10 @@ export class ApiErrorFilter implements ExceptionFilter {
 }
 
 export function toErrorBody(exception: unknown): ErrorBody {
-  if (exception instanceof RequestValidationException) {
-    return { ...errorBody(400, exception.message), details: exception.details };
-  }
   if (exception instanceof HttpException) {
-    return errorBody(exception.getStatus(), httpExceptionMessage(exception));
+    const body = errorBody(exception.getStatus(), httpExceptionMessage(exception));
+    const details = (exception as { details?: ProblemDetail[] }).details;
+    return Array.isArray(details) ? { ...body, details } : body;
   }
   return bodyParserError(exception) ?? prismaError(exception) ?? errorBody(500, 'Internal server error.');
 }
@@ -80,10 +78,7 @@ function prismaError(error: unknown): ErrorBody | null {
     case 'P2025':
       return errorBody(404, 'Not found.');
     case 'P2002':
-      return errorBody(
-        409,
-        `Already exists: another ${modelOf(candidate.meta)} has the same ${uniqueFields(candidate.meta)}.`,
-      );
+      return errorBody(409, `Already exists: another ${modelOf(candidate.meta)} ${sameAs(candidate.meta)}.`);
     case 'P2000':
     case 'P2020':
       return errorBody(400, 'A value does not fit its database column (too long or out of range).');
@@ -99,17 +94,35 @@ function modelOf(meta: Record<string, unknown> | undefined): string {
   return typeof meta?.modelName === 'string' ? meta.modelName.toLowerCase() : 'record';
 }
 
-/** The driver adapter names the violated index (e.g. `endpoints_name_key`); the fields are inside. */
-function uniqueFields(meta: Record<string, unknown> | undefined): string {
-  if (Array.isArray(meta?.target)) return meta.target.join(', ');
+/**
+ * The driver adapter names the violated index (e.g. `profiles_endpoint_id_name_key`); its columns
+ * say what clashed: "of the same endpoint has the same name".
+ */
+function sameAs(meta: Record<string, unknown> | undefined): string {
+  const columns = uniqueColumns(meta);
+  if (columns.length === 0) return 'has the same unique fields';
+  const words = columns.map((column) =>
+    column
+      .replace(/([a-z])([A-Z])/g, '$1 $2')
+      .replace(/_id$|Id$| id$/i, '')
+      .replace(/_/g, ' ')
+      .toLowerCase(),
+  );
+  const last = words.pop() as string;
+  return [...words.map((word) => `of the same ${word}`), `has the same ${last}`].join(' ');
+}
+
+function uniqueColumns(meta: Record<string, unknown> | undefined): string[] {
+  if (Array.isArray(meta?.target)) return meta.target.map(String);
   const cause = (
     meta?.driverAdapterError as { cause?: { constraint?: { index?: unknown }; table?: unknown } }
   )?.cause;
   const index = cause?.constraint?.index;
-  if (typeof index !== 'string') return 'unique fields';
+  if (typeof index !== 'string') return [];
   const table = typeof cause?.table === 'string' ? cause.table : index.split('_')[0];
+  // Columns are snake_case joined by `_`: only a reference (`…_id`) marks where one ends for sure.
   return index
     .replace(new RegExp(`^${table}_`), '')
     .replace(/_key$/, '')
-    .replace(/_/g, ' ');
+    .split(/(?<=_id)_/);
 }

@@ -1,16 +1,38 @@
-import { BadRequestException, type ValidationError } from '@nestjs/common';
+import { BadRequestException, NotFoundException, type ValidationError } from '@nestjs/common';
 import type { ProblemDetail } from './error-body';
 
 const MAX_DETAILS = 50;
 
+/**
+ * Which failed check speaks for a field when several fail: whether it is there and of the right
+ * kind comes before what its value should be.
+ */
+const FIRST_SAID = [
+  'whitelistValidation',
+  'unknownValue',
+  'isObject',
+  'isArray',
+  'isString',
+  'isName',
+  'isInt',
+  'isNumber',
+  'isBoolean',
+  'isIn',
+  'isUuid',
+];
+
+function listed(details: ProblemDetail[]): string {
+  const some = details
+    .slice(0, 5)
+    .map((d) => `${d.field} ${d.problem}`)
+    .join('; ');
+  return `${some}${details.length > 5 ? `; and ${details.length - 5} more` : ''}`;
+}
+
 /** A 400 that names every offending field; thrown by the ValidationPipe and by cross-field checks. */
 export class RequestValidationException extends BadRequestException {
   constructor(readonly details: ProblemDetail[]) {
-    const listed = details
-      .slice(0, 5)
-      .map((d) => `${d.field} ${d.problem}`)
-      .join('; ');
-    super(`Validation failed: ${listed}${details.length > 5 ? `; and ${details.length - 5} more` : ''}`);
+    super(`Validation failed: ${listed(details)}`);
   }
 
   static fromValidationErrors(errors: ValidationError[]): RequestValidationException {
@@ -20,12 +42,25 @@ export class RequestValidationException extends BadRequestException {
   }
 }
 
+/** A 404 for an id in the body that names nothing (`profileId` of POST /runs), naming the field. */
+export class MissingReferenceException extends NotFoundException {
+  constructor(readonly details: ProblemDetail[]) {
+    super(`Not found: ${listed(details)}`);
+  }
+}
+
+/** One problem per field: a missing field is "required", otherwise the most basic check that failed. */
 function collect(errors: ValidationError[], parent: string, into: ProblemDetail[]): void {
   for (const error of errors) {
     if (into.length >= MAX_DETAILS) return;
     const field = joinPath(parent, error.property);
-    for (const [constraint, message] of Object.entries(error.constraints ?? {})) {
-      into.push({ field, problem: describe(constraint, message, error.property) });
+    const constraints = Object.entries(error.constraints ?? {});
+    if (constraints.length > 0) {
+      const [constraint, message] =
+        constraints.find(([name]) => name === FIRST_SAID.find((first) => error.constraints?.[first])) ??
+        constraints[0];
+      const missing = error.value === undefined && constraint !== 'unknownValue';
+      into.push({ field, problem: missing ? 'is required' : describe(constraint, message, error.property) });
     }
     if (error.children?.length) collect(error.children, field, into);
   }

@@ -4,6 +4,7 @@ import { HealthCheck, type HealthCheckResult, HealthCheckService } from '@nestjs
 import type { Response } from 'express';
 import { Access } from '../auth/access.decorator';
 import { DependenciesHealth } from './dependencies.health';
+import { HealthDto } from './dto/health.dto';
 
 @ApiTags('health')
 @Controller('health')
@@ -16,8 +17,12 @@ export class HealthController {
   @Get()
   @Access('public')
   @HealthCheck()
-  @ApiOkResponse({ description: 'Postgres and Redis answer.' })
-  @ApiServiceUnavailableResponse({ description: 'Postgres or Redis does not answer; `error` says which.' })
+  @ApiOkResponse({ type: HealthDto, description: 'Postgres and Redis answer.' })
+  @ApiServiceUnavailableResponse({
+    type: HealthDto,
+    description:
+      'Postgres or Redis does not answer; `error` says which. This body is the health report, not the error body of other routes.',
+  })
   async check(@Res({ passthrough: true }) response: Response): Promise<HealthCheckResult> {
     try {
       return await this.health.check([() => this.dependencies.database(), () => this.dependencies.redis()]);

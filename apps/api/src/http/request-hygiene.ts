@@ -3,6 +3,12 @@ import type { NextFunction, Request, Response } from 'express';
 
 const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
 
+/** The body types the JSON parser reads: plain JSON, and JSON Merge Patch (RFC 7396) for PATCH. */
+export const JSON_BODY_TYPES = ['application/json', 'application/merge-patch+json'];
+
+/** No DTO nests deeper than a dozen levels; deeper bodies only cost stack. */
+export const MAX_JSON_DEPTH = 32;
+
 /**
  * JSON.parse reviver: keys that could reach an object's prototype, and NUL characters (Postgres
  * cannot store them in text), make the body malformed before any code sees it.
@@ -15,13 +21,55 @@ export function reviveSafely(key: string, value: unknown): unknown {
   return value;
 }
 
-/** A body in any other type would be silently ignored and the request read as empty. */
+/**
+ * body-parser `verify` hook: refuses JSON nested deeper than MAX_JSON_DEPTH by scanning the raw
+ * bytes once, before JSON.parse and the validators recurse into it.
+ */
+export function refuseDeepJson(_request: unknown, _response: unknown, body: Buffer): void {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < body.length; i++) {
+    const byte = body[i];
+    if (inString) {
+      if (byte === 0x5c) i++;
+      else if (byte === 0x22) inString = false;
+    } else if (byte === 0x22) {
+      inString = true;
+    } else if (byte === 0x7b || byte === 0x5b) {
+      if (++depth > MAX_JSON_DEPTH) {
+        throw Object.assign(
+          new Error(`The JSON body is nested more than ${MAX_JSON_DEPTH} levels deep; no field needs that.`),
+          { status: 400, type: 'entity.too.deep' },
+        );
+      }
+    } else if (byte === 0x7d || byte === 0x5d) {
+      depth--;
+    }
+  }
+}
+
+/**
+ * A body in any other type would be silently ignored and the request read as empty; a compressed
+ * one would be inflated before the API key is checked (work for anyone who can reach the port).
+ */
 export function refuseNonJsonBodies(request: Request, _response: Response, next: NextFunction): void {
   const hasBody =
     request.headers['transfer-encoding'] !== undefined || Number(request.headers['content-length'] ?? 0) > 0;
-  if (hasBody && !request.is(['application/json', 'application/*+json'])) {
-    next(new UnsupportedMediaTypeException('Send the body as JSON, with `Content-Type: application/json`.'));
-    return;
+  if (!hasBody) return next();
+  const encoding = request.headers['content-encoding']?.trim().toLowerCase();
+  if (encoding && encoding !== 'identity') {
+    return next(
+      new UnsupportedMediaTypeException(
+        'Send the body uncompressed: Content-Encoding is not accepted (bodies are at most 1 MB of JSON).',
+      ),
+    );
+  }
+  if (!request.is(JSON_BODY_TYPES)) {
+    return next(
+      new UnsupportedMediaTypeException(
+        'Send the body as JSON, with `Content-Type: application/json` (or `application/merge-patch+json` on PATCH).',
+      ),
+    );
   }
   next();
 }

@@ -3,7 +3,10 @@ import type { Prisma, Profile } from '@teapot/db';
 import type { Load, Slo, Workload } from '@teapot/measure';
 import { afterCursor, type Page, toPage } from '../common/pagination';
 import type { ProblemDetail } from '../errors/error-body';
-import { RequestValidationException } from '../errors/request-validation.exception';
+import {
+  MissingReferenceException,
+  RequestValidationException,
+} from '../errors/request-validation.exception';
 import { PrismaService } from '../prisma/prisma.service';
 import type { CreateProfileDto, ListProfilesQueryDto, ProfileDto, UpdateProfileDto } from './dto/profile.dto';
 
@@ -22,7 +25,7 @@ export class ProfilesService {
     });
     const endpoint = await this.prisma.endpoint.count({ where: { id: input.endpointId } });
     if (!endpoint)
-      throw new RequestValidationException([{ field: 'endpointId', problem: 'names no endpoint' }]);
+      throw new MissingReferenceException([{ field: 'endpointId', problem: 'names no endpoint' }]);
     const { workload, load, slo, ...fields } = input;
     const profile = await this.prisma.profile.create({
       data: {

@@ -9,8 +9,9 @@ import { HEADLINES, type HeadlineFigures } from '@teapot/contracts';
 import { createQueuedRun, type Prisma, type Run, type ServingConfig } from '@teapot/db';
 import { RunQueueProducer } from '@teapot/jobs';
 import type { ClientHealth, RunSummary } from '@teapot/measure';
+import { timeParameter } from '../common/parse';
 import { afterCursor, type Page, toPage } from '../common/pagination';
-import { RequestValidationException } from '../errors/request-validation.exception';
+import { MissingReferenceException } from '../errors/request-validation.exception';
 import { withTimeout } from '../common/timeout';
 import { PrismaService } from '../prisma/prisma.service';
 import type { ListRunsQueryDto, RunDetailDto, RunDto } from './dto/run.dto';
@@ -32,7 +33,7 @@ export class RunsService {
       where: { id: profileId },
       include: { endpoint: true },
     });
-    if (!profile) throw new RequestValidationException([{ field: 'profileId', problem: 'names no profile' }]);
+    if (!profile) throw new MissingReferenceException([{ field: 'profileId', problem: 'names no profile' }]);
     if (profile.endpoint.archivedAt) {
       throw new ConflictException(
         `Endpoint ${profile.endpointId} is archived; restore it (PATCH /endpoints/${profile.endpointId} {"archived": false}) to run it.`,
@@ -68,8 +69,8 @@ export class RunsService {
 
   async list(query: ListRunsQueryDto): Promise<Page<RunDto>> {
     const queuedAt: Prisma.DateTimeFilter = {
-      ...(query.from ? { gte: parseDate(query.from, 'from') } : {}),
-      ...(query.to ? { lt: parseDate(query.to, 'to') } : {}),
+      ...(query.from ? { gte: timeParameter(query.from, 'from') } : {}),
+      ...(query.to ? { lt: timeParameter(query.to, 'to') } : {}),
     };
     const rows = await this.prisma.run.findMany({
       where: {
@@ -96,13 +97,6 @@ export class RunsService {
     const found = await this.prisma.run.count({ where: { id } });
     if (!found) throw new NotFoundException(`No run ${id}.`);
   }
-}
-
-function parseDate(text: string, field: string): Date {
-  const date = new Date(text);
-  if (Number.isNaN(date.getTime()))
-    throw new RequestValidationException([{ field, problem: 'is not a real date' }]);
-  return date;
 }
 
 function headlinesOf(run: Run): HeadlineFigures {

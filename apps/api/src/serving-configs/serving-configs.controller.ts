@@ -4,10 +4,11 @@ import {
   ApiCreatedResponse,
   ApiNotFoundResponse,
   ApiOkResponse,
+  ApiParam,
   ApiTags,
 } from '@nestjs/swagger';
 import { Access } from '../auth/access.decorator';
-import { positiveIntParam, uuidParam } from '../common/params';
+import { PositiveIntParam, positiveIntParamDoc, uuidParam } from '../common/params';
 import { ErrorBody } from '../errors/error-body';
 import { CreateServingConfigDto, ServingConfigDto, ServingConfigListDto } from './dto/serving-config.dto';
 import { ServingConfigsService } from './serving-configs.service';
@@ -41,10 +42,11 @@ export class ServingConfigsController {
 
   @Get(':version')
   @Access('read')
+  @ApiParam(positiveIntParamDoc('version'))
   @ApiOkResponse({ type: ServingConfigDto })
   get(
     @Param('endpointId', uuidParam('endpointId')) endpointId: string,
-    @Param('version', positiveIntParam('version')) version: number,
+    @PositiveIntParam('version') version: number,
   ): Promise<ServingConfigDto> {
     return this.configs.get(endpointId, version);
   }

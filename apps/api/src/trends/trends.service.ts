@@ -8,9 +8,12 @@ import {
   type ServingConfigField,
   type Trend,
 } from '@teapot/analysis';
+import { parseWholeNumber, timeParameter } from '../common/parse';
 import { RequestValidationException } from '../errors/request-validation.exception';
 import { PrismaService } from '../prisma/prisma.service';
 import type { TrendQueryDto } from './dto/trend.dto';
+
+const INT32_MAX = 2 ** 31 - 1;
 
 @Injectable()
 export class TrendsService {
@@ -22,8 +25,8 @@ export class TrendsService {
         metric: query.metric,
         statistic: query.statistic,
         bucket: query.bucket,
-        from: new Date(query.from),
-        to: query.to ? new Date(query.to) : new Date(),
+        from: timeParameter(query.from, 'from'),
+        to: query.to ? timeParameter(query.to, 'to') : new Date(),
         endpointIds: query.endpointId,
         profileIds: query.profileId,
         triggers: query.trigger,
@@ -55,9 +58,10 @@ function configFilters(query: TrendQueryDto): Partial<Record<ServingConfigField,
         if (text === 'true' || text === 'false') return text === 'true';
         throw new RequestValidationException([{ field, problem: 'must be true, false or null' }]);
       }
-      if (!/^-?\d{1,9}$/.test(text))
-        throw new RequestValidationException([{ field, problem: 'must be an integer or null' }]);
-      return Number(text);
+      const number = parseWholeNumber(text);
+      if (number === null || Math.abs(number) > INT32_MAX)
+        throw new RequestValidationException([{ field, problem: 'must be a whole number or null' }]);
+      return number;
     });
   }
   return filters;

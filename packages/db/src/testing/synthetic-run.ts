@@ -5,6 +5,8 @@ export interface SyntheticRunOptions {
   tokensPerRequest: number;
   /** Makes the timings reproducible (default 1). */
   seed?: number;
+  /** Stretches every token gap (a slower server): 1.5 makes them 50% longer (default 1). */
+  gapScale?: number;
 }
 
 /**
@@ -29,7 +31,7 @@ export function syntheticRunResult(options: SyntheticRunOptions): RunResult {
     chunkOffsetsUs[0] = t;
     chunkKinds[0] = CHUNK_KIND.empty;
     for (let k = 1; k <= options.tokensPerRequest; k++) {
-      t += 4_000 + Math.floor(random() * 3_000);
+      t += Math.round((4_000 + Math.floor(random() * 3_000)) * (options.gapScale ?? 1));
       chunkOffsetsUs[k] = t;
       chunkTokens[k] = 1;
       chunkKinds[k] = CHUNK_KIND.content;
@@ -68,21 +70,4 @@ export function syntheticRunResult(options: SyntheticRunOptions): RunResult {
     aborted: false,
     transport: 'undici',
   };
-}
-
-/**
- * ITL samples (us) straight from one request's stored chunk arrays (uint32 LE offsets, uint16 LE
- * tokens), independently of @teapot/measure: each token chunk's gap split over its tokens.
- */
-export function storedItlUs(offsets: Buffer, tokens: Buffer): number[] {
-  const samples: number[] = [];
-  let previous: number | null = null;
-  for (let k = 0; k < offsets.length / 4; k++) {
-    const m = tokens.readUInt16LE(2 * k);
-    if (m === 0) continue;
-    const at = offsets.readUInt32LE(4 * k);
-    if (previous !== null) for (let j = 0; j < m; j++) samples.push((at - previous) / m);
-    previous = at;
-  }
-  return samples;
 }

@@ -1,14 +1,13 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsIn, IsString, Length, Matches } from 'class-validator';
+import { IsIn } from 'class-validator';
+import { IsName } from '../../common/validators';
 
 export const API_KEY_SCOPES = ['read', 'write'] as const;
 export type ApiKeyScope = (typeof API_KEY_SCOPES)[number];
 
 export class CreateApiKeyDto {
   @ApiProperty({ example: 'grafana dashboards', maxLength: 100 })
-  @IsString()
-  @Length(1, 100)
-  @Matches(/^[^\p{C}]+$/u, { message: 'name must not contain control characters' })
+  @IsName(100)
   name!: string;
 
   @ApiProperty({ enum: API_KEY_SCOPES, description: 'read: GET routes only; write: every route.' })

@@ -5,6 +5,7 @@ import {
   IsArray,
   IsBoolean,
   IsIn,
+  IsObject,
   IsOptional,
   IsString,
   IsUrl,
@@ -15,20 +16,17 @@ import {
 } from 'class-validator';
 import { PageQueryDto } from '../../common/pagination';
 import { QueryArray, QueryBoolean } from '../../common/query';
-import { IsAbsentOr, IsHeaderMap } from '../../common/validators';
+import { IsAbsentOr, IsHeaderMap, IsName } from '../../common/validators';
 import { CreateServingConfigDto } from '../../serving-configs/dto/serving-config.dto';
 
 export const API_KINDS = ['chat', 'completions'] as const;
 export type ApiKindValue = (typeof API_KINDS)[number];
 
 const TAG = /^[A-Za-z0-9_.:/=-]{1,64}$/;
-const NO_CONTROL_CHARACTERS = /^[^\p{C}]+$/u;
 
 export class CreateEndpointDto {
   @ApiProperty({ example: 'llama-8b-h100-fp8', maxLength: 200, description: 'Unique.' })
-  @IsString()
-  @Length(1, 200)
-  @Matches(NO_CONTROL_CHARACTERS, { message: 'name must not contain control characters' })
+  @IsName(200)
   name!: string;
 
   @ApiProperty({
@@ -48,8 +46,7 @@ export class CreateEndpointDto {
   apiKind!: ApiKindValue;
 
   @ApiProperty({ example: 'meta-llama/Llama-3.1-8B-Instruct', maxLength: 200 })
-  @IsString()
-  @Length(1, 200)
+  @IsName(200)
   model!: string;
 
   @ApiPropertyOptional({
@@ -75,6 +72,7 @@ export class CreateEndpointDto {
     description: 'Becomes serving configuration version 1.',
   })
   @IsAbsentOr()
+  @IsObject({ message: 'config must be a JSON object' })
   @ValidateNested()
   @Type(() => CreateServingConfigDto)
   config?: CreateServingConfigDto;

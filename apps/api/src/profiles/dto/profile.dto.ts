@@ -1,21 +1,9 @@
 import { ApiExtraModels, ApiProperty, ApiPropertyOptional, OmitType, PartialType } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import {
-  IsBoolean,
-  IsInt,
-  IsObject,
-  IsOptional,
-  IsString,
-  IsUUID,
-  Length,
-  Matches,
-  Max,
-  Min,
-  ValidateNested,
-} from 'class-validator';
+import { IsBoolean, IsInt, IsObject, IsOptional, IsUUID, Max, Min, ValidateNested } from 'class-validator';
 import type { Load, Slo, Workload } from '@teapot/measure';
 import { PageQueryDto } from '../../common/pagination';
-import { IsAbsentOr, IsCronExpression, MIN_SCHEDULE_INTERVAL_S } from '../../common/validators';
+import { IsAbsentOr, IsCronExpression, IsName, MIN_SCHEDULE_INTERVAL_S } from '../../common/validators';
 import {
   ClosedLoadDto,
   DatasetWorkloadDto,
@@ -34,9 +22,7 @@ const DAY_S = 86_400;
 @ApiExtraModels(SyntheticWorkloadDto, DatasetWorkloadDto, ClosedLoadDto, OpenLoadDto)
 export class CreateProfileDto {
   @ApiProperty({ example: 'chat-512-in-256-out-c8', maxLength: 200, description: 'Unique per endpoint.' })
-  @IsString()
-  @Length(1, 200)
-  @Matches(/^[^\p{C}]+$/u, { message: 'name must not contain control characters' })
+  @IsName(200)
   name!: string;
 
   @ApiProperty({ format: 'uuid' })

@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
-import { IsIn, IsInt, IsOptional, Max, Min } from 'class-validator';
+import { IsIn, IsOptional } from 'class-validator';
+import { QueryWholeNumber } from '../../common/query';
 import type { RequestError, RequestOutcome, TokenCountSource } from '@teapot/measure';
 
 export const EXPORT_FORMATS = ['ndjson', 'csv'] as const;
@@ -8,20 +8,12 @@ export type ExportFormat = (typeof EXPORT_FORMATS)[number];
 export const MAX_REQUESTS_PAGE = 500;
 
 export class RunRequestsQueryDto {
-  @ApiPropertyOptional({ minimum: 1, maximum: MAX_REQUESTS_PAGE, default: 100 })
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(1)
-  @Max(MAX_REQUESTS_PAGE)
+  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: MAX_REQUESTS_PAGE, default: 100 })
+  @QueryWholeNumber(1, MAX_REQUESTS_PAGE)
   limit: number = 100;
 
-  @ApiPropertyOptional({ description: 'The `nextCursor` of the previous page.' })
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt({ message: 'cursor must be a cursor this API returned' })
-  @Min(0, { message: 'cursor must be a cursor this API returned' })
-  @Max(2 ** 31 - 1, { message: 'cursor must be a cursor this API returned' })
+  @ApiPropertyOptional({ type: 'integer', description: 'The `nextCursor` of the previous page.' })
+  @QueryWholeNumber(0, 2 ** 31 - 1, 'cursor must be a cursor this API returned')
   cursor?: number;
 }
 

@@ -1,8 +1,9 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsIn, IsISO8601, IsOptional, IsUUID } from 'class-validator';
+import { IsIn, IsOptional, IsUUID } from 'class-validator';
 import { HEADLINES, RUN_STATUSES, type HeadlineFigures, type RunStatusName } from '@teapot/contracts';
 import type { ClientHealth, RunSummary } from '@teapot/measure';
 import { PageQueryDto } from '../../common/pagination';
+import { IsTimestamp } from '../../common/validators';
 import { QueryArray } from '../../common/query';
 import { ServingConfigDto } from '../../serving-configs/dto/serving-config.dto';
 
@@ -30,14 +31,22 @@ export class ListRunsQueryDto extends PageQueryDto {
   @IsIn(RUN_STATUSES, { each: true })
   status?: RunStatusName[];
 
-  @ApiPropertyOptional({ example: '2026-01-01T00:00:00Z', description: 'Queued at or after (ISO 8601).' })
+  @ApiPropertyOptional({
+    format: 'date-time',
+    example: '2026-01-01T00:00:00Z',
+    description: 'Queued at or after (ISO 8601).',
+  })
   @IsOptional()
-  @IsISO8601({ strict: true })
+  @IsTimestamp()
   from?: string;
 
-  @ApiPropertyOptional({ example: '2026-02-01T00:00:00Z', description: 'Queued before (ISO 8601).' })
+  @ApiPropertyOptional({
+    format: 'date-time',
+    example: '2026-02-01T00:00:00Z',
+    description: 'Queued before (ISO 8601).',
+  })
   @IsOptional()
-  @IsISO8601({ strict: true })
+  @IsTimestamp()
   to?: string;
 }
 

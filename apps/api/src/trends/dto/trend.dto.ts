@@ -9,7 +9,8 @@ import {
   type TrendGroupField,
 } from '@teapot/analysis';
 import { METRIC_NAMES, STATISTICS, type MetricName, type Statistic } from '@teapot/contracts';
-import { IsIn, IsISO8601, IsOptional, IsString, IsUUID, MaxLength } from 'class-validator';
+import { IsIn, IsOptional, IsString, IsUUID, MaxLength } from 'class-validator';
+import { IsTimestamp } from '../../common/validators';
 import { QueryArray, QueryBoolean } from '../../common/query';
 
 const MAX_ENDPOINTS = 20;
@@ -37,18 +38,20 @@ export class TrendQueryDto {
   bucket!: TrendBucket;
 
   @ApiProperty({
+    format: 'date-time',
     example: '2026-09-01T00:00:00Z',
     description: 'Runs started at or after (ISO 8601). Required.',
   })
-  @IsISO8601({ strict: true })
+  @IsTimestamp()
   from!: string;
 
   @ApiPropertyOptional({
+    format: 'date-time',
     example: '2026-12-01T00:00:00Z',
     description: 'Runs started before (default: now).',
   })
   @IsOptional()
-  @IsISO8601({ strict: true })
+  @IsTimestamp()
   to?: string;
 
   @ApiPropertyOptional({
@@ -123,15 +126,6 @@ class TrendPointDto {
   @ApiPropertyOptional({ format: 'uuid', description: 'bucket=run: the run.' }) runId?: string;
 }
 
-class TrendReadDto {
-  @ApiProperty({ example: 90, description: 'Rows of hourly or daily rollups read.' }) rollupRows!: number;
-  @ApiProperty({
-    example: 0,
-    description: 'Runs read one by one (bucket=run, run filters, partial hours at the ends of the range).',
-  })
-  runs!: number;
-}
-
 class TrendSeriesDto {
   @ApiProperty({
     type: 'object',
@@ -154,8 +148,6 @@ export class TrendDto {
   @ApiProperty({ type: [TrendSeriesDto] }) series!: TrendSeriesDto[];
   @ApiProperty({ example: 0, description: 'Client-saturated runs in the selection that were left out.' })
   excludedSaturatedRuns!: number;
-  @ApiProperty({ type: TrendReadDto, description: 'What the answer read, for its cost.' })
-  read!: TrendReadDto;
   @ApiPropertyOptional({
     example: 'no measured run matches the selection',
     description: 'Why there are no series.',

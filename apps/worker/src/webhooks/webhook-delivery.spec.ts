@@ -1,0 +1,277 @@
+import { encryptSecret } from '@teapot/config';
+import { JOB_NAMES, QUEUE_NAMES, type WebhookBody, type WebhookJobData } from '@teapot/contracts';
+import { recordEvent, type DeliveryToQueue, type WebhookEventInput } from '@teapot/db';
+import { createRedis, WEBHOOK_JOB_OPTIONS, webhookJobId } from '@teapot/jobs';
+import {
+  createTestWorld,
+  seedEndpoint,
+  seedWebhookSubscription,
+  startWebhookReceiver,
+  waitFor,
+  type TestWorld,
+  type WebhookReceiver,
+} from '@teapot/testing';
+import { generateSecret, verify, webhookUrlPolicy, webhookDispatcher } from '@teapot/webhooks';
+import { Queue, Worker } from 'bullmq';
+import type { Redis } from 'ioredis';
+import { WebhookDeliverer } from './webhook-deliverer';
+import { WebhookSweeper } from './webhook-sweeper';
+
+// The delivery pipeline as the worker's webhooks module runs it: sweeper -> queue -> deliverer,
+// against real Postgres, Redis and an HTTP receiver on loopback.
+describe('webhook delivery', () => {
+  let world: TestWorld;
+  let receiver: WebhookReceiver;
+  let connection: Redis;
+  let workerConnection: Redis;
+  let queue: Queue<WebhookJobData>;
+  let worker: Worker<WebhookJobData>;
+  let sweeper: WebhookSweeper;
+  let endpointId: string;
+  const policy = webhookUrlPolicy('public,loopback');
+  const dispatcher = webhookDispatcher(policy);
+  const errors: unknown[] = [];
+
+  const enqueue = async (items: ReadonlyArray<Omit<DeliveryToQueue, 'dueAt'> & { dueAt: Date }>) => {
+    await queue.addBulk(
+      items.map((item) => ({
+        name: JOB_NAMES.deliver,
+        data: { deliveryId: item.deliveryId, attempt: item.attempt },
+        opts: {
+          ...WEBHOOK_JOB_OPTIONS,
+          jobId: webhookJobId(item.deliveryId, item.attempt),
+          delay: Math.max(0, item.dueAt.getTime() - Date.now()),
+        },
+      })),
+    );
+  };
+
+  beforeAll(async () => {
+    world = await createTestWorld();
+    receiver = await startWebhookReceiver();
+    connection = createRedis(world.redisUrl);
+    workerConnection = createRedis(world.redisUrl);
+    queue = new Queue(QUEUE_NAMES.webhooks, { connection, prefix: world.prefix });
+    const deliverer = new WebhookDeliverer({
+      db: world.db,
+      secretKey: world.secretKey,
+      policy,
+      schedule: [300, 300, 300, 300, 300, 300, 300, 300],
+      timeoutMs: 2_000,
+      publicUrl: 'https://teapot.example.com/',
+      dispatcher,
+      enqueue: (next) => enqueue([next]),
+    });
+    worker = new Worker<WebhookJobData>(
+      QUEUE_NAMES.webhooks,
+      async (job) => deliverer.attempt(job.data.deliveryId, job.data.attempt),
+      { connection: workerConnection, prefix: world.prefix, concurrency: 8 },
+    );
+    sweeper = new WebhookSweeper({
+      db: world.db,
+      databaseUrl: world.databaseUrl,
+      // Long on purpose: these tests see the NOTIFY wake the sweeper, not the timer.
+      intervalMs: 60_000,
+      enqueue,
+      onError: (error) => errors.push(error),
+    });
+    await sweeper.start();
+    endpointId = await seedEndpoint(world, { name: 'llama-fp8', baseUrl: 'http://gpu:8000/v1' });
+  });
+
+  afterAll(async () => {
+    await sweeper.stop();
+    await worker.close();
+    await queue.close();
+    await dispatcher.close();
+    await connection.quit();
+    await workerConnection.quit();
+    await receiver.close();
+    await world.close();
+    expect(errors).toEqual([]);
+  });
+
+  beforeEach(() => {
+    receiver.received.length = 0;
+    receiver.answer = () => ({ status: 204 });
+  });
+
+  const record = (event: WebhookEventInput) => world.db.prisma.$transaction((tx) => recordEvent(tx, event));
+  const delivery = (id: string) =>
+    world.db.prisma.webhookDelivery.findUniqueOrThrow({
+      where: { id },
+      include: { attemptRows: { orderBy: { number: 'asc' } }, subscription: true },
+    });
+
+  it('delivers a recorded event once, signed so that the exported verify accepts it, with a versioned body', async () => {
+    const sub = await seedWebhookSubscription(world, {
+      url: `${receiver.url}/a`,
+      eventTypes: ['run.failed'],
+    });
+    const { eventId, deliveryIds } = await record({
+      type: 'run.failed',
+      endpointId,
+      data: { runId: 'r-1', error: 'all 10 requests failed (connect_error x10)' },
+      links: { run: '/runs/r-1' },
+    });
+    await waitFor(
+      'the delivery succeeded',
+      async () => (await delivery(deliveryIds[0])).status === 'succeeded',
+    );
+    expect(receiver.received).toHaveLength(1);
+    const [got] = receiver.received;
+    const { id } = verify(sub.secret, got.headers, got.body);
+    const row = await delivery(deliveryIds[0]);
+    expect(id).toBe(row.messageId);
+    expect(got.body).toBe(row.body);
+    const body = JSON.parse(got.body) as WebhookBody;
+    expect(body).toEqual({
+      version: 1,
+      id: eventId,
+      type: 'run.failed',
+      timestamp: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+      endpoint: {
+        id: endpointId,
+        name: 'llama-fp8',
+        url: `https://teapot.example.com/endpoints/${endpointId}`,
+      },
+      data: { runId: 'r-1', error: 'all 10 requests failed (connect_error x10)' },
+      links: {
+        run: 'https://teapot.example.com/runs/r-1',
+        event: `https://teapot.example.com/webhooks/events/${eventId}`,
+        endpoint: `https://teapot.example.com/endpoints/${endpointId}`,
+      },
+    });
+    expect(row.attempts).toBe(1);
+    expect(row.attemptRows).toEqual([
+      expect.objectContaining({ number: 1, statusCode: 204, error: null, retryAt: null, responseBody: '' }),
+    ]);
+    expect(row.attemptRows[0].durationMs).toBeGreaterThan(0);
+  });
+
+  it('keeps retrying a receiver that is down, and it gets the event under one webhook-id once back', async () => {
+    const sub = await seedWebhookSubscription(world, {
+      url: `${receiver.url}/b`,
+      eventTypes: ['changepoint.detected'],
+    });
+    await receiver.stop();
+    const { deliveryIds } = await record({
+      type: 'changepoint.detected',
+      endpointId,
+      data: { metric: 'itl' },
+    });
+    await waitFor('three refused attempts', async () => (await delivery(deliveryIds[0])).attempts >= 3);
+    const down = await delivery(deliveryIds[0]);
+    expect(down.status).toBe('pending');
+    expect(
+      down.attemptRows.slice(0, 3).every((a) => a.statusCode === null && /ECONNREFUSED/.test(a.error!)),
+    ).toBe(true);
+    await receiver.start();
+    receiver.answer = () => ({ status: 500, body: 'warming up' });
+    await waitFor('a 500 recorded', async () => (await delivery(deliveryIds[0])).lastStatusCode === 500);
+    receiver.answer = () => ({ status: 200, body: 'ok' });
+    await waitFor(
+      'the delivery succeeded',
+      async () => (await delivery(deliveryIds[0])).status === 'succeeded',
+    );
+    const row = await delivery(deliveryIds[0]);
+    const ids = new Set(receiver.received.map((r) => r.headers['webhook-id']));
+    expect(ids).toEqual(new Set([row.messageId]));
+    expect(new Set(receiver.received.map((r) => r.body)).size).toBe(1);
+    for (const got of receiver.received)
+      expect(verify(sub.secret, got.headers, got.body).id).toBe(row.messageId);
+    expect(row.attemptRows.map((a) => a.number)).toEqual(row.attemptRows.map((_, i) => i + 1));
+    expect(row.attemptRows.at(-1)).toMatchObject({ statusCode: 200, responseBody: 'ok', retryAt: null });
+    expect(row.attemptRows.find((a) => a.statusCode === 500)?.responseBody).toBe('warming up');
+  });
+
+  it('disables the subscription on 410 Gone, so later events make no delivery for it', async () => {
+    const sub = await seedWebhookSubscription(world, {
+      url: `${receiver.url}/gone`,
+      eventTypes: ['deployment.regressed'],
+    });
+    receiver.answer = () => ({ status: 410 });
+    const first = await record({ type: 'deployment.regressed', endpointId, data: {} });
+    await waitFor(
+      'the delivery failed',
+      async () => (await delivery(first.deliveryIds[0])).status === 'failed',
+    );
+    const row = await delivery(first.deliveryIds[0]);
+    expect(row.attempts).toBe(1);
+    expect(row.subscription.active).toBe(false);
+    expect(row.subscription.disabledReason).toMatch(/^the receiver answered 410 Gone at /);
+    expect(receiver.received).toHaveLength(1);
+    const later = await record({ type: 'deployment.regressed', endpointId, data: {} });
+    expect(later.deliveryIds).toEqual([]);
+    expect(sub.id).toBe(row.subscriptionId);
+  });
+
+  it('waits what Retry-After says on 429, not the shorter schedule', async () => {
+    await seedWebhookSubscription(world, {
+      url: `${receiver.url}/busy`,
+      eventTypes: ['deployment.verified'],
+    });
+    receiver.answer = () =>
+      receiver.received.length === 1 ? { status: 429, headers: { 'retry-after': '2' } } : { status: 204 };
+    const { deliveryIds } = await record({ type: 'deployment.verified', endpointId, data: {} });
+    await waitFor(
+      'the delivery succeeded',
+      async () => (await delivery(deliveryIds[0])).status === 'succeeded',
+      15_000,
+    );
+    const [first, second] = receiver.received;
+    expect(second.at - first.at).toBeGreaterThanOrEqual(1_950);
+    const row = await delivery(deliveryIds[0]);
+    expect(row.attemptRows[0]).toMatchObject({ statusCode: 429, error: 'HTTP 429' });
+    expect(
+      row.attemptRows[0].retryAt!.getTime() - row.attemptRows[0].startedAt.getTime(),
+    ).toBeGreaterThanOrEqual(2_000);
+  });
+
+  it('signs with both secrets while a rotation overlaps, and with the new one alone after', async () => {
+    const sub = await seedWebhookSubscription(world, {
+      url: `${receiver.url}/rotating`,
+      eventTypes: ['ping'],
+    });
+    const next = generateSecret();
+    await world.db.prisma.webhookSubscription.update({
+      where: { id: sub.id },
+      data: {
+        secretEnc: new Uint8Array(encryptSecret(next, world.secretKey)),
+        previousSecretEnc: new Uint8Array(encryptSecret(sub.secret, world.secretKey)),
+        previousSecretExpiresAt: new Date(Date.now() + 3_600_000),
+      },
+    });
+    const overlap = await record({ type: 'ping', data: {}, subscriptionIds: [sub.id] });
+    await waitFor('delivered', async () => (await delivery(overlap.deliveryIds[0])).status === 'succeeded');
+    const [during] = receiver.received;
+    expect(String(during.headers['webhook-signature']).split(' ')).toHaveLength(2);
+    expect(verify(next, during.headers, during.body).id).toBeTruthy();
+    expect(verify(sub.secret, during.headers, during.body).id).toBeTruthy();
+
+    await world.db.prisma.webhookSubscription.update({
+      where: { id: sub.id },
+      data: { previousSecretExpiresAt: new Date(Date.now() - 1) },
+    });
+    const after = await record({ type: 'ping', data: {}, subscriptionIds: [sub.id] });
+    await waitFor('delivered', async () => (await delivery(after.deliveryIds[0])).status === 'succeeded');
+    const got = receiver.received[1];
+    expect(verify(next, got.headers, got.body).id).toBeTruthy();
+    expect(() => verify(sub.secret, got.headers, got.body)).toThrow(/No v1 signature/);
+  });
+
+  it('never sends an attempt twice when its job is added again', async () => {
+    await seedWebhookSubscription(world, { url: `${receiver.url}/once`, eventTypes: ['run.failed'] });
+    const { deliveryIds } = await record({ type: 'run.failed', endpointId: null, data: {} });
+    await waitFor('delivered', async () => (await delivery(deliveryIds[0])).status === 'succeeded');
+    const count = receiver.received.length;
+    // A stale sweeper or a re-run job: a fresh job id for attempt 1 again.
+    await queue.add(JOB_NAMES.deliver, { deliveryId: deliveryIds[0], attempt: 1 }, { jobId: 'again' });
+    await waitFor(
+      'the extra job finished',
+      async () => (await queue.getJob('again'))?.finishedOn !== undefined,
+    );
+    expect(receiver.received).toHaveLength(count);
+    expect((await delivery(deliveryIds[0])).attempts).toBe(1);
+  });
+});

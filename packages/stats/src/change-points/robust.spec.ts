@@ -1,0 +1,93 @@
+import { otavaChangePoints } from './otava';
+import { robustChangePoints } from './robust';
+import { labelledSeries, scoreDetections, type SeriesKind } from './synthetic';
+import { mulberry32, standardNormal } from '@teapot/measure';
+
+const steps = (values: number[]) =>
+  robustChangePoints(values)
+    .findings.filter((f) => f.kind === 'step')
+    .map((f) => f.index);
+
+function heavyTailed(seed: number, length: number, level: (i: number) => number, noise = 0.04): number[] {
+  const random = mulberry32(seed);
+  return Array.from({ length }, (_, i) => level(i) * Math.exp(noise * standardNormal(random)));
+}
+
+describe('robustChangePoints', () => {
+  it('finds a clean +20% step that two spikes beside it hide from a t-test, within 2 runs', () => {
+    const values = heavyTailed(3, 200, (i) => (i < 120 ? 20 : 24));
+    values[118] *= 4;
+    values[121] *= 0.3;
+    const found = steps(values);
+    expect(found).toHaveLength(1);
+    expect(Math.abs(found[0] - 120)).toBeLessThanOrEqual(2);
+    const [step] = robustChangePoints(values).findings;
+    expect(step.magnitude).toBeCloseTo(0.2, 1);
+    expect(step.before).toBeCloseTo(20, 0);
+    expect(step.pValue).toBeLessThan(1e-6);
+  });
+
+  it('reports a slow 10% drift over 1,000 runs (2% noise) as one drift, not as steps (Otava cuts it into steps)', () => {
+    const values = heavyTailed(5, 1_000, (i) => 20 * (1 + (0.1 * i) / 999), 0.02);
+    const { findings } = robustChangePoints(values);
+    expect(findings.map((f) => f.kind)).toEqual(['drift']);
+    expect(findings[0].magnitude).toBeGreaterThan(0.07);
+    expect(findings[0].magnitude).toBeLessThan(0.13);
+    expect(otavaChangePoints(values).length).toBeGreaterThan(1);
+  });
+
+  it('reports nothing on noise with single-run spikes, nor on a step below the noise', () => {
+    const spiky = heavyTailed(7, 800, () => 20);
+    for (let i = 13; i < 800; i += 97) spiky[i] *= 5;
+    expect(robustChangePoints(spiky).findings).toEqual([]);
+    expect(robustChangePoints(heavyTailed(8, 800, (i) => (i < 400 ? 20 : 20.5))).findings).toEqual([]);
+  });
+
+  it('works in the series unit when a value is not positive', () => {
+    const random = mulberry32(11);
+    const values = Array.from({ length: 120 }, (_, i) => (i < 60 ? 0 : 1) + 0.1 * standardNormal(random));
+    const result = robustChangePoints(values);
+    expect(result.scale).toBe('linear');
+    expect(result.findings.map((f) => f.index)).toEqual([60]);
+  });
+
+  it('refuses non-finite values and bad options, naming them', () => {
+    expect(() => robustChangePoints([1, NaN, 2])).toThrow('series[1] is not a finite number');
+    expect(() => robustChangePoints([1, 2], { window: 1 })).toThrow('window');
+    expect(robustChangePoints([]).findings).toEqual([]);
+  });
+
+  // The bench (bench/src/change-points.ts) runs the full evaluation; this is a smaller, faster slice.
+  it.each<[SeriesKind, number]>([
+    ['steps', 25],
+    ['noise', 15],
+    ['small-steps', 15],
+    ['drift', 15],
+  ])('on generated %s series: labelled changes found, nothing spurious', (kind, count) => {
+    let truePositives = 0;
+    let falsePositives = 0;
+    let labels = 0;
+    for (let seed = 1; seed <= count; seed++) {
+      const series = labelledSeries(seed * 7919, { kind, length: 60 + ((seed * 137) % 540) });
+      const score = scoreDetections(series, robustChangePoints(series.values).findings);
+      truePositives += score.truePositives;
+      falsePositives += score.falsePositives;
+      labels += score.steps + score.drifts;
+    }
+    if (kind === 'noise' || kind === 'small-steps') expect(falsePositives).toBe(0);
+    else {
+      expect(truePositives).toBeGreaterThanOrEqual(0.9 * labels);
+      expect(falsePositives).toBeLessThanOrEqual(0.1 * labels);
+    }
+  });
+});
+
+describe('labelledSeries', () => {
+  it('is reproducible from its seed and labels what it made', () => {
+    expect(labelledSeries(42)).toEqual(labelledSeries(42));
+    const series = labelledSeries(9, { kind: 'steps', length: 500 });
+    expect(series.values).toHaveLength(500);
+    expect(series.steps.length).toBeGreaterThan(0);
+    for (const step of series.steps) expect(Math.abs(step.size)).toBeGreaterThanOrEqual(3);
+  });
+});
