@@ -13,6 +13,7 @@ import { QueueModule } from './queue/queue.module';
 import { RunsModule } from './runs/runs.module';
 import { ServingConfigsModule } from './serving-configs/serving-configs.module';
 import { TrendsModule } from './trends/trends.module';
+import { WebhooksModule } from './webhooks/webhooks.module';
 
 @Module({})
 export class AppModule {
@@ -31,6 +32,7 @@ export class AppModule {
         ProfilesModule,
         RunsModule,
         TrendsModule,
+        WebhooksModule,
         DashboardModule.forRoot(env),
       ],
     };

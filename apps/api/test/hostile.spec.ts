@@ -97,6 +97,16 @@ beforeAll(async () => {
   const profile = await created(api, '/profiles', profileBody(endpoint.id as string));
   const run = await created(api, '/runs', { profileId: profile.id });
   const key = await created(api, '/api-keys', { name: 'victim', scope: 'read' });
+  const subscription = await created(api, '/webhooks/subscriptions', {
+    url: 'https://hooks.example.com/teapot',
+    eventTypes: ['run.failed'],
+  });
+  const ping = (
+    await api.http
+      .post(`/webhooks/subscriptions/${subscription.id as string}/ping`)
+      .set('authorization', api.auth)
+      .expect(202)
+  ).body as { eventId: string; deliveryId: string };
   const found = await operationsOf(api);
   operations = found.operations;
   docRef = found.doc;
@@ -107,9 +117,15 @@ beforeAll(async () => {
     profiles: profile.id as string,
     runs: run.id as string,
     'api-keys': key.id as string,
+    'webhooks/subscriptions': subscription.id as string,
+    'webhooks/events': ping.eventId,
+    'webhooks/deliveries': ping.deliveryId,
   };
   validParams = (op) => ({
-    id: idFor[op.path.split('/')[1]] ?? (endpoint.id as string),
+    id:
+      idFor[op.path.split('/').slice(1, 3).join('/')] ??
+      idFor[op.path.split('/')[1]] ??
+      (endpoint.id as string),
     endpointId: endpoint.id as string,
     version: '1',
   });

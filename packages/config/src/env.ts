@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { parseSecretKey } from './secrets';
+import { webhookUrlAllow } from './webhooks';
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -97,6 +98,8 @@ export function parseEnv<Schema extends z.ZodType>(
 
 export const apiEnvSchema = z.object({
   ...sharedEnvShape,
+  /** Which webhook URLs registrations may name (`public`, `private`, `loopback`). */
+  TEAPOT_WEBHOOK_URL_ALLOW: webhookUrlAllow,
   TEAPOT_API_KEY: apiKey,
   PORT: port,
   /** The built dashboard served at `/`; unset means apps/web/dist of this checkout. */
