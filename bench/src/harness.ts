@@ -33,7 +33,7 @@ export async function createWorld(): Promise<BenchWorld> {
       world.env({
         PATH: process.env.PATH ?? '',
         LOG_LEVEL: 'info',
-        SCHEDULER_ENABLED: 'false',
+        WORKER_QUEUES: 'runs',
         ...overrides,
       }),
     async close() {

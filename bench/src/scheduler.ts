@@ -190,13 +190,13 @@ async function measureTeapot(db: Database, databaseUrl: string, prefix: string):
       REDIS_URL,
       TEAPOT_REDIS_PREFIX: prefix,
       TEAPOT_SECRET_KEY: Buffer.alloc(32, 1).toString('base64'),
-      PROCESSOR_ENABLED: 'false',
-      SCHEDULER_ENABLED: 'false',
+      WORKER_QUEUES: 'schedule',
       SCHEDULER_TICK_MS: String(TICK_MS),
       REAPER_INTERVAL_MS: '3600000',
     },
     clock,
     logs: false,
+    autoStart: false,
   });
   const producer = new RunQueueProducer({ redis: REDIS_URL, prefix });
   try {

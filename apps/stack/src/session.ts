@@ -90,8 +90,8 @@ export class StackSession {
   /** Worker first, so it stops taking jobs and stores its run while the endpoints still answer. */
   async stop(): Promise<void> {
     this.stopping = true;
-    const workers = this.children.filter((child) => child.name === 'worker');
-    const others = this.children.filter((child) => child.name !== 'worker');
+    const workers = this.children.filter((child) => child.name.startsWith('worker'));
+    const others = this.children.filter((child) => !child.name.startsWith('worker'));
     await Promise.all(workers.map((child) => child.stop(WORKER_STOP_GRACE_MS)));
     await Promise.all(others.map((child) => child.stop(SERVICE_STOP_GRACE_MS)));
     process.off('exit', this.killOnExit);

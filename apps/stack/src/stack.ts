@@ -3,7 +3,7 @@ import { createServer } from 'node:net';
 import path from 'node:path';
 import { EnvError, loadApiEnv, loadWorkerEnv, type EnvSource } from '@teapot/config';
 import { ensureDatabase, migrate } from '@teapot/db';
-import { isFinalRunStatus } from '@teapot/contracts';
+import { isFinalRunStatus, QUEUE_NAMES, WORKER_ROLES } from '@teapot/contracts';
 import { ApiRequestError, TeapotApiClient, trendQuery, type RunView } from './api-client';
 import type { StackOptions } from './args';
 import type { Output } from './children';
@@ -48,8 +48,18 @@ const QUANTS: readonly DemoQuant[] = ['fp16', 'fp8'];
 const BOOT_TIMEOUT_MS = 60_000;
 const REGISTER_TIMEOUT_MS = 30_000;
 const POLL_MS = 1_000;
-/** The scheduler looks ahead by one tick; short, so the demo's slots are enqueued promptly. */
+/** The scheduler looks ahead by two ticks; short, so the demo's slots are enqueued promptly. */
 const SCHEDULER_TICK_MS = 500;
+
+/**
+ * The worker as two processes (WORKER_QUEUES): one only measures runs, so no scheduling, webhook
+ * delivery or statistics share the event loop that timestamps tokens; the other does every other
+ * queue and chore, including those added later.
+ */
+const WORKERS = [
+  { name: 'worker-runs', queues: [QUEUE_NAMES.runs] },
+  { name: 'worker-background', queues: WORKER_ROLES.filter((role) => role !== QUEUE_NAMES.runs) },
+] as const;
 
 /** Starts the whole service on this machine; see USAGE in args.ts. Never throws for expected failures. */
 export async function runStack(options: StackOptions, io: StackIo): Promise<StackResult> {
@@ -155,7 +165,7 @@ async function prepare(
 ): Promise<void> {
   // The children validate the same way; failing here names every bad variable before anything starts.
   loadApiEnv(apiEnvOf(source, env, options));
-  loadWorkerEnv(workerEnvOf(source, env));
+  for (const worker of WORKERS) loadWorkerEnv(workerEnvOf(source, env, worker));
   const unbuilt = Object.values(SCRIPTS).filter((script) => !existsSync(script));
   if (unbuilt.length > 0) {
     throw new StackError(
@@ -193,9 +203,11 @@ async function startServices(
       })
       .waitForLine(/^teapot-sim listening on (\S+): (.*)$/),
   );
-  const workerReady = session
-    .start({ name: 'worker', script: SCRIPTS.worker, env: workerEnvOf(io.env, env) })
-    .waitForLine(/worker \S+ started/);
+  const workersReady = WORKERS.map((worker) =>
+    session
+      .start({ name: worker.name, script: SCRIPTS.worker, env: workerEnvOf(io.env, env, worker) })
+      .waitForLine(/worker \S+ started/),
+  );
   session.start({ name: 'api', script: SCRIPTS.api, env: apiEnvOf(io.env, env, options) });
   const api = new TeapotApiClient(`http://127.0.0.1:${options.apiPort}`, env.TEAPOT_API_KEY);
 
@@ -206,8 +218,9 @@ async function startServices(
   );
   for (const [, url, deployment] of deployments) say(`simulator ${url}: ${deployment}`);
   await session.guard('starting the API', (stop) => waitUntil(() => api.healthy(), stop), BOOT_TIMEOUT_MS);
-  await session.guard('starting the worker', () => workerReady, BOOT_TIMEOUT_MS);
-  say(`API ${api.baseUrl} and worker (scheduler tick ${SCHEDULER_TICK_MS} ms) running`);
+  await session.guard('starting the workers', () => Promise.all(workersReady), BOOT_TIMEOUT_MS);
+  say(`API ${api.baseUrl} running; workers (WORKER_QUEUES, scheduler tick ${SCHEDULER_TICK_MS} ms):`);
+  for (const worker of WORKERS) say(`  ${worker.name}: ${worker.queues.join(', ')}`);
   return api;
 }
 
@@ -273,10 +286,15 @@ function apiEnvOf(source: EnvSource, env: StackEnv, options: StackOptions): Reco
   return { ...childBaseEnv(source, env), PORT: String(options.apiPort) };
 }
 
-function workerEnvOf(source: EnvSource, env: StackEnv): Record<string, string> {
+function workerEnvOf(
+  source: EnvSource,
+  env: StackEnv,
+  worker: (typeof WORKERS)[number],
+): Record<string, string> {
   return {
     ...childBaseEnv(source, env),
-    WORKER_ID: 'stack-worker',
+    WORKER_ID: `stack-${worker.name}`,
+    WORKER_QUEUES: worker.queues.join(','),
     // One run at a time: the two endpoints share this machine's cores, so measuring them together would blur both.
     WORKER_CONCURRENCY: '1',
     SCHEDULER_TICK_MS: String(SCHEDULER_TICK_MS),

@@ -5,5 +5,4 @@ export { RunProcessor, type RunJobOutcome } from './runs/run.processor';
 export { RunReaper, type ReapReport } from './runs/run-reaper';
 export { RetentionService } from './retention/retention.service';
 export { MetricsService, type WorkerHealth } from './metrics/metrics.service';
-export { WorkerLifecycle } from './worker.lifecycle';
 export { type Clock } from './env/worker-env';

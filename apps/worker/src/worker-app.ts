@@ -2,8 +2,8 @@ import 'reflect-metadata';
 import type { INestApplicationContext } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { loadWorkerEnv, type EnvSource, type WorkerEnv } from '@teapot/config';
+import { Logger } from 'nestjs-pino';
 import { systemClock, type Clock } from './env/worker-env';
-import { PinoLoggerService } from './logger';
 import { WorkerModule } from './worker.module';
 
 export interface CreateWorkerAppOptions {
@@ -13,20 +13,29 @@ export interface CreateWorkerAppOptions {
   clock?: Clock;
   /** Log destination; false silences logs (benchmarks). Default: JSON lines on stdout. */
   logs?: boolean;
+  /**
+   * Default true: the queue workers, scheduler ticks and chores of WORKER_QUEUES start on boot.
+   * False: the modules are there but idle, for a script that calls `tick()`, `reap()`, `runDue()`.
+   */
+  autoStart?: boolean;
 }
 
 /**
- * The worker as an application context (no HTTP server but the optional metrics listener).
- * Everything starts on return: processor, scheduler, reaper, retention, per the environment.
- * Drive it from a script with SCHEDULER_ENABLED=false and `app.get(SchedulerService).tick(now)`.
+ * The worker as an application context (no HTTP server but the optional metrics listener), with
+ * the modules of the roles in WORKER_QUEUES. It refuses to start (rejects) when a configured queue
+ * has a job without a handler, or a job has two.
  */
 export async function createWorkerApp(
   options: CreateWorkerAppOptions = {},
 ): Promise<INestApplicationContext> {
   const env: WorkerEnv = loadWorkerEnv(options.env ?? process.env);
-  const logger = new PinoLoggerService(options.logs === false ? 'silent' : env.LOG_LEVEL, env.WORKER_ID);
-  return NestFactory.createApplicationContext(WorkerModule.forRoot(env, options.clock ?? systemClock), {
-    logger,
-    abortOnError: false,
+  const module = WorkerModule.forRoot({
+    env,
+    clock: options.clock ?? systemClock,
+    autoStart: options.autoStart ?? true,
+    logLevel: options.logs === false ? 'silent' : env.LOG_LEVEL,
   });
+  const app = await NestFactory.createApplicationContext(module, { bufferLogs: true, abortOnError: false });
+  app.useLogger(app.get(Logger));
+  return app;
 }

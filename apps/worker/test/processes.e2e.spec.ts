@@ -158,7 +158,7 @@ describe('worker processes sharing one Redis and Postgres', () => {
     const id = `worker-term-${randomUUID().slice(0, 8)}`;
     await Promise.all([...workers.values()].map((worker) => worker.stop('SIGTERM')));
     workers.clear();
-    const worker = await spawnWorker(id, { SHUTDOWN_GRACE_MS: '300', SCHEDULER_ENABLED: 'false' });
+    const worker = await spawnWorker(id, { SHUTDOWN_GRACE_MS: '300', WORKER_QUEUES: 'runs' });
     const endpointId = await seedEndpoint(world, {
       baseUrl: slow.baseUrl,
       model: slow.deployment.model.name,

@@ -35,13 +35,12 @@ describe('scheduler (two schedulers on one database and Redis, pinned clock)', (
     const app = await createWorkerApp({
       env: world.workerEnv({
         WORKER_ID: id,
-        SCHEDULER_ENABLED: 'false',
-        PROCESSOR_ENABLED: 'false',
         SCHEDULER_TICK_MS: '1000',
         ...overrides,
       }),
       clock,
       logs: false,
+      autoStart: false,
     });
     apps.push(app);
     return app;

@@ -5,7 +5,7 @@ import { FINAL_RUN_STATUSES, QUEUE_NAMES, type RunJobData } from '@teapot/contra
 import { RunQueueProducer, createRedis } from '@teapot/jobs';
 import { CHUNK_KIND } from '@teapot/measure';
 import { startSimulator, type RunningSimulator } from '@teapot/simulator';
-import { MetricsService, RetentionService, WorkerLifecycle, createWorkerApp } from '../src';
+import { MetricsService, RetentionService, SchedulerService, createWorkerApp } from '../src';
 import { WorkerMetrics } from '../src/metrics/worker-metrics';
 import {
   REDIS_URL,
@@ -196,7 +196,7 @@ describe('worker (in process): schedule -> measure -> store', () => {
   }, 30_000);
 
   it('reports queue and run counts in Prometheus format', async () => {
-    const port = app.get(WorkerLifecycle).metricsPort;
+    const port = app.get(MetricsService).port;
     const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
     expect(text).toMatch(/^teapot_queue_jobs\{queue="runs",state="failed"\} 1$/m);
     expect(text).toMatch(/^teapot_runs\{status="succeeded"\} \d+$/m);
@@ -228,10 +228,13 @@ describe('worker (in process): schedule -> measure -> store', () => {
         WORKER_ID: 'worker-db-outage',
         DATABASE_URL: url.toString(),
         TEAPOT_REDIS_PREFIX: prefix,
-        SCHEDULER_ENABLED: 'false',
+        WORKER_QUEUES: 'runs',
       }),
       logs: false,
     });
+    // WORKER_QUEUES=runs: the process has the runs module and no scheduler or retention at all.
+    expect(() => outage.get(SchedulerService)).toThrow();
+    expect(() => outage.get(RetentionService)).toThrow();
     const outageProducer = new RunQueueProducer({ redis: REDIS_URL, prefix });
     // Slow enough (L4) that the database can be cut while the run measures.
     const slow = await startSimulator({ gpu: 'l4', model: 'llama-8b', spinUs: 0 });

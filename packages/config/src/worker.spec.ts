@@ -13,7 +13,7 @@ describe('loadWorkerEnv', () => {
     expect(env.WORKER_CONCURRENCY).toBe(1);
     expect(env.SCHEDULER_TICK_MS).toBe(1000);
     expect(env.RETENTION_RAW_DAYS).toBe(30);
-    expect(env.SCHEDULER_ENABLED).toBe(true);
+    expect(env.WORKER_QUEUES).toEqual(['runs', 'schedule', 'retention']);
     expect(env.WORKER_METRICS_PORT).toBeUndefined();
     expect(env.WORKER_ID).toMatch(new RegExp(`-${process.pid}$`));
   });
@@ -22,13 +22,13 @@ describe('loadWorkerEnv', () => {
     const env = loadWorkerEnv({
       ...VALID,
       WORKER_CONCURRENCY: '4',
-      SCHEDULER_ENABLED: 'false',
+      WORKER_QUEUES: ' runs, schedule,runs',
       WORKER_METRICS_PORT: '9464',
       WORKER_ID: 'w-1',
     });
     expect(env).toMatchObject({
       WORKER_CONCURRENCY: 4,
-      SCHEDULER_ENABLED: false,
+      WORKER_QUEUES: ['runs', 'schedule'],
       WORKER_METRICS_PORT: 9464,
       WORKER_ID: 'w-1',
     });
@@ -37,13 +37,20 @@ describe('loadWorkerEnv', () => {
   it('names every bad variable at once', () => {
     let error: unknown;
     try {
-      loadWorkerEnv({ ...VALID, WORKER_CONCURRENCY: '0', SCHEDULER_ENABLED: 'maybe', REDIS_URL: undefined });
+      loadWorkerEnv({ ...VALID, WORKER_CONCURRENCY: '0', WORKER_QUEUES: 'runs,webhook', REDIS_URL: undefined });
     } catch (caught) {
       error = caught;
     }
     expect(error).toBeInstanceOf(EnvError);
     const variables = (error as EnvError).problems.map((p) => p.variable).sort();
-    expect(variables).toEqual(['REDIS_URL', 'SCHEDULER_ENABLED', 'WORKER_CONCURRENCY']);
+    expect(variables).toEqual(['REDIS_URL', 'WORKER_CONCURRENCY', 'WORKER_QUEUES']);
     expect((error as EnvError).message).toContain('teapot worker cannot start');
+    expect((error as EnvError).message).toContain(
+      'WORKER_QUEUES is invalid: unknown webhook; must be all or a comma-separated list of runs, schedule, retention',
+    );
+  });
+
+  it('refuses an empty queue list rather than starting a worker that does nothing', () => {
+    expect(() => loadWorkerEnv({ ...VALID, WORKER_QUEUES: ' , ' })).toThrow(/WORKER_QUEUES is invalid: must be all or/);
   });
 });

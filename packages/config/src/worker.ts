@@ -1,5 +1,6 @@
 import { hostname } from 'node:os';
 import { z } from 'zod';
+import { WORKER_ROLES, type WorkerRole } from '@teapot/contracts';
 import { parseEnv, port, sharedEnvShape, type EnvSource } from './env';
 import { webhookEnvShape } from './webhooks';
 
@@ -12,11 +13,29 @@ function wholeNumber(min: number, max: number, fallback: number) {
     .default(fallback);
 }
 
-const flag = (fallback: boolean) =>
-  z
-    .enum(['true', 'false', '1', '0', 'yes', 'no'], { error: 'must be true or false' })
-    .transform((text) => text === 'true' || text === '1' || text === 'yes')
-    .default(fallback);
+/**
+ * Which queues and chores this process runs: `all`, or a comma-separated list of WORKER_ROLES
+ * (e.g. `runs` for a process that only measures, `schedule,retention` for the rest).
+ */
+const workerQueues = z
+  .string()
+  .default('all')
+  .transform((text, ctx): WorkerRole[] => {
+    const names = text
+      .split(',')
+      .map((name) => name.trim())
+      .filter((name) => name !== '');
+    if (names.length === 1 && names[0] === 'all') return [...WORKER_ROLES];
+    const unknown = names.filter((name) => !(WORKER_ROLES as readonly string[]).includes(name));
+    if (names.length === 0 || unknown.length > 0) {
+      ctx.addIssue({
+        code: 'custom',
+        message: `${unknown.length > 0 ? `unknown ${unknown.join(', ')}; ` : ''}must be all or a comma-separated list of ${WORKER_ROLES.join(', ')}`,
+      });
+      return z.NEVER;
+    }
+    return [...new Set(names as WorkerRole[])];
+  });
 
 const HOUR_MS = 3_600_000;
 
@@ -44,8 +63,7 @@ export const workerEnvSchema = z.object({
   PERSIST_RETRY_MAX_MS: wholeNumber(0, 24 * HOUR_MS, 15 * 60_000),
   /** On SIGTERM, a running benchmark may finish within this; after it, it is aborted and stored. */
   SHUTDOWN_GRACE_MS: wholeNumber(0, HOUR_MS, 10_000),
-  PROCESSOR_ENABLED: flag(true),
-  SCHEDULER_ENABLED: flag(true),
+  WORKER_QUEUES: workerQueues,
   SCHEDULER_TICK_MS: wholeNumber(50, 60_000, 1_000),
   /** Stale runs (running without a job, queued without a job) are repaired this often. */
   REAPER_INTERVAL_MS: wholeNumber(1_000, HOUR_MS, 30_000),

@@ -35,7 +35,16 @@ export {
 export type { ProfileRow, ProfileSnapshot } from './profile-snapshot';
 export { FINAL_RUN_STATUSES, isFinalRunStatus, RUN_STATUSES } from './run-status';
 export type { FinalRunStatus, RunStatusName } from './run-status';
-export { JOB_NAMES, QUEUE_NAMES, QUEUE_OF_JOB } from './jobs';
-export type { JobName, JobOf, QueueJobs, QueueName, QueueOf, RunJobData, WebhookJobData } from './jobs';
+export { JOB_NAMES, QUEUE_NAMES, QUEUE_OF_JOB, WORKER_ROLES } from './jobs';
+export type {
+  JobName,
+  JobOf,
+  QueueJobs,
+  QueueName,
+  QueueOf,
+  RunJobData,
+  WebhookJobData,
+  WorkerRole,
+} from './jobs';
 export { isWebhookEventType, WEBHOOK_BODY_VERSION, WEBHOOK_EVENT_TYPES } from './webhook-events';
 export type { WebhookBody, WebhookEventType } from './webhook-events';

@@ -15,7 +15,8 @@ export interface WebhookJobData {
 /**
  * Every queue, the jobs it carries and each job's payload: producers and handlers are typed from
  * here, so a payload cannot drift between the API and the worker. Job names are unique across
- * queues. A new queue is one entry here, one in QUEUE_NAMES and its jobs in JOB_NAMES.
+ * queues. A new queue is one entry here, one in QUEUE_NAMES, its jobs in JOB_NAMES and
+ * QUEUE_OF_JOB, then a worker module with its processor (apps/worker/README.md, "Adding a queue").
  */
 export interface QueueJobs {
   runs: { run: RunJobData };
@@ -41,3 +42,16 @@ export const JOB_NAMES = { run: 'run', deliver: 'deliver' } as const satisfies {
 export const QUEUE_OF_JOB = { run: 'runs', deliver: 'webhooks' } as const satisfies {
   [N in JobName]: QueueOf<N>;
 };
+
+/**
+ * What WORKER_QUEUES may name, and what `all` means: the queues apps/worker consumes and its
+ * chores (periodic work without a queue). A queue joins this list when its worker module does
+ * (ROLE_MODULES in apps/worker/src/worker.module.ts); until then producers may fill it, no worker
+ * takes its jobs.
+ */
+export const WORKER_ROLES = ['runs', 'schedule', 'retention'] as const satisfies readonly (
+  | QueueName
+  | 'schedule'
+  | 'retention'
+)[];
+export type WorkerRole = (typeof WORKER_ROLES)[number];

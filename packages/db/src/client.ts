@@ -25,16 +25,28 @@ export interface CreateDatabaseOptions {
   max?: number;
 }
 
+/**
+ * A PrismaClient that owns its pg pool and lends it to the bulk run writer and reader, so a
+ * process holds one pool. Each app's PrismaService extends it (one per process, in one module).
+ */
+export class PooledPrismaClient extends PrismaClient {
+  readonly pool: Pool;
+  private closed: Promise<void> | undefined;
+
+  constructor(databaseUrl: string, options: CreateDatabaseOptions = {}) {
+    const pool = new Pool({ connectionString: databaseUrl, max: options.max });
+    super({ adapter: new PrismaPg(pool) });
+    this.pool = pool;
+  }
+
+  /** Disconnects Prisma, then ends the pool; later calls wait for the first. */
+  close(): Promise<void> {
+    this.closed ??= this.$disconnect().then(() => this.pool.end());
+    return this.closed;
+  }
+}
+
 export function createDatabase(databaseUrl: string, options: CreateDatabaseOptions = {}): Database {
-  const pool = new Pool({ connectionString: databaseUrl, max: options.max });
-  const prisma = createPrisma(databaseUrl, { pool });
-  let closed: Promise<void> | undefined;
-  return {
-    prisma,
-    pool,
-    close() {
-      closed ??= prisma.$disconnect().then(() => pool.end());
-      return closed;
-    },
-  };
+  const prisma = new PooledPrismaClient(databaseUrl, options);
+  return { prisma, pool: prisma.pool, close: () => prisma.close() };
 }

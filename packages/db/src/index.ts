@@ -1,4 +1,4 @@
-export { createPrisma, createDatabase } from './client';
+export { createPrisma, createDatabase, PooledPrismaClient } from './client';
 export type { CreatePrismaOptions, Database, CreateDatabaseOptions } from './client';
 export { migrate, readMigrations, MIGRATIONS_DIR } from './migrate';
 export type { MigrateOptions, MigrateResult, MigrationFile } from './migrate';

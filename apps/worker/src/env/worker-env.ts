@@ -4,6 +4,12 @@ export const WORKER_ENV = Symbol('WORKER_ENV');
 /** Injection token of the time source, so schedule logic can be driven at a pinned time. */
 export const CLOCK = Symbol('CLOCK');
 
+/**
+ * Injection token: whether the modules start their queue workers and periodic chores on boot.
+ * False when a script or test drives the services itself (`tick()`, `reap()`, `runDue()`).
+ */
+export const AUTO_START = Symbol('AUTO_START');
+
 export interface Clock {
   /** Milliseconds since the epoch. */
   now(): number;

@@ -1,12 +1,17 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Inject, Injectable, Logger } from '@nestjs/common';
+import {
+  Inject,
+  Injectable,
+  Logger,
+  type BeforeApplicationShutdown,
+  type OnApplicationBootstrap,
+} from '@nestjs/common';
 import type { WorkerEnv } from '@teapot/config';
 import { queueHealth, queueHealthPrometheus, type QueueHealth } from '@teapot/jobs';
 import { WORKER_ENV } from '../env/worker-env';
+import { PrismaService } from '../prisma/prisma.service';
 import { RedisService } from '../redis/redis.service';
-import { RunProcessor } from '../runs/run.processor';
-import { RunStore } from '../runs/run-store';
 import { WorkerMetrics } from './worker-metrics';
 
 export interface WorkerHealth {
@@ -16,26 +21,40 @@ export interface WorkerHealth {
   runningHere: number;
 }
 
-/** Queue depth, runs by status and this process's counters, as JSON or Prometheus text. */
+/**
+ * Queue depth, runs by status and this process's counters, as JSON or Prometheus text, served on
+ * WORKER_METRICS_PORT (when set) from boot to shutdown.
+ */
 @Injectable()
-export class MetricsService {
+export class MetricsService implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger(MetricsService.name);
   private server: Server | null = null;
+  /** Bound port of the listener, when WORKER_METRICS_PORT is set. */
+  port: number | null = null;
 
   constructor(
     @Inject(WORKER_ENV) private readonly env: WorkerEnv,
     private readonly redis: RedisService,
-    private readonly store: RunStore,
-    private readonly processor: RunProcessor,
+    private readonly prisma: PrismaService,
     private readonly metrics: WorkerMetrics,
   ) {}
 
+  async onApplicationBootstrap(): Promise<void> {
+    if (this.env.WORKER_METRICS_PORT !== undefined) this.port = await this.listen(this.env.WORKER_METRICS_PORT);
+  }
+
+  async beforeApplicationShutdown(): Promise<void> {
+    await this.close();
+  }
+
   async health(): Promise<WorkerHealth> {
-    const [queue, runsByStatus] = await Promise.all([
-      queueHealth(this.redis.runs.queue),
-      this.store.countByStatus(),
-    ]);
-    return { workerId: this.env.WORKER_ID, queue, runsByStatus, runningHere: this.processor.running };
+    const [queue, runsByStatus] = await Promise.all([queueHealth(this.redis.runs.queue), this.runsByStatus()]);
+    return { workerId: this.env.WORKER_ID, queue, runsByStatus, runningHere: this.metrics.runsMeasuring };
+  }
+
+  private async runsByStatus(): Promise<Record<string, number>> {
+    const groups = await this.prisma.run.groupBy({ by: ['status'], _count: { _all: true } });
+    return Object.fromEntries(groups.map((group) => [group.status, group._count._all]));
   }
 
   async prometheus(): Promise<string> {

@@ -14,6 +14,8 @@ export class WorkerMetrics {
   /** Time from a scheduled slot's due time to its run's start, last seen, ms. */
   lastStartDelayMs = 0;
   busyDeferrals = 0;
+  /** Runs this process is measuring now. */
+  runsMeasuring = 0;
   persistRetries = 0;
 
   recordTick(report: TickReport): void {

@@ -1,4 +1,4 @@
-import { Inject, Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
 import type { Redis } from 'ioredis';
 import type { WorkerEnv } from '@teapot/config';
 import { RunQueueProducer, createRedis } from '@teapot/jobs';
@@ -6,7 +6,7 @@ import { WORKER_ENV } from '../env/worker-env';
 
 /** One Redis connection for the run queue producer, locks and health; BullMQ workers open their own. */
 @Injectable()
-export class RedisService {
+export class RedisService implements OnApplicationShutdown {
   readonly connection: Redis;
   readonly prefix: string;
   readonly runs: RunQueueProducer;
@@ -28,7 +28,8 @@ export class RedisService {
     return [this.prefix, 'teapot', ...parts].join(':');
   }
 
-  async close(): Promise<void> {
+  /** After every module's beforeApplicationShutdown: queue workers may still write while they drain. */
+  async onApplicationShutdown(): Promise<void> {
     await this.runs.close();
     await this.connection.quit().catch(() => this.connection.disconnect());
   }

@@ -1,9 +1,16 @@
-import { Inject, Injectable, Logger } from '@nestjs/common';
+import {
+  Inject,
+  Injectable,
+  Logger,
+  type BeforeApplicationShutdown,
+  type OnApplicationBootstrap,
+} from '@nestjs/common';
 import type { WorkerEnv } from '@teapot/config';
-import { DatabaseService } from '../database/database.service';
-import { CLOCK, WORKER_ENV, type Clock } from '../env/worker-env';
+import { PeriodicChore } from '../chores/periodic-chore';
+import { AUTO_START, CLOCK, WORKER_ENV, type Clock } from '../env/worker-env';
+import { PrismaService } from '../prisma/prisma.service';
 import { RedisService } from '../redis/redis.service';
-import { RunStore } from './run-store';
+import { RunRepository } from './run-repository';
 
 export interface ReapReport {
   /** `running` runs whose job is gone or finished: ended as aborted. */
@@ -22,22 +29,35 @@ const BATCH = 500;
  * Repairs runs whose job no longer matches them: a worker that died after its job was removed (or
  * failed for good) leaves a run `running`; a producer that died between the insert and the enqueue
  * leaves one `queued` without a job. Runs whose job is waiting, delayed or active are left alone.
+ * Runs at boot and every REAPER_INTERVAL_MS in processes that consume the `runs` queue.
  */
 @Injectable()
-export class RunReaper {
+export class RunReaper implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger(RunReaper.name);
+  private readonly chore: PeriodicChore;
 
   constructor(
     @Inject(WORKER_ENV) private readonly env: WorkerEnv,
     @Inject(CLOCK) private readonly clock: Clock,
-    private readonly database: DatabaseService,
+    @Inject(AUTO_START) private readonly autoStart: boolean,
+    private readonly prisma: PrismaService,
     private readonly redis: RedisService,
-    private readonly store: RunStore,
-  ) {}
+    private readonly runs: RunRepository,
+  ) {
+    this.chore = new PeriodicChore('reaper', env.REAPER_INTERVAL_MS, () => this.reap(), this.logger);
+  }
+
+  onApplicationBootstrap(): void {
+    if (this.autoStart) this.chore.start();
+  }
+
+  beforeApplicationShutdown(): void {
+    this.chore.stop();
+  }
 
   async reap(nowMs: number = this.clock.now()): Promise<ReapReport> {
     const report: ReapReport = { aborted: 0, requeued: 0, failed: 0 };
-    const runs = await this.database.prisma.run.findMany({
+    const runs = await this.prisma.run.findMany({
       where: {
         OR: [
           { status: 'running', startedAt: { lt: new Date(nowMs - this.env.WORKER_LOCK_DURATION_MS) } },
@@ -56,12 +76,12 @@ export class RunReaper {
         continue;
       if (run.status === 'running') {
         const reason = `aborted: worker ${run.workerId ?? '?'} stopped mid-run and the run's job is ${state}`;
-        if (await this.store.endUnmeasured(run, 'aborted', reason)) report.aborted++;
+        if (await this.runs.endUnmeasured(run, 'aborted', reason)) report.aborted++;
       } else if (state === 'failed') {
         const reason = `its job failed: ${job?.failedReason ?? 'unknown reason'}`;
-        if (await this.store.endUnmeasured(run, 'failed', reason)) report.failed++;
+        if (await this.runs.endUnmeasured(run, 'failed', reason)) report.failed++;
       } else if (state === 'completed') {
-        if (await this.store.endUnmeasured(run, 'aborted', 'its job ended without running it'))
+        if (await this.runs.endUnmeasured(run, 'aborted', 'its job ended without running it'))
           report.aborted++;
       } else {
         await this.redis.runs.enqueueRun(run.id, { jobId });

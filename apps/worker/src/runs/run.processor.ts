@@ -1,10 +1,10 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { DelayedError, UnrecoverableError, Worker, type Job } from 'bullmq';
-import type { Redis } from 'ioredis';
+import { DelayedError, UnrecoverableError, type Job } from 'bullmq';
 import { decryptHeaders, type WorkerEnv } from '@teapot/config';
 import {
   InvalidSnapshotError,
   isFinalRunStatus,
+  JOB_NAMES,
   parseProfileSnapshot,
   QUEUE_NAMES,
   type RunJobData,
@@ -14,12 +14,13 @@ import { runBenchmark, type RunOptions, type RunResult, type Target } from '@tea
 import { isTransientDbError } from '@teapot/db';
 import { CLOCK, WORKER_ENV, type Clock } from '../env/worker-env';
 import { WorkerMetrics } from '../metrics/worker-metrics';
+import { OnJob, QueueProcessor, type QueueProcessorHooks, type QueueWorkerOptions } from '../queues/queue-processor';
 import { RedisService } from '../redis/redis.service';
 import { ProfileSchedule, parseSlotKey } from '../schedule/schedule';
-import { EndpointLease } from './endpoint-lock';
+import { EndpointLease } from './endpoint-lease';
 import { runOptionsFromSnapshot } from './profile-snapshot';
 import { verdictOf } from './run-outcome';
-import { RunStore, type RunToProcess } from './run-store';
+import { RunRepository, type RunToProcess } from './run-repository';
 
 /** What a run job returns (kept on the completed job for a while, for inspection). */
 export interface RunJobOutcome {
@@ -35,9 +36,6 @@ interface ActiveRun {
   reason: string | null;
 }
 
-/** After an abort, how long a measurement may take to wind down before its run is ended without it. */
-const ABORT_SETTLE_MS = 5_000;
-
 /**
  * Processes `runs` jobs. Rules, in order:
  * - the run row is the truth: a missing run fails the job without retries; a finished run is left alone;
@@ -51,10 +49,9 @@ const ABORT_SETTLE_MS = 5_000;
  * - the result is written once measured, retried with backoff while the database is away.
  */
 @Injectable()
-export class RunProcessor {
+@QueueProcessor(QUEUE_NAMES.runs)
+export class RunProcessor implements QueueProcessorHooks {
   private readonly logger = new Logger(RunProcessor.name);
-  private worker: Worker<RunJobData, RunJobOutcome> | null = null;
-  private connection: Redis | null = null;
   private readonly active = new Map<string, ActiveRun>();
   private closing = false;
 
@@ -62,67 +59,32 @@ export class RunProcessor {
     @Inject(WORKER_ENV) private readonly env: WorkerEnv,
     @Inject(CLOCK) private readonly clock: Clock,
     private readonly redis: RedisService,
-    private readonly store: RunStore,
+    private readonly runs: RunRepository,
     private readonly metrics: WorkerMetrics,
   ) {}
 
-  get running(): number {
-    return this.active.size;
+  workerOptions(): QueueWorkerOptions {
+    return {
+      concurrency: this.env.WORKER_CONCURRENCY,
+      lockDuration: this.env.WORKER_LOCK_DURATION_MS,
+      stalledInterval: this.env.WORKER_STALLED_INTERVAL_MS,
+      maxStalledCount: RUN_WORKER_DEFAULTS.maxStalledCount,
+    };
   }
 
-  start(): void {
-    if (this.worker) return;
-    this.connection = this.redis.dedicatedConnection('processor');
-    this.worker = new Worker<RunJobData, RunJobOutcome>(
-      QUEUE_NAMES.runs,
-      (job, token) => this.process(job, token),
-      {
-        connection: this.connection,
-        prefix: this.redis.prefix,
-        name: this.env.WORKER_ID,
-        concurrency: this.env.WORKER_CONCURRENCY,
-        lockDuration: this.env.WORKER_LOCK_DURATION_MS,
-        stalledInterval: this.env.WORKER_STALLED_INTERVAL_MS,
-        maxStalledCount: RUN_WORKER_DEFAULTS.maxStalledCount,
-      },
-    );
-    this.worker.on('error', (error) => this.logger.warn(`queue worker error: ${error.message}`));
-    this.worker.on('failed', (job, error) => void this.onJobFailed(job, error));
-  }
-
-  /**
-   * Stops taking jobs; a run still measuring after `graceMs` is aborted and stored as aborted. A
-   * measurement that does not wind down after its abort has its run ended as aborted without results.
-   */
-  async close(graceMs: number): Promise<void> {
-    const worker = this.worker;
-    if (!worker) return;
+  onClosing(): void {
     this.closing = true;
-    const graceTimer = setTimeout(
-      () => this.abortAll('the worker shut down (SIGTERM) before the run finished'),
-      graceMs,
-    );
-    const drained = worker.close().then(() => true);
-    // A referenced timer also keeps the process alive until the runs are stored.
-    let settleTimer: NodeJS.Timeout | undefined;
-    const settled = new Promise<boolean>((resolve) => {
-      settleTimer = setTimeout(() => resolve(false), graceMs + ABORT_SETTLE_MS);
-    });
-    try {
-      if (!(await Promise.race([drained, settled]))) {
-        for (const run of this.active.values()) {
-          const reason = `${run.reason ?? 'the worker shut down'}; the measurement did not stop, so no results were kept`;
-          await this.store
-            .endUnmeasured({ id: run.runId, attempts: run.attempt }, 'aborted', reason)
-            .catch(() => false);
-        }
-        await worker.close(true);
-      }
-    } finally {
-      clearTimeout(graceTimer);
-      clearTimeout(settleTimer);
-      await this.connection?.quit().catch(() => this.connection?.disconnect());
-      this.worker = null;
+  }
+
+  onGraceOver(): void {
+    this.abortAll('the worker shut down (SIGTERM) before the run finished');
+  }
+
+  /** A measurement that did not wind down after its abort: its run is ended as aborted without results. */
+  async onDrainTimeout(): Promise<void> {
+    for (const run of this.active.values()) {
+      const reason = `${run.reason ?? 'the worker shut down'}; the measurement did not stop, so no results were kept`;
+      await this.runs.endUnmeasured({ id: run.runId, attempts: run.attempt }, 'aborted', reason).catch(() => false);
     }
   }
 
@@ -133,9 +95,10 @@ export class RunProcessor {
     }
   }
 
+  @OnJob(JOB_NAMES.run)
   async process(job: Job<RunJobData, RunJobOutcome>, token?: string): Promise<RunJobOutcome> {
     const runId = job.data.runId;
-    const run = await this.store.load(runId);
+    const run = await this.runs.load(runId);
     if (!run) throw new UnrecoverableError(`run ${runId} no longer exists`);
     if (isFinalRunStatus(run.status)) return { runId, status: run.status, note: 'already finished' };
     if (run.endpoint.archivedAt) return this.endUnmeasured(run, 'aborted', 'the endpoint was archived');
@@ -183,7 +146,7 @@ export class RunProcessor {
     run: RunToProcess,
     lease: EndpointLease,
   ): Promise<{ attempt: number; result: RunResult; abortReason: string | null } | RunJobOutcome> {
-    const attempt = await this.store.claim(run, this.env.WORKER_ID);
+    const attempt = await this.runs.claim(run, this.env.WORKER_ID);
     if (attempt === null)
       return { runId: run.id, status: 'unchanged', note: 'another worker took the run first' };
     if (run.status === 'running') {
@@ -204,6 +167,7 @@ export class RunProcessor {
 
     const active: ActiveRun = { runId: run.id, attempt, controller: new AbortController(), reason: null };
     this.active.set(run.id, active);
+    this.metrics.runsMeasuring = this.active.size;
     lease.onLost((reason) => {
       active.reason ??= reason;
       active.controller.abort(new Error(reason));
@@ -219,6 +183,7 @@ export class RunProcessor {
       );
     } finally {
       this.active.delete(run.id);
+      this.metrics.runsMeasuring = this.active.size;
     }
   }
 
@@ -232,7 +197,7 @@ export class RunProcessor {
     let status: string | null;
     try {
       status = await this.retryWhileDatabaseIsAway(`store run ${runId}`, () =>
-        this.store.persist(runId, attempt, result, verdict.error),
+        this.runs.persist(runId, attempt, result, verdict.error),
       );
     } catch (error) {
       // Still unreachable after the retries: fail the job so BullMQ retries it (the run is measured again).
@@ -261,7 +226,7 @@ export class RunProcessor {
     reason: string,
   ): Promise<RunJobOutcome> {
     const ended = await this.retryWhileDatabaseIsAway(`end run ${run.id}`, () =>
-      this.store.endUnmeasured(run, status, reason),
+      this.runs.endUnmeasured(run, status, reason),
     );
     if (ended) {
       this.metrics.recordRunFinished(status);
@@ -322,16 +287,10 @@ export class RunProcessor {
   }
 
   /** A job out of attempts (or stalled too often) leaves its run failed rather than queued or running forever. */
-  private async onJobFailed(job: Job<RunJobData, RunJobOutcome> | undefined, error: Error): Promise<void> {
-    if (!job) return;
-    // A job that will be retried is `delayed` or `waiting` now; only a finally failed one matters.
-    const state = await job.getState().catch(() => 'unknown');
-    if (state !== 'failed') return;
-    const run = await this.store.load(job.data.runId).catch(() => null);
+  async onJobFailed(job: Job<RunJobData, RunJobOutcome>, error: Error): Promise<void> {
+    const run = await this.runs.load(job.data.runId);
     if (!run || isFinalRunStatus(run.status)) return;
-    await this.store
-      .endUnmeasured(run, 'failed', `the run job failed ${job.attemptsMade} times: ${error.message}`)
-      .catch(() => undefined);
+    await this.runs.endUnmeasured(run, 'failed', `the run job failed ${job.attemptsMade} times: ${error.message}`);
   }
 }
 

@@ -1,7 +1,7 @@
 import { snapshotOf } from '@teapot/contracts';
-import { latestServingConfigIds, type Database } from '@teapot/db';
+import { latestServingConfigIds, type PooledPrismaClient } from '@teapot/db';
 
-type Pool = Database['pool'];
+type Pool = PooledPrismaClient['pool'];
 
 export interface ScheduledProfileRow {
   id: string;
@@ -65,24 +65,21 @@ const INSERT_DUE_RUNS = `
   RETURNING id, slot_key`;
 
 /** Queues a run per due slot with the profile's snapshot (snapshotOf) and its endpoint's live configuration. */
-export async function insertDueRuns(
-  db: Pick<Database, 'prisma' | 'pool'>,
-  slots: DueSlot[],
-): Promise<QueuedSlot[]> {
+export async function insertDueRuns(prisma: PooledPrismaClient, slots: DueSlot[]): Promise<QueuedSlot[]> {
   if (slots.length === 0) return [];
-  const rows = await db.prisma.profile.findMany({
+  const rows = await prisma.profile.findMany({
     where: { id: { in: slots.map((slot) => slot.profileId) }, enabled: true },
   });
   const profiles = new Map(rows.map((profile) => [profile.id, profile]));
   const configs = await latestServingConfigIds(
-    db.prisma,
+    prisma,
     rows.map((profile) => profile.endpointId),
   );
   const due = slots.flatMap((slot) => {
     const profile = profiles.get(slot.profileId);
     return profile ? [{ slot, profile }] : [];
   });
-  const inserted = await db.pool.query<{ id: string; slot_key: string }>(INSERT_DUE_RUNS, [
+  const inserted = await prisma.pool.query<{ id: string; slot_key: string }>(INSERT_DUE_RUNS, [
     due.map(({ slot }) => slot.profileId),
     due.map(({ slot }) => slot.slotKey),
     due.map(({ profile }) => configs.get(profile.endpointId) ?? null),

@@ -1,9 +1,15 @@
-import { Inject, Injectable, Logger } from '@nestjs/common';
-import { SchedulerRegistry } from '@nestjs/schedule';
+import {
+  Inject,
+  Injectable,
+  Logger,
+  type BeforeApplicationShutdown,
+  type OnApplicationBootstrap,
+} from '@nestjs/common';
 import type { WorkerEnv } from '@teapot/config';
-import { DatabaseService } from '../database/database.service';
-import { CLOCK, WORKER_ENV, type Clock } from '../env/worker-env';
+import { PeriodicChore } from '../chores/periodic-chore';
+import { AUTO_START, CLOCK, WORKER_ENV, type Clock } from '../env/worker-env';
 import { WorkerMetrics } from '../metrics/worker-metrics';
+import { PrismaService } from '../prisma/prisma.service';
 import { RedisService } from '../redis/redis.service';
 import { ProfileSchedule, slotKey } from './schedule';
 import {
@@ -32,8 +38,6 @@ export interface TickReport {
   ok: boolean;
 }
 
-const TICK_INTERVAL_NAME = 'teapot-scheduler-tick';
-
 /**
  * Finds due profiles and only enqueues: one queued Run row and one BullMQ job per (profile, slot),
  * the job id being the slot key, so any number of schedulers enqueue each slot once.
@@ -44,8 +48,9 @@ const TICK_INTERVAL_NAME = 'teapot-scheduler-tick';
  * enqueued, never the pile of slots in between; slots before a profile's last change are skipped.
  */
 @Injectable()
-export class SchedulerService {
+export class SchedulerService implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger(SchedulerService.name);
+  private readonly ticker: PeriodicChore;
   private readonly book = new Map<string, BookEntry>();
   /** Profiles with an unusable schedule, by change time, so each is reported once per change. */
   private readonly unschedulable = new Map<string, number>();
@@ -55,23 +60,22 @@ export class SchedulerService {
   constructor(
     @Inject(WORKER_ENV) private readonly env: WorkerEnv,
     @Inject(CLOCK) private readonly clock: Clock,
-    private readonly database: DatabaseService,
+    @Inject(AUTO_START) private readonly autoStart: boolean,
+    private readonly prisma: PrismaService,
     private readonly redis: RedisService,
-    private readonly registry: SchedulerRegistry,
     private readonly metrics: WorkerMetrics,
-  ) {}
-
-  /** Starts the periodic tick (SCHEDULER_TICK_MS). */
-  start(): void {
-    if (this.registry.doesExist('interval', TICK_INTERVAL_NAME)) return;
-    const timer = setInterval(() => void this.tick(), this.env.SCHEDULER_TICK_MS);
-    this.registry.addInterval(TICK_INTERVAL_NAME, timer);
-    void this.tick();
+  ) {
+    // tick() never throws: it logs a failure once and reports it in TickReport.ok.
+    this.ticker = new PeriodicChore('scheduler tick', env.SCHEDULER_TICK_MS, () => this.tick(), this.logger);
   }
 
-  stop(): void {
-    if (this.registry.doesExist('interval', TICK_INTERVAL_NAME))
-      this.registry.deleteInterval(TICK_INTERVAL_NAME);
+  /** Ticks every SCHEDULER_TICK_MS from boot (unless a script drives tick() itself). */
+  onApplicationBootstrap(): void {
+    if (this.autoStart) this.ticker.start();
+  }
+
+  beforeApplicationShutdown(): void {
+    this.ticker.stop();
   }
 
   /** A time on the injected clock as BullMQ's wall clock (they differ when a test shifts the clock). */
@@ -79,14 +83,14 @@ export class SchedulerService {
     return clockMs - this.clock.now() + Date.now();
   }
 
-  /** One scheduling pass at `nowMs`; safe to call from a script with SCHEDULER_ENABLED=false. */
+  /** One scheduling pass at `nowMs`; a script calls it on an app created with `autoStart: false`. */
   async tick(nowMs: number = this.clock.now()): Promise<TickReport> {
     const started = performance.now();
     const report: TickReport = { atMs: nowMs, profiles: 0, due: 0, enqueued: 0, durationMs: 0, ok: false };
     if (this.ticking) return report;
     this.ticking = true;
     try {
-      this.refresh(await loadScheduledProfiles(this.database.pool), nowMs);
+      this.refresh(await loadScheduledProfiles(this.prisma.pool), nowMs);
       report.profiles = this.book.size;
       // Two ticks ahead: a tick that itself takes up to a tick (1,000 slots at a boundary) still
       // enqueues every slot before it is due.
@@ -95,7 +99,7 @@ export class SchedulerService {
       report.due = due.length;
       if (due.length > 0) {
         const queued = await insertDueRuns(
-          this.database,
+          this.prisma,
           due.map(({ slot }) => slot),
         );
         const dueAt = new Map(due.map(({ slot }) => [slot.slotKey, slot.dueAtMs]));

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { createRedis } from '@teapot/jobs';
-import { EndpointLease } from './endpoint-lock';
+import { EndpointLease } from './endpoint-lease';
 
 const redis = createRedis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
-const key = () => `teapot-test-${randomUUID()}:endpoint-lock`;
+const key = () => `teapot-test-${randomUUID()}:endpoint-lease`;
 
 afterAll(() => redis.quit());
 

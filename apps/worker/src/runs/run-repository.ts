@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { persistRunResult, type RunStatus } from '@teapot/db';
 import type { RunResult } from '@teapot/measure';
-import { DatabaseService } from '../database/database.service';
+import { PrismaService } from '../prisma/prisma.service';
 
 export interface RunToProcess {
   id: string;
@@ -24,11 +24,11 @@ export interface RunToProcess {
 
 /** The worker's reads and guarded writes of runs. Every write names the attempt it belongs to. */
 @Injectable()
-export class RunStore {
-  constructor(private readonly database: DatabaseService) {}
+export class RunRepository {
+  constructor(private readonly prisma: PrismaService) {}
 
   load(runId: string): Promise<RunToProcess | null> {
-    return this.database.prisma.run.findUnique({
+    return this.prisma.run.findUnique({
       where: { id: runId },
       select: {
         id: true,
@@ -59,7 +59,7 @@ export class RunStore {
    */
   async claim(run: RunToProcess, workerId: string): Promise<number | null> {
     const attempt = run.attempts + 1;
-    const { count } = await this.database.prisma.run.updateMany({
+    const { count } = await this.prisma.run.updateMany({
       where: { id: run.id, attempts: run.attempts, status: { in: ['queued', 'running'] } },
       data: {
         status: 'running',
@@ -79,7 +79,7 @@ export class RunStore {
     status: 'aborted' | 'failed',
     reason: string,
   ): Promise<boolean> {
-    const { count } = await this.database.prisma.run.updateMany({
+    const { count } = await this.prisma.run.updateMany({
       where: { id: run.id, attempts: run.attempts, status: { in: ['queued', 'running'] } },
       data: { status, error: reason, finishedAt: new Date() },
     });
@@ -98,13 +98,7 @@ export class RunStore {
     error: string | null,
   ): Promise<RunStatus | null> {
     // The attempt guard is checked inside the write's transaction: no window for a takeover to slip in.
-    const { written, status } = await persistRunResult(this.database, runId, result, { error, attempt });
+    const { written, status } = await persistRunResult(this.prisma, runId, result, { error, attempt });
     return written ? status : null;
-  }
-
-  /** Runs by status, for metrics. */
-  async countByStatus(): Promise<Record<string, number>> {
-    const groups = await this.database.prisma.run.groupBy({ by: ['status'], _count: { _all: true } });
-    return Object.fromEntries(groups.map((group) => [group.status, group._count._all]));
   }
 }
