@@ -37,7 +37,12 @@ describe('loadWorkerEnv', () => {
   it('names every bad variable at once', () => {
     let error: unknown;
     try {
-      loadWorkerEnv({ ...VALID, WORKER_CONCURRENCY: '0', WORKER_QUEUES: 'runs,webhook', REDIS_URL: undefined });
+      loadWorkerEnv({
+        ...VALID,
+        WORKER_CONCURRENCY: '0',
+        WORKER_QUEUES: 'runs,webhook',
+        REDIS_URL: undefined,
+      });
     } catch (caught) {
       error = caught;
     }
@@ -51,6 +56,8 @@ describe('loadWorkerEnv', () => {
   });
 
   it('refuses an empty queue list rather than starting a worker that does nothing', () => {
-    expect(() => loadWorkerEnv({ ...VALID, WORKER_QUEUES: ' , ' })).toThrow(/WORKER_QUEUES is invalid: must be all or/);
+    expect(() => loadWorkerEnv({ ...VALID, WORKER_QUEUES: ' , ' })).toThrow(
+      /WORKER_QUEUES is invalid: must be all or/,
+    );
   });
 });

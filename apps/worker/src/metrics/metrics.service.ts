@@ -40,7 +40,8 @@ export class MetricsService implements OnApplicationBootstrap, BeforeApplication
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
-    if (this.env.WORKER_METRICS_PORT !== undefined) this.port = await this.listen(this.env.WORKER_METRICS_PORT);
+    if (this.env.WORKER_METRICS_PORT !== undefined)
+      this.port = await this.listen(this.env.WORKER_METRICS_PORT);
   }
 
   async beforeApplicationShutdown(): Promise<void> {
@@ -48,7 +49,10 @@ export class MetricsService implements OnApplicationBootstrap, BeforeApplication
   }
 
   async health(): Promise<WorkerHealth> {
-    const [queue, runsByStatus] = await Promise.all([queueHealth(this.redis.runs.queue), this.runsByStatus()]);
+    const [queue, runsByStatus] = await Promise.all([
+      queueHealth(this.redis.runs.queue),
+      this.runsByStatus(),
+    ]);
     return { workerId: this.env.WORKER_ID, queue, runsByStatus, runningHere: this.metrics.runsMeasuring };
   }
 

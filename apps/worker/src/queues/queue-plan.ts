@@ -1,4 +1,11 @@
-import { JOB_NAMES, QUEUE_NAMES, QUEUE_OF_JOB, type JobName, type QueueName, type WorkerRole } from '@teapot/contracts';
+import {
+  JOB_NAMES,
+  QUEUE_NAMES,
+  QUEUE_OF_JOB,
+  type JobName,
+  type QueueName,
+  type WorkerRole,
+} from '@teapot/contracts';
 
 /** A handler found on a provider: which class, which method, which job. */
 export interface FoundHandler {
@@ -34,9 +41,12 @@ export function planQueues(roles: readonly WorkerRole[], found: readonly FoundHa
   found.forEach((handler, index) => {
     const where = `${handler.owner}.${handler.method}`;
     const queueOfJob = (QUEUE_OF_JOB as Record<string, QueueName | undefined>)[handler.job];
-    if (queueOfJob === undefined) problems.push(`${where} handles job ${handler.job}, which no queue carries`);
+    if (queueOfJob === undefined)
+      problems.push(`${where} handles job ${handler.job}, which no queue carries`);
     else if (queueOfJob !== handler.queue)
-      problems.push(`${where} handles job ${handler.job} of queue ${queueOfJob} on a ${handler.queue} processor`);
+      problems.push(
+        `${where} handles job ${handler.job} of queue ${queueOfJob} on a ${handler.queue} processor`,
+      );
     byJob.set(handler.job, [...(byJob.get(handler.job) ?? []), index]);
   });
   for (const [job, indexes] of byJob) {
@@ -50,7 +60,8 @@ export function planQueues(roles: readonly WorkerRole[], found: readonly FoundHa
     const handlers = new Map<JobName, number>();
     for (const job of Object.values(JOB_NAMES).filter((name) => QUEUE_OF_JOB[name] === queue)) {
       const index = byJob.get(job)?.[0];
-      if (index === undefined) problems.push(`queue ${queue} is configured (WORKER_QUEUES) but job ${job} has no handler`);
+      if (index === undefined)
+        problems.push(`queue ${queue} is configured (WORKER_QUEUES) but job ${job} has no handler`);
       else handlers.set(job, index);
     }
     const owners = [...new Set([...handlers.values()].map((index) => found[index].owner))];

@@ -14,7 +14,12 @@ import { runBenchmark, type RunOptions, type RunResult, type Target } from '@tea
 import { isTransientDbError } from '@teapot/db';
 import { CLOCK, WORKER_ENV, type Clock } from '../env/worker-env';
 import { WorkerMetrics } from '../metrics/worker-metrics';
-import { OnJob, QueueProcessor, type QueueProcessorHooks, type QueueWorkerOptions } from '../queues/queue-processor';
+import {
+  OnJob,
+  QueueProcessor,
+  type QueueProcessorHooks,
+  type QueueWorkerOptions,
+} from '../queues/queue-processor';
 import { RedisService } from '../redis/redis.service';
 import { ProfileSchedule, parseSlotKey } from '../schedule/schedule';
 import { EndpointLease } from './endpoint-lease';
@@ -84,7 +89,9 @@ export class RunProcessor implements QueueProcessorHooks {
   async onDrainTimeout(): Promise<void> {
     for (const run of this.active.values()) {
       const reason = `${run.reason ?? 'the worker shut down'}; the measurement did not stop, so no results were kept`;
-      await this.runs.endUnmeasured({ id: run.runId, attempts: run.attempt }, 'aborted', reason).catch(() => false);
+      await this.runs
+        .endUnmeasured({ id: run.runId, attempts: run.attempt }, 'aborted', reason)
+        .catch(() => false);
     }
   }
 
@@ -290,7 +297,11 @@ export class RunProcessor implements QueueProcessorHooks {
   async onJobFailed(job: Job<RunJobData, RunJobOutcome>, error: Error): Promise<void> {
     const run = await this.runs.load(job.data.runId);
     if (!run || isFinalRunStatus(run.status)) return;
-    await this.runs.endUnmeasured(run, 'failed', `the run job failed ${job.attemptsMade} times: ${error.message}`);
+    await this.runs.endUnmeasured(
+      run,
+      'failed',
+      `the run job failed ${job.attemptsMade} times: ${error.message}`,
+    );
   }
 }
 
