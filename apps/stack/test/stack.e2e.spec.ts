@@ -76,7 +76,10 @@ describe('the one-machine launcher (npm start)', () => {
       expect(kept.get('TEAPOT_SECRET_KEY')).toMatch(/^[A-Za-z0-9+/]{43}=$/);
       expect(kept.get('TEAPOT_API_KEY')?.length).toBeGreaterThanOrEqual(16);
 
-      expect(result.childPids).toHaveLength(4);
+      // Two simulators, the API, and the worker split by WORKER_QUEUES: one process only measures.
+      expect(output.text).toMatch(/^ {2}worker-runs: runs$/m);
+      expect(output.text).toMatch(/^ {2}worker-background: schedule, retention/m);
+      expect(result.childPids).toHaveLength(5);
       for (const pid of result.childPids) expect(isAlive(pid)).toBe(false);
     });
   }, 120_000);
