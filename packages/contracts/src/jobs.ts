@@ -50,8 +50,6 @@ export const QUEUE_OF_JOB = { run: 'runs', deliver: 'webhooks' } as const satisf
  * takes its jobs.
  */
 export const WORKER_ROLES = ['runs', 'schedule', 'retention'] as const satisfies readonly (
-  | QueueName
-  | 'schedule'
-  | 'retention'
+  QueueName | 'schedule' | 'retention'
 )[];
 export type WorkerRole = (typeof WORKER_ROLES)[number];

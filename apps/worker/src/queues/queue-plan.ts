@@ -55,7 +55,7 @@ export function planQueues(roles: readonly WorkerRole[], found: readonly FoundHa
       problems.push(`job ${job} has two handlers: ${owners}`);
     }
   }
-  const queues = Object.values(QUEUE_NAMES).filter((queue) => roles.includes(queue));
+  const queues = Object.values(QUEUE_NAMES).filter((queue) => (roles as readonly string[]).includes(queue));
   const plans = queues.map((queue) => {
     const handlers = new Map<JobName, number>();
     for (const job of Object.values(JOB_NAMES).filter((name) => QUEUE_OF_JOB[name] === queue)) {
