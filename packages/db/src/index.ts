@@ -40,3 +40,4 @@ export {
   type RecordedEvent,
   type WebhookEventInput,
 } from './webhook-outbox';
+export { recordRunFailed, type FailedRun } from './run-events';

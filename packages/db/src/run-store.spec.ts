@@ -233,6 +233,43 @@ describe('run store', () => {
     }
   });
 
+  it('writes run.failed in the transaction that stores a failed run, once, and only for failed runs', async () => {
+    const subscription = await db.prisma.webhookSubscription.create({
+      data: { url: 'https://hooks.example.com/', eventTypes: ['run.failed'], secretEnc: Buffer.from('x') },
+    });
+    const failed = mixedRun();
+    failed.requests = failed.requests.filter((r) => r.warmup || r.outcome === 'error');
+    failed.summary = summarize(failed.requests);
+    const runId = await newRun();
+    await persistRunResult(db, runId, failed);
+    // A retried write of the same failed run replaces the rows and announces nothing new.
+    await persistRunResult(db, runId, failed);
+    const events = await db.prisma.webhookEvent.findMany({
+      where: { type: 'run.failed', data: { path: ['runId'], equals: runId } },
+      include: { deliveries: true },
+    });
+    expect(events).toHaveLength(1);
+    expect(events[0]).toMatchObject({
+      endpointId,
+      data: {
+        runId,
+        trigger: 'manual',
+        status: 'failed',
+        error: 'all 2 requests failed (rate_limited x1, connect_refused x1)',
+        requests: { succeeded: 0, failed: 2 },
+      },
+      links: { run: `/runs/${runId}` },
+    });
+    expect(events[0].deliveries.map((d) => d.subscriptionId)).toEqual([subscription.id]);
+
+    const partial = await newRun();
+    await persistRunResult(db, partial, mixedRun());
+    expect(
+      await db.prisma.webhookEvent.count({ where: { data: { path: ['runId'], equals: partial } } }),
+    ).toBe(0);
+    await db.prisma.webhookSubscription.delete({ where: { id: subscription.id } });
+  });
+
   it('replaces, never duplicates, when the same run is persisted again', async () => {
     const runId = await newRun();
     await persistRunResult(db, runId, syntheticRunResult({ requests: 40, tokensPerRequest: 20 }));

@@ -10,7 +10,8 @@ import {
 import { requestMetrics, type RequestRecord, type RunResult } from '@teapot/measure';
 import type { PoolClient } from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
-import type { RunStatus } from './generated/prisma/enums';
+import type { RunStatus, RunTrigger } from './generated/prisma/enums';
+import { recordRunFailed } from './run-events';
 import { LatencyHistogram } from '@teapot/stats';
 import { BinaryCopyEncoder } from './pg-binary-copy';
 import {
@@ -81,6 +82,10 @@ export async function persistRunResult(
   const client = await poolOf(db).connect();
   try {
     await client.query('BEGIN');
+    const before = await client.query<{ status: RunStatus }>(
+      'SELECT status FROM runs WHERE id = $1 FOR UPDATE',
+      [runId],
+    );
     if (!(await updateRun(client, runId, result, status, options))) {
       await client.query('ROLLBACK');
       return { written: false, status, requests: 0 };
@@ -90,6 +95,8 @@ export async function persistRunResult(
     if (options.bulk === 'unnest') await insertRequestsUnnest(client, runId, result.requests);
     else await copyRequests(client, runId, result.requests);
     await insertHistograms(client, runId, histograms);
+    if (status === 'failed' && before.rows[0]?.status !== 'failed')
+      await announceFailure(client, runId, result);
     await client.query('COMMIT');
   } catch (err) {
     await client.query('ROLLBACK').catch(() => undefined);
@@ -151,6 +158,27 @@ async function updateRun(
     throw new Error(`run ${runId} does not exist: create the run row before persisting its result`);
   }
   return false;
+}
+
+/** `run.failed` for subscribers, in the transaction that stores the failed run (the outbox). */
+async function announceFailure(client: PoolClient, runId: string, result: RunResult): Promise<void> {
+  const { rows } = await client.query<{
+    endpoint_id: string;
+    profile_id: string | null;
+    trigger: RunTrigger;
+    error: string | null;
+    finished_at: Date;
+  }>('SELECT endpoint_id, profile_id, trigger, error, finished_at FROM runs WHERE id = $1', [runId]);
+  const run = rows[0];
+  await recordRunFailed(client, {
+    id: runId,
+    endpointId: run.endpoint_id,
+    profileId: run.profile_id,
+    trigger: run.trigger,
+    error: run.error,
+    finishedAt: run.finished_at,
+    requests: { succeeded: result.summary.requests.succeeded, failed: result.summary.requests.failed },
+  });
 }
 
 /** The request's values in REQUEST_COLUMNS order, validated and converted for storage. */
