@@ -7,3 +7,4 @@ export {
   type RunEnqueueRequest,
 } from './producer';
 export { queueHealth, queueHealthPrometheus, type QueueHealth } from './health';
+export { WebhookQueueProducer, type WebhookAttemptRequest } from './webhook-producer';

@@ -1,7 +1,7 @@
 import { encryptSecret } from '@teapot/config';
 import { JOB_NAMES, QUEUE_NAMES, type WebhookBody, type WebhookJobData } from '@teapot/contracts';
 import { recordEvent, type DeliveryToQueue, type WebhookEventInput } from '@teapot/db';
-import { createRedis, WEBHOOK_JOB_OPTIONS, webhookJobId } from '@teapot/jobs';
+import { createRedis, WebhookQueueProducer } from '@teapot/jobs';
 import {
   createTestWorld,
   seedEndpoint,
@@ -32,26 +32,16 @@ describe('webhook delivery', () => {
   const dispatcher = webhookDispatcher(policy);
   const errors: unknown[] = [];
 
-  const enqueue = async (items: ReadonlyArray<Omit<DeliveryToQueue, 'dueAt'> & { dueAt: Date }>) => {
-    await queue.addBulk(
-      items.map((item) => ({
-        name: JOB_NAMES.deliver,
-        data: { deliveryId: item.deliveryId, attempt: item.attempt },
-        opts: {
-          ...WEBHOOK_JOB_OPTIONS,
-          jobId: webhookJobId(item.deliveryId, item.attempt),
-          delay: Math.max(0, item.dueAt.getTime() - Date.now()),
-        },
-      })),
-    );
-  };
+  let producer: WebhookQueueProducer;
+  const enqueue = (items: readonly DeliveryToQueue[]) => producer.enqueue(items);
 
   beforeAll(async () => {
     world = await createTestWorld();
     receiver = await startWebhookReceiver();
     connection = createRedis(world.redisUrl);
     workerConnection = createRedis(world.redisUrl);
-    queue = new Queue(QUEUE_NAMES.webhooks, { connection, prefix: world.prefix });
+    producer = new WebhookQueueProducer({ redis: connection, prefix: world.prefix });
+    queue = producer.queue;
     const deliverer = new WebhookDeliverer({
       db: world.db,
       secretKey: world.secretKey,
@@ -82,7 +72,7 @@ describe('webhook delivery', () => {
   afterAll(async () => {
     await sweeper.stop();
     await worker.close();
-    await queue.close();
+    await producer.close();
     await dispatcher.close();
     await connection.quit();
     await workerConnection.quit();
