@@ -1,3 +1,4 @@
+import type { AddressInfo } from 'node:net';
 import { ValidationPipe } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
@@ -60,4 +61,14 @@ export async function createApp(
   app.enableShutdownHooks();
   serveOpenApi(app);
   return app;
+}
+
+/** Listens on HOST:PORT and returns the address really bound (PORT 0 picks a free port). */
+export async function listen(
+  app: NestExpressApplication,
+  env: Pick<ApiEnv, 'HOST' | 'PORT'>,
+): Promise<string> {
+  await app.listen(env.PORT, env.HOST);
+  const { address, port } = app.getHttpServer().address() as AddressInfo;
+  return `http://${address.includes(':') ? `[${address}]` : address}:${port}`;
 }

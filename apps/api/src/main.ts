@@ -1,12 +1,15 @@
 import { EnvError, loadApiEnv } from '@teapot/config';
 import { Logger } from '@nestjs/common';
-import { createApp } from './app';
+import { createApp, listen } from './app';
 
 async function main(): Promise<void> {
   const env = loadApiEnv();
   const app = await createApp(env);
-  await app.listen(env.PORT);
-  new Logger('teapot-api').log(`listening on ${await app.getUrl()} (OpenAPI at /docs)`);
+  const url = await listen(app, env);
+  const reach = ['127.0.0.1', '::1', 'localhost'].includes(env.HOST)
+    ? 'this machine only; set HOST=0.0.0.0 to listen on every interface'
+    : 'every client that can reach this address';
+  new Logger('teapot-api').log(`listening on ${url} (${reach}; OpenAPI at /docs)`);
 }
 
 main().catch((error: unknown) => {

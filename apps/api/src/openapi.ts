@@ -41,7 +41,7 @@ const PLACEHOLDER_ENV = {
   DATABASE_URL: 'postgresql://openapi@127.0.0.1/unused',
   REDIS_URL: 'redis://127.0.0.1:6379',
   TEAPOT_SECRET_KEY: '0'.repeat(64),
-  TEAPOT_API_KEY: 'openapi-document-only',
+  TEAPOT_API_KEY: 'openapi-document-only-placeholder-key',
 };
 
 /** The document the running API serves, built without a database or Redis (for generated clients). */

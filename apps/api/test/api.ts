@@ -20,12 +20,19 @@ export interface RunningApi {
   auth: string;
   /** Every log line the app wrote so far. */
   logs(): string;
+  /** Stops the app and drops its world (unless the world was shared in). */
   close(): Promise<void>;
+  /** Stops the app only. */
+  closeApp(): Promise<void>;
 }
 
 /** The real app from createApp(), on port 0, over its own database and Redis prefix. */
-export async function startApi(overrides: Record<string, string> = {}): Promise<RunningApi> {
-  const world = await createTestWorld({ poolMax: 1 });
+export async function startApi(
+  overrides: Record<string, string> = {},
+  /** Another app's world, to start a second process over the same database (a restart). */
+  shared?: TestWorld,
+): Promise<RunningApi> {
+  const world = shared ?? (await createTestWorld({ poolMax: 1 }));
   const env = loadApiEnv(
     world.env({
       TEAPOT_API_KEY: `tpk_test_${randomBytes(18).toString('base64url')}`,
@@ -53,8 +60,9 @@ export async function startApi(overrides: Record<string, string> = {}): Promise<
     logs: () => lines.join(''),
     async close() {
       await app.close();
-      await world.close();
+      if (!shared) await world.close();
     },
+    closeApp: () => app.close(),
   };
 }
 

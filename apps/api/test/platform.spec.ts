@@ -1,4 +1,6 @@
+import type { AddressInfo } from 'node:net';
 import type { OpenAPIObject } from '@nestjs/swagger';
+import { createApp, listen } from '../src/app';
 import { offlineOpenApiDocument } from '../src/openapi';
 import { created, endpointBody, profileBody, type RunningApi, startApi } from './api';
 
@@ -143,6 +145,31 @@ describe('health', () => {
       expect(run).toMatchObject({ status: 'failed', error: expect.stringContaining('Could not be queued') });
     } finally {
       await cut.close();
+    }
+  });
+});
+
+describe('where the API listens', () => {
+  it('binds to loopback by default and reports the address it really bound', async () => {
+    const env = { ...api.env, PORT: 0 };
+    const app = await createApp(env);
+    try {
+      const url = await listen(app, env);
+      expect(env.HOST).toBe('127.0.0.1');
+      expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+      expect((app.getHttpServer().address() as AddressInfo).address).toBe('127.0.0.1');
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('binds where HOST says, IPv6 included', async () => {
+    const env = { ...api.env, PORT: 0, HOST: '::1' };
+    const app = await createApp(env);
+    try {
+      expect(await listen(app, env)).toMatch(/^http:\/\/\[::1\]:\d+$/);
+    } finally {
+      await app.close();
     }
   });
 });

@@ -283,7 +283,8 @@ function report(
 }
 
 function apiEnvOf(source: EnvSource, env: StackEnv, options: StackOptions): Record<string, string> {
-  return { ...childBaseEnv(source, env), PORT: String(options.apiPort) };
+  // The launcher talks to the API on 127.0.0.1, whatever HOST the shell may have exported.
+  return { ...childBaseEnv(source, env), HOST: '127.0.0.1', PORT: String(options.apiPort) };
 }
 
 function workerEnvOf(

@@ -94,7 +94,7 @@ describe('the one-machine launcher (npm start)', () => {
           DATABASE_URL: `postgresql://postgres@127.0.0.1:${closed}/teapot`,
           REDIS_URL: `redis://127.0.0.1:${closed}`,
           TEAPOT_SECRET_KEY: Buffer.alloc(32, 7).toString('base64'),
-          TEAPOT_API_KEY: 'stack-test-api-key-0123456789',
+          TEAPOT_API_KEY: 'stack-test-api-key-0123456789-abcdef',
         },
         output,
       },

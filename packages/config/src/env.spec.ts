@@ -5,7 +5,7 @@ const VALID = {
   DATABASE_URL: 'postgresql://postgres@127.0.0.1:5432/teapot',
   REDIS_URL: 'redis://127.0.0.1:6379',
   TEAPOT_SECRET_KEY: HEX_KEY,
-  TEAPOT_API_KEY: 'a-first-key-of-enough-length',
+  TEAPOT_API_KEY: 'a-bootstrap-key-long-and-varied-enough',
 };
 
 function problemsOf(env: Record<string, string | undefined>): EnvError {
@@ -24,6 +24,8 @@ describe('loadApiEnv', () => {
     expect(env.PORT).toBe(3000);
     expect(env.LOG_LEVEL).toBe('info');
     expect(env.TEAPOT_REDIS_PREFIX).toBe('teapot');
+    expect(env.HOST).toBe('127.0.0.1');
+    expect(env.TEAPOT_AUTH_FAILURES_PER_MINUTE).toBe(20);
     expect(env.TEAPOT_SECRET_KEY).toEqual(Buffer.from(HEX_KEY, 'hex'));
   });
 
@@ -75,9 +77,20 @@ describe('loadApiEnv', () => {
       PORT: 'is invalid: must be 0-65535',
       LOG_LEVEL: 'is invalid: must be one of fatal, error, warn, info, debug, trace, silent',
       TEAPOT_REDIS_PREFIX: 'is invalid: must be 1-64 characters of letters, digits, _ . : -',
-      TEAPOT_API_KEY: 'is invalid: must be at least 16 characters',
+      TEAPOT_API_KEY: 'is invalid: must be at least 32 characters, at least 10 of them different',
     });
     expect(error.message).not.toContain(secret);
+  });
+
+  it('refuses API keys that are short or repetitive, also ones that were accepted before', () => {
+    for (const key of ['sixteen-chars-ok', 'a'.repeat(64), '0123456789'.repeat(2), 'ab'.repeat(40)]) {
+      expect(problemsOf({ ...VALID, TEAPOT_API_KEY: key }).problems.map((p) => p.variable)).toEqual([
+        'TEAPOT_API_KEY',
+      ]);
+    }
+    expect(
+      loadApiEnv({ ...VALID, TEAPOT_API_KEY: 'f3a9'.repeat(2) + '0b7c1d2e5a6f8e9d4c3b2a10' }).TEAPOT_API_KEY,
+    ).toHaveLength(32);
   });
 
   it('refuses a base64 key that is not 32 bytes', () => {

@@ -23,7 +23,20 @@ export const secretKey = z.string().transform((text, ctx): Buffer => {
   ctx.addIssue({ code: 'custom', message: 'must be 32 bytes written as base64 (44 characters) or hex (64)' });
   return z.NEVER;
 });
-export const apiKey = z.string().min(16, 'must be at least 16 characters');
+/** Long and varied enough that guessing is hopeless (48 hex characters are 192 bits). */
+export const API_KEY_MIN_LENGTH = 32;
+const API_KEY_MIN_DISTINCT = 10;
+export const apiKey = z
+  .string()
+  .refine(
+    (key) => key.length >= API_KEY_MIN_LENGTH && new Set(key).size >= API_KEY_MIN_DISTINCT,
+    `must be at least ${API_KEY_MIN_LENGTH} characters, at least ${API_KEY_MIN_DISTINCT} of them different`,
+  );
+/** Where a listener binds: loopback unless the operator opens it (0.0.0.0 or :: for every interface). */
+export const listenHost = z
+  .string()
+  .regex(/^[A-Za-z0-9.:-]{1,253}$/, 'must be an IP address or a host name, e.g. 127.0.0.1 or 0.0.0.0')
+  .default('127.0.0.1');
 export const port = z.coerce
   .number({ error: 'must be a port number' })
   .int('must be a whole number')
@@ -48,7 +61,7 @@ export const ENV_HINTS: Record<string, string> = {
   DATABASE_URL: 'e.g. postgresql://postgres@127.0.0.1:5432/teapot',
   REDIS_URL: 'e.g. redis://127.0.0.1:6379',
   TEAPOT_SECRET_KEY: 'generate one with: openssl rand -base64 32',
-  TEAPOT_API_KEY: 'the first API key (write scope); generate one with: openssl rand -hex 24',
+  TEAPOT_API_KEY: 'the bootstrap API key (write scope); generate one with: openssl rand -hex 24',
 };
 
 export class EnvError extends Error {
@@ -102,6 +115,14 @@ export const apiEnvSchema = z.object({
   TEAPOT_WEBHOOK_URL_ALLOW: webhookUrlAllow,
   TEAPOT_API_KEY: apiKey,
   PORT: port,
+  HOST: listenHost,
+  /** Wrong API keys one client address may send per minute (a burst of that many, refilled over a minute). */
+  TEAPOT_AUTH_FAILURES_PER_MINUTE: z.coerce
+    .number({ error: 'must be a number' })
+    .int('must be a whole number')
+    .min(1, 'must be 1-10000')
+    .max(10_000, 'must be 1-10000')
+    .default(20),
   /** The built dashboard served at `/`; unset means apps/web/dist of this checkout. */
   TEAPOT_WEB_DIR: z.string().optional(),
 });

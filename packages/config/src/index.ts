@@ -1,6 +1,8 @@
 export {
   apiEnvSchema,
   apiKey,
+  API_KEY_MIN_LENGTH,
+  listenHost,
   databaseUrl,
   ENV_HINTS,
   EnvError,

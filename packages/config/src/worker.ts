@@ -1,7 +1,7 @@
 import { hostname } from 'node:os';
 import { z } from 'zod';
 import { WORKER_ROLES, type WorkerRole } from '@teapot/contracts';
-import { parseEnv, port, sharedEnvShape, type EnvSource } from './env';
+import { listenHost, parseEnv, port, sharedEnvShape, type EnvSource } from './env';
 import { webhookEnvShape } from './webhooks';
 
 function wholeNumber(min: number, max: number, fallback: number) {
@@ -72,6 +72,8 @@ export const workerEnvSchema = z.object({
   RETENTION_CRON: z.string().min(9, 'must be a cron expression, e.g. "17 3 * * *"').default('17 3 * * *'),
   /** Prometheus `/metrics` listener; unset means none. */
   WORKER_METRICS_PORT: port.unwrap().optional(),
+  /** Where `/metrics` binds; it has no authentication, so loopback unless opened. */
+  WORKER_METRICS_HOST: listenHost,
 });
 export type WorkerEnv = z.output<typeof workerEnvSchema>;
 

@@ -25,8 +25,9 @@ export class ApiKeysController {
     return this.apiKeys.create(input);
   }
 
+  // Write scope: a read key (a dashboard, a scraper) has no business knowing which keys exist.
   @Get()
-  @Access('read')
+  @Access('write')
   @ApiOkResponse({ type: ApiKeyListDto })
   async list(): Promise<ApiKeyListDto> {
     return { items: await this.apiKeys.list() };

@@ -6,7 +6,7 @@ import { API_ENV } from '../env/env.module';
 import { PrismaService } from '../prisma/prisma.service';
 import type { ApiKeyDto, ApiKeyScope, CreateApiKeyDto, CreatedApiKeyDto } from './dto/api-key.dto';
 
-const KEY_PREFIX_LENGTH = 12;
+const FINGERPRINT_LENGTH = 8;
 // Writing lastUsedAt on every request would make every read a write.
 const LAST_USED_RESOLUTION_MS = 60_000;
 
@@ -15,18 +15,25 @@ export interface AuthenticatedKey {
   scope: ApiKeyScope;
 }
 
-const PUBLIC_FIELDS = {
+const STORED_FIELDS = {
   id: true,
   name: true,
   scope: true,
-  keyPrefix: true,
+  keyHash: true,
+  bootstrap: true,
   createdAt: true,
   lastUsedAt: true,
   revokedAt: true,
 } as const;
+type StoredKey = Prisma.ApiKeyGetPayload<{ select: typeof STORED_FIELDS }>;
 
 export function hashApiKey(key: string): string {
   return createHash('sha256').update(key, 'utf8').digest('hex');
+}
+
+/** A short, non-secret name for a key: the start of its hash says nothing of the key itself. */
+export function fingerprintOf(keyHash: string): string {
+  return keyHash.slice(0, FINGERPRINT_LENGTH);
 }
 
 @Injectable()
@@ -38,13 +45,15 @@ export class ApiKeysService implements OnApplicationBootstrap {
     @Inject(API_ENV) private readonly env: ApiEnv,
   ) {}
 
-  /** The first key comes from TEAPOT_API_KEY; a revoked one stays revoked (rotate the variable). */
+  /**
+   * TEAPOT_API_KEY is the bootstrap key: a new value replaces the previous one (revoked here), so
+   * changing the variable and restarting is a rotation. A key revoked through the API stays revoked.
+   */
   async onApplicationBootstrap(): Promise<void> {
-    const key = this.env.TEAPOT_API_KEY;
-    const keyHash = hashApiKey(key);
+    const keyHash = hashApiKey(this.env.TEAPOT_API_KEY);
     // Two API processes booting at once may both insert; the loser finds the winner's row.
     await this.prisma.apiKey
-      .create({ data: { name: 'TEAPOT_API_KEY', scope: 'write', keyHash, keyPrefix: prefixOf(key) } })
+      .create({ data: { name: 'TEAPOT_API_KEY', scope: 'write', keyHash, bootstrap: true } })
       .catch((error: unknown) => {
         if (!(error instanceof Prisma.PrismaClientKnownRequestError && error.code === 'P2002')) throw error;
       });
@@ -52,7 +61,25 @@ export class ApiKeysService implements OnApplicationBootstrap {
       where: { keyHash },
       select: { revokedAt: true },
     });
-    if (stored.revokedAt) this.logger.warn('TEAPOT_API_KEY was revoked through the API and is not accepted.');
+    if (stored.revokedAt) {
+      // Going back to a revoked value must not also revoke the key that replaced it.
+      this.logger.warn(
+        'TEAPOT_API_KEY is a revoked key and is not accepted; set a new value (openssl rand -hex 24).',
+      );
+      return;
+    }
+    const predecessors = await this.prisma.apiKey.findMany({
+      where: { bootstrap: true, revokedAt: null, keyHash: { not: keyHash } },
+      select: { id: true, keyHash: true },
+    });
+    if (predecessors.length === 0) return;
+    await this.prisma.apiKey.updateMany({
+      where: { id: { in: predecessors.map((key) => key.id) } },
+      data: { revokedAt: new Date() },
+    });
+    this.logger.warn(
+      `TEAPOT_API_KEY changed: the previous bootstrap key (${predecessors.map((key) => fingerprintOf(key.keyHash)).join(', ')}) is revoked.`,
+    );
   }
 
   async authenticate(key: string): Promise<AuthenticatedKey | null> {
@@ -71,31 +98,34 @@ export class ApiKeysService implements OnApplicationBootstrap {
   async create(input: CreateApiKeyDto): Promise<CreatedApiKeyDto> {
     const key = `tpk_${randomBytes(24).toString('base64url')}`;
     const stored = await this.prisma.apiKey.create({
-      data: { name: input.name, scope: input.scope, keyHash: hashApiKey(key), keyPrefix: prefixOf(key) },
-      select: PUBLIC_FIELDS,
+      data: { name: input.name, scope: input.scope, keyHash: hashApiKey(key) },
+      select: STORED_FIELDS,
     });
-    return { ...stored, key };
+    return { ...toDto(stored), key };
   }
 
-  list(): Promise<ApiKeyDto[]> {
-    return this.prisma.apiKey.findMany({
-      select: PUBLIC_FIELDS,
+  async list(): Promise<ApiKeyDto[]> {
+    const keys = await this.prisma.apiKey.findMany({
+      select: STORED_FIELDS,
       orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
     });
+    return keys.map(toDto);
   }
 
   async revoke(id: string): Promise<ApiKeyDto> {
-    const stored = await this.prisma.apiKey.findUnique({ where: { id }, select: PUBLIC_FIELDS });
+    const stored = await this.prisma.apiKey.findUnique({ where: { id }, select: STORED_FIELDS });
     if (!stored) throw new NotFoundException(`No API key ${id}.`);
-    if (stored.revokedAt) return stored;
-    return this.prisma.apiKey.update({
-      where: { id },
-      data: { revokedAt: new Date() },
-      select: PUBLIC_FIELDS,
-    });
+    if (stored.revokedAt) return toDto(stored);
+    return toDto(
+      await this.prisma.apiKey.update({
+        where: { id },
+        data: { revokedAt: new Date() },
+        select: STORED_FIELDS,
+      }),
+    );
   }
 }
 
-function prefixOf(key: string): string {
-  return key.slice(0, KEY_PREFIX_LENGTH);
+function toDto({ keyHash, ...key }: StoredKey): ApiKeyDto {
+  return { ...key, fingerprint: fingerprintOf(keyHash) };
 }

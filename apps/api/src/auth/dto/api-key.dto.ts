@@ -10,7 +10,10 @@ export class CreateApiKeyDto {
   @IsName(100)
   name!: string;
 
-  @ApiProperty({ enum: API_KEY_SCOPES, description: 'read: GET routes only; write: every route.' })
+  @ApiProperty({
+    enum: API_KEY_SCOPES,
+    description: 'read: GET routes only (but not the key list); write: every route.',
+  })
   @IsIn(API_KEY_SCOPES)
   scope!: ApiKeyScope;
 }
@@ -25,8 +28,17 @@ export class ApiKeyDto {
   @ApiProperty({ enum: API_KEY_SCOPES })
   scope!: ApiKeyScope;
 
-  @ApiProperty({ example: 'tpk_3q2x', description: 'The first characters of the key, to tell keys apart.' })
-  keyPrefix!: string;
+  @ApiProperty({
+    example: '3f9a0c12',
+    description:
+      'Tells keys apart without revealing any: the first 8 hex characters of the SHA-256 of the key (`printf %s "$KEY" | sha256sum | cut -c1-8`).',
+  })
+  fingerprint!: string;
+
+  @ApiProperty({
+    description: 'The key came from TEAPOT_API_KEY; setting a new value revokes it at the next start.',
+  })
+  bootstrap!: boolean;
 
   @ApiProperty()
   createdAt!: Date;
