@@ -195,27 +195,59 @@ describe('worker (in process): schedule -> measure -> store', () => {
     }
   }, 30_000);
 
+  /** A manual run of `requests` requests on a fresh endpoint, enqueued and finished. */
+  const measuredRun = async (requests: number, headers?: Record<string, string>) => {
+    const endpointId = await seedEndpoint(world, {
+      baseUrl: sim.baseUrl,
+      model: sim.deployment.model.name,
+      headers,
+    });
+    const runId = await seedManualRun(world, await seedProfile(world, endpointId, { requests }));
+    await producer.enqueueRun(runId);
+    return finished(runId);
+  };
+
   it('reports queue and run counts in Prometheus format', async () => {
-    const port = app.get(MetricsService).port;
-    const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
-    expect(text).toMatch(/^teapot_queue_jobs\{queue="runs",state="failed"\} 1$/m);
-    expect(text).toMatch(/^teapot_runs\{status="succeeded"\} \d+$/m);
+    const metrics = app.get(MetricsService);
+    const before = await metrics.health();
+    const finishedFailed = app.get(WorkerMetrics).runsFinished.get('failed') ?? 0;
+    expect((await measuredRun(2)).status).toBe('succeeded');
+    expect((await measuredRun(1, { 'x-teapot-fault': '500' })).status).toBe('failed');
+    const jobId = await producer.enqueueRun('5d2c6f0a-1b3e-4c7d-8e9f-0a1b2c3d4e5f');
+    await waitFor('the job of a missing run to fail', async () => (await queue.getJob(jobId))?.isFailed());
+
+    const text = await (await fetch(`http://127.0.0.1:${metrics.port}/metrics`)).text();
+    const failedJobs = before.queue.failed + 1;
     expect(text).toMatch(
-      /^teapot_worker_runs_finished_total\{worker="worker-in-process",status="failed"\} 4$/m,
+      new RegExp(`^teapot_queue_jobs\\{queue="runs",state="failed"\\} ${failedJobs}$`, 'm'),
     );
-    const health = await app.get(MetricsService).health();
-    expect(health.queue.failed).toBe(1);
-    expect(health.runsByStatus.failed).toBe(4);
-  });
+    // Other tests' scheduled slots may still finish meanwhile: only failed runs are this test's alone.
+    expect(text).toMatch(/^teapot_runs\{status="succeeded"\} [1-9]\d*$/m);
+    expect(text).toMatch(
+      new RegExp(`^teapot_runs\\{status="failed"\\} ${(before.runsByStatus.failed ?? 0) + 1}$`, 'm'),
+    );
+    expect(text).toMatch(
+      new RegExp(
+        `^teapot_worker_runs_finished_total\\{worker="worker-in-process",status="failed"\\} ${finishedFailed + 1}$`,
+        'm',
+      ),
+    );
+    const health = await metrics.health();
+    expect(health.queue.failed).toBe(failedJobs);
+    expect(health.runsByStatus.failed).toBe((before.runsByStatus.failed ?? 0) + 1);
+  }, 30_000);
 
   it('drops raw timings past retention and keeps the summaries', async () => {
+    const measured = await measuredRun(3);
+    expect(measured.status).toBe('succeeded');
     const before = await world.db.prisma.runRequest.count({ where: { rawDroppedAt: null } });
-    expect(before).toBeGreaterThan(0);
+    expect(before).toBeGreaterThanOrEqual(3);
     const { dropped } = await app.get(RetentionService).dropOlderThan(new Date(Date.now() + 60_000));
     expect(dropped.requests).toBe(before);
     expect(await world.db.prisma.runRequest.count({ where: { chunkOffsetsUs: { not: null } } })).toBe(0);
     expect(await world.db.prisma.run.count({ where: { status: 'succeeded', itlP99Ms: null } })).toBe(0);
-  });
+    expect((await run(measured.id)).itlP99Ms).toBe(measured.itlP99Ms);
+  }, 30_000);
 
   it('keeps a result measured while the database is away and stores it when it is back', async () => {
     const url = new URL(world.databaseUrl);

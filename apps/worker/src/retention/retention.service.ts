@@ -1,21 +1,12 @@
-import {
-  Inject,
-  Injectable,
-  Logger,
-  type BeforeApplicationShutdown,
-  type OnApplicationBootstrap,
-} from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { WorkerEnv } from '@teapot/config';
 import { dropRawTimings, type DropRawTimingsResult } from '@teapot/db';
-import { PeriodicChore } from '../chores/periodic-chore';
-import { AUTO_START, CLOCK, WORKER_ENV, type Clock } from '../env/worker-env';
+import { CLOCK, WORKER_ENV, type Clock } from '../env/worker-env';
 import { PrismaService } from '../prisma/prisma.service';
 import { RedisService } from '../redis/redis.service';
 import { ProfileSchedule } from '../schedule/schedule';
 
 const CLAIM_TTL_MS = 7 * 24 * 3_600_000;
-/** How often a worker checks whether a retention slot is due. */
-const CHECK_EVERY_MS = 60_000;
 
 /**
  * Drops raw per-token timings older than RETENTION_RAW_DAYS on the RETENTION_CRON schedule (UTC),
@@ -23,32 +14,21 @@ const CHECK_EVERY_MS = 60_000;
  * does it (a Redis claim per slot), and a slot missed while every worker was down runs once.
  */
 @Injectable()
-export class RetentionService implements OnApplicationBootstrap, BeforeApplicationShutdown {
+export class RetentionService {
   private readonly logger = new Logger(RetentionService.name);
   private readonly schedule: ProfileSchedule;
-  private readonly checker: PeriodicChore;
 
   constructor(
     @Inject(WORKER_ENV) private readonly env: WorkerEnv,
     @Inject(CLOCK) private readonly clock: Clock,
-    @Inject(AUTO_START) private readonly autoStart: boolean,
     private readonly prisma: PrismaService,
     private readonly redis: RedisService,
   ) {
-    this.checker = new PeriodicChore('retention', CHECK_EVERY_MS, () => this.runDue(), this.logger);
     this.schedule = new ProfileSchedule('retention', {
       cron: env.RETENTION_CRON,
       intervalS: null,
       jitterS: 0,
     });
-  }
-
-  onApplicationBootstrap(): void {
-    if (this.autoStart) this.checker.start();
-  }
-
-  beforeApplicationShutdown(): void {
-    this.checker.stop();
   }
 
   /** Runs the latest retention slot if no worker has yet; returns what was dropped, or null. */

@@ -1,13 +1,6 @@
-import {
-  Inject,
-  Injectable,
-  Logger,
-  type BeforeApplicationShutdown,
-  type OnApplicationBootstrap,
-} from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { WorkerEnv } from '@teapot/config';
-import { PeriodicChore } from '../chores/periodic-chore';
-import { AUTO_START, CLOCK, WORKER_ENV, type Clock } from '../env/worker-env';
+import { CLOCK, WORKER_ENV, type Clock } from '../env/worker-env';
 import { PrismaService } from '../prisma/prisma.service';
 import { RedisService } from '../redis/redis.service';
 import { RunRepository } from './run-repository';
@@ -29,31 +22,19 @@ const BATCH = 500;
  * Repairs runs whose job no longer matches them: a worker that died after its job was removed (or
  * failed for good) leaves a run `running`; a producer that died between the insert and the enqueue
  * leaves one `queued` without a job. Runs whose job is waiting, delayed or active are left alone.
- * Runs at boot and every REAPER_INTERVAL_MS in processes that consume the `runs` queue.
+ * Runs at boot and every REAPER_INTERVAL_MS in processes that consume the `runs` queue (RunsModule).
  */
 @Injectable()
-export class RunReaper implements OnApplicationBootstrap, BeforeApplicationShutdown {
+export class RunReaper {
   private readonly logger = new Logger(RunReaper.name);
-  private readonly chore: PeriodicChore;
 
   constructor(
     @Inject(WORKER_ENV) private readonly env: WorkerEnv,
     @Inject(CLOCK) private readonly clock: Clock,
-    @Inject(AUTO_START) private readonly autoStart: boolean,
     private readonly prisma: PrismaService,
     private readonly redis: RedisService,
     private readonly runs: RunRepository,
-  ) {
-    this.chore = new PeriodicChore('reaper', env.REAPER_INTERVAL_MS, () => this.reap(), this.logger);
-  }
-
-  onApplicationBootstrap(): void {
-    if (this.autoStart) this.chore.start();
-  }
-
-  beforeApplicationShutdown(): void {
-    this.chore.stop();
-  }
+  ) {}
 
   async reap(nowMs: number = this.clock.now()): Promise<ReapReport> {
     const report: ReapReport = { aborted: 0, requeued: 0, failed: 0 };

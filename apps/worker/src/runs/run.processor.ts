@@ -5,7 +5,6 @@ import {
   InvalidSnapshotError,
   isFinalRunStatus,
   JOB_NAMES,
-  parseProfileSnapshot,
   QUEUE_NAMES,
   type RunJobData,
 } from '@teapot/contracts';
@@ -21,11 +20,12 @@ import {
   type QueueWorkerOptions,
 } from '../queues/queue-processor';
 import { RedisService } from '../redis/redis.service';
-import { ProfileSchedule, parseSlotKey } from '../schedule/schedule';
 import { EndpointLease } from './endpoint-lease';
 import { runOptionsFromSnapshot } from './profile-snapshot';
 import { verdictOf } from './run-outcome';
+import { retryWhileDatabaseIsAway } from './database-retry';
 import { RunRepository, type RunToProcess } from './run-repository';
+import { onBusyEndpoint, skippedAtStart, startDeadline, startDelayMs } from './run-timing';
 
 /** What a run job returns (kept on the completed job for a while, for inspection). */
 export interface RunJobOutcome {
@@ -110,14 +110,9 @@ export class RunProcessor implements QueueProcessorHooks {
     if (isFinalRunStatus(run.status)) return { runId, status: run.status, note: 'already finished' };
     if (run.endpoint.archivedAt) return this.endUnmeasured(run, 'aborted', 'the endpoint was archived');
 
-    const deadlineMs = this.startDeadline(run);
-    if (this.clock.now() >= deadlineMs) {
-      return this.endUnmeasured(
-        run,
-        'aborted',
-        `skipped: could not start before ${describeDeadline(run, deadlineMs)}`,
-      );
-    }
+    const deadlineMs = startDeadline(run, this.env.RUN_MAX_WAIT_MS);
+    const tooLate = skippedAtStart(run, deadlineMs, this.clock.now());
+    if (tooLate) return this.endUnmeasured(run, 'aborted', tooLate);
     if (this.closing) return this.defer(job, token, 0);
 
     const lease = await EndpointLease.acquire(
@@ -127,16 +122,10 @@ export class RunProcessor implements QueueProcessorHooks {
       this.env.ENDPOINT_LOCK_TTL_MS,
     );
     if (!lease) {
-      const retryAtMs = this.clock.now() + this.env.ENDPOINT_BUSY_RETRY_MS;
-      if (retryAtMs >= deadlineMs) {
-        return this.endUnmeasured(
-          run,
-          'aborted',
-          `skipped: endpoint busy with another run until ${describeDeadline(run, deadlineMs)}`,
-        );
-      }
+      const busy = onBusyEndpoint(run, deadlineMs, this.clock.now(), this.env.ENDPOINT_BUSY_RETRY_MS);
+      if ('skipped' in busy) return this.endUnmeasured(run, 'aborted', busy.skipped);
       this.metrics.busyDeferrals++;
-      return this.defer(job, token, this.env.ENDPOINT_BUSY_RETRY_MS);
+      return this.defer(job, token, busy.retryInMs);
     }
 
     let measured: { attempt: number; result: RunResult; abortReason: string | null } | RunJobOutcome;
@@ -251,16 +240,9 @@ export class RunProcessor implements QueueProcessorHooks {
     throw new DelayedError();
   }
 
-  /** Latest start: the next slot's due time for scheduled runs, RUN_MAX_WAIT_MS after queueing otherwise. */
-  private startDeadline(run: RunToProcess): number {
-    const slot = slotOf(run);
-    if (slot) return slot.schedule.dueAt(slot.schedule.slotAfter(slot.slotMs));
-    return run.queuedAt.getTime() + this.env.RUN_MAX_WAIT_MS;
-  }
-
   private recordStartDelay(run: RunToProcess): void {
-    const slot = slotOf(run);
-    if (slot) this.metrics.lastStartDelayMs = this.clock.now() - slot.schedule.dueAt(slot.slotMs);
+    const delayMs = startDelayMs(run, this.clock.now());
+    if (delayMs !== null) this.metrics.lastStartDelayMs = delayMs;
   }
 
   private target(run: RunToProcess): Target {
@@ -275,22 +257,19 @@ export class RunProcessor implements QueueProcessorHooks {
     return { baseUrl, apiKind, model, headers };
   }
 
+  /** A write retried while the database is away: PERSIST_RETRY_MAX_MS, or what is left of the grace on shutdown. */
   private async retryWhileDatabaseIsAway<T>(what: string, write: () => Promise<T>): Promise<T> {
-    const giveUpAt = Date.now() + (this.closing ? this.env.SHUTDOWN_GRACE_MS : this.env.PERSIST_RETRY_MAX_MS);
-    let delayMs = 250;
-    for (let failures = 0; ; failures++) {
-      try {
-        const value = await write();
-        if (failures > 0) this.logger.log(`${what}: written after ${failures} retries`);
-        return value;
-      } catch (error) {
-        if (!isTransientDbError(error) || Date.now() + delayMs > giveUpAt) throw error;
-        if (failures === 0) this.logger.warn(`${what}: database unreachable, retrying: ${message(error)}`);
+    const { value, failures } = await retryWhileDatabaseIsAway(write, {
+      giveUpAfterMs: this.closing ? this.env.SHUTDOWN_GRACE_MS : this.env.PERSIST_RETRY_MAX_MS,
+      now: () => Date.now(),
+      sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+      onRetry: (error, failed) => {
+        if (failed === 1) this.logger.warn(`${what}: database unreachable, retrying: ${message(error)}`);
         this.metrics.persistRetries++;
-        await new Promise((resolve) => setTimeout(resolve, delayMs));
-        delayMs = Math.min(delayMs * 2, 10_000);
-      }
-    }
+      },
+    });
+    if (failures > 0) this.logger.log(`${what}: written after ${failures} retries`);
+    return value;
   }
 
   /** A job out of attempts (or stalled too often) leaves its run failed rather than queued or running forever. */
@@ -303,29 +282,6 @@ export class RunProcessor implements QueueProcessorHooks {
       `the run job failed ${job.attemptsMade} times: ${error.message}`,
     );
   }
-}
-
-/** The schedule slot a run was queued for; null for manual runs and snapshots without a usable schedule. */
-function slotOf(run: RunToProcess): { schedule: ProfileSchedule; slotMs: number } | null {
-  const slot = run.slotKey ? parseSlotKey(run.slotKey) : null;
-  if (!slot) return null;
-  try {
-    const snapshot = parseProfileSnapshot(run.profileSnapshot);
-    const spec = {
-      cron: snapshot.scheduleCron,
-      intervalS: snapshot.scheduleIntervalS,
-      jitterS: snapshot.scheduleJitterS,
-    };
-    return { schedule: new ProfileSchedule(slot.profileId, spec), slotMs: slot.slotMs };
-  } catch {
-    // An invalid snapshot fails the run later, with its reason; here it only means "no slot".
-    return null;
-  }
-}
-
-function describeDeadline(run: RunToProcess, deadlineMs: number): string {
-  const at = new Date(deadlineMs).toISOString();
-  return run.slotKey ? `the next slot at ${at}` : `${at} (waited the longest a run may wait)`;
 }
 
 function message(error: unknown): string {

@@ -1,6 +1,19 @@
 import { Module } from '@nestjs/common';
+import { periodicChore } from '../chores/periodic-chore';
 import { SchedulerService } from './scheduler.service';
 
-/** The `schedule` chore: ticks that queue the due runs of scheduled profiles. */
-@Module({ providers: [SchedulerService], exports: [SchedulerService] })
+/** The `schedule` chore: a tick every SCHEDULER_TICK_MS queues the due runs of scheduled profiles. */
+@Module({
+  providers: [
+    SchedulerService,
+    // tick() never throws: it logs a failure once and reports it in TickReport.ok.
+    periodicChore({
+      name: 'scheduler tick',
+      service: SchedulerService,
+      everyMs: (env) => env.SCHEDULER_TICK_MS,
+      run: (scheduler) => scheduler.tick(),
+    }),
+  ],
+  exports: [SchedulerService],
+})
 export class SchedulerModule {}

@@ -1,13 +1,6 @@
-import {
-  Inject,
-  Injectable,
-  Logger,
-  type BeforeApplicationShutdown,
-  type OnApplicationBootstrap,
-} from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { WorkerEnv } from '@teapot/config';
-import { PeriodicChore } from '../chores/periodic-chore';
-import { AUTO_START, CLOCK, WORKER_ENV, type Clock } from '../env/worker-env';
+import { CLOCK, WORKER_ENV, type Clock } from '../env/worker-env';
 import { WorkerMetrics } from '../metrics/worker-metrics';
 import { PrismaService } from '../prisma/prisma.service';
 import { RedisService } from '../redis/redis.service';
@@ -48,9 +41,8 @@ export interface TickReport {
  * enqueued, never the pile of slots in between; slots before a profile's last change are skipped.
  */
 @Injectable()
-export class SchedulerService implements OnApplicationBootstrap, BeforeApplicationShutdown {
+export class SchedulerService {
   private readonly logger = new Logger(SchedulerService.name);
-  private readonly ticker: PeriodicChore;
   private readonly book = new Map<string, BookEntry>();
   /** Profiles with an unusable schedule, by change time, so each is reported once per change. */
   private readonly unschedulable = new Map<string, number>();
@@ -60,23 +52,10 @@ export class SchedulerService implements OnApplicationBootstrap, BeforeApplicati
   constructor(
     @Inject(WORKER_ENV) private readonly env: WorkerEnv,
     @Inject(CLOCK) private readonly clock: Clock,
-    @Inject(AUTO_START) private readonly autoStart: boolean,
     private readonly prisma: PrismaService,
     private readonly redis: RedisService,
     private readonly metrics: WorkerMetrics,
-  ) {
-    // tick() never throws: it logs a failure once and reports it in TickReport.ok.
-    this.ticker = new PeriodicChore('scheduler tick', env.SCHEDULER_TICK_MS, () => this.tick(), this.logger);
-  }
-
-  /** Ticks every SCHEDULER_TICK_MS from boot (unless a script drives tick() itself). */
-  onApplicationBootstrap(): void {
-    if (this.autoStart) this.ticker.start();
-  }
-
-  beforeApplicationShutdown(): void {
-    this.ticker.stop();
-  }
+  ) {}
 
   /** A time on the injected clock as BullMQ's wall clock (they differ when a test shifts the clock). */
   private wallClockAt(clockMs: number): number {

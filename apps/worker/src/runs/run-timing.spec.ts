@@ -1,0 +1,84 @@
+import type { ProfileSnapshot } from '@teapot/contracts';
+import { jitterMs, slotKey } from '../schedule/schedule';
+import { onBusyEndpoint, skippedAtStart, slotOf, startDeadline, startDelayMs } from './run-timing';
+
+const PROFILE_ID = '6a1f3c2e-5b7d-4e8f-9a0b-1c2d3e4f5a6b';
+const HOUR_MS = 3_600_000;
+const MAX_WAIT_MS = 30 * 60_000;
+const SLOT_MS = Date.UTC(2026, 11, 3, 9, 0, 0);
+
+function snapshot(schedule: { intervalS?: number; cron?: string; jitterS?: number }): ProfileSnapshot {
+  return {
+    id: PROFILE_ID,
+    name: 'p',
+    endpointId: '00000000-0000-4000-8000-000000000001',
+    workload: { kind: 'synthetic', inputTokens: 8, outputTokens: 8 },
+    load: { kind: 'closed', concurrency: 1 },
+    requestCount: 4,
+    durationS: null,
+    warmupRequests: 0,
+    seed: 1,
+    timeoutMs: 60_000,
+    stallTimeoutMs: 30_000,
+    forceOutputLength: true,
+    slo: {},
+    scheduleCron: schedule.cron ?? null,
+    scheduleIntervalS: schedule.intervalS ?? null,
+    scheduleJitterS: schedule.jitterS ?? 0,
+  };
+}
+
+const scheduled = (schedule: { intervalS?: number; cron?: string; jitterS?: number }) => ({
+  slotKey: slotKey(PROFILE_ID, SLOT_MS),
+  queuedAt: new Date(SLOT_MS - 1_000),
+  profileSnapshot: snapshot(schedule),
+});
+const manual = { slotKey: null, queuedAt: new Date(SLOT_MS), profileSnapshot: snapshot({}) };
+
+describe('start rules of a run (pinned times)', () => {
+  it("gives a scheduled run until its profile's next slot is due, jitter included", () => {
+    const jitter = jitterMs(PROFILE_ID, 600);
+    expect(startDeadline(scheduled({ intervalS: 3600 }), MAX_WAIT_MS)).toBe(SLOT_MS + HOUR_MS);
+    expect(startDeadline(scheduled({ intervalS: 3600, jitterS: 600 }), MAX_WAIT_MS)).toBe(
+      SLOT_MS + HOUR_MS + jitter,
+    );
+    // Cron slots: 09:00 then 09:15.
+    expect(startDeadline(scheduled({ cron: '*/15 * * * *' }), MAX_WAIT_MS)).toBe(SLOT_MS + 15 * 60_000);
+  });
+
+  it('gives a manual run, or one whose snapshot has no usable schedule, the longest wait after queueing', () => {
+    expect(startDeadline(manual, MAX_WAIT_MS)).toBe(SLOT_MS + MAX_WAIT_MS);
+    const broken = { ...scheduled({ intervalS: 3600 }), profileSnapshot: { nonsense: true } };
+    expect(slotOf(broken)).toBeNull();
+    expect(startDeadline(broken, MAX_WAIT_MS)).toBe(broken.queuedAt.getTime() + MAX_WAIT_MS);
+    expect(slotOf({ ...manual, slotKey: 'not-a-slot-key' })).toBeNull();
+  });
+
+  it('skips a run at its deadline and not a millisecond before', () => {
+    const run = scheduled({ intervalS: 3600 });
+    const deadline = startDeadline(run, MAX_WAIT_MS);
+    expect(skippedAtStart(run, deadline, deadline - 1)).toBeNull();
+    expect(skippedAtStart(run, deadline, deadline)).toBe(
+      'skipped: could not start before the next slot at 2026-12-03T10:00:00.000Z',
+    );
+    expect(skippedAtStart(manual, SLOT_MS + MAX_WAIT_MS, SLOT_MS + MAX_WAIT_MS)).toBe(
+      'skipped: could not start before 2026-12-03T09:30:00.000Z (waited the longest a run may wait)',
+    );
+  });
+
+  it('retries a busy endpoint later only while the retry comes before the deadline', () => {
+    const run = scheduled({ intervalS: 3600 });
+    const deadline = SLOT_MS + HOUR_MS;
+    expect(onBusyEndpoint(run, deadline, deadline - 5_001, 5_000)).toEqual({ retryInMs: 5_000 });
+    expect(onBusyEndpoint(run, deadline, deadline - 5_000, 5_000)).toEqual({
+      skipped: 'skipped: endpoint busy with another run until the next slot at 2026-12-03T10:00:00.000Z',
+    });
+  });
+
+  it('measures the start delay of scheduled runs from their due time', () => {
+    const jittered = scheduled({ intervalS: 3600, jitterS: 600 });
+    const due = SLOT_MS + jitterMs(PROFILE_ID, 600);
+    expect(startDelayMs(jittered, due + 1_234)).toBe(1_234);
+    expect(startDelayMs(manual, SLOT_MS + 1_234)).toBeNull();
+  });
+});

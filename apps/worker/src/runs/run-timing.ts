@@ -1,0 +1,69 @@
+import { parseProfileSnapshot } from '@teapot/contracts';
+import { ProfileSchedule, parseSlotKey } from '../schedule/schedule';
+
+/** What the start rules read of a run. */
+export interface RunToStart {
+  slotKey: string | null;
+  queuedAt: Date;
+  profileSnapshot: unknown;
+}
+
+/** The schedule slot a run was queued for; null for manual runs and snapshots without a usable schedule. */
+export function slotOf(run: RunToStart): { schedule: ProfileSchedule; slotMs: number } | null {
+  const slot = run.slotKey ? parseSlotKey(run.slotKey) : null;
+  if (!slot) return null;
+  try {
+    const snapshot = parseProfileSnapshot(run.profileSnapshot);
+    const spec = {
+      cron: snapshot.scheduleCron,
+      intervalS: snapshot.scheduleIntervalS,
+      jitterS: snapshot.scheduleJitterS,
+    };
+    return { schedule: new ProfileSchedule(slot.profileId, spec), slotMs: slot.slotMs };
+  } catch {
+    // An invalid snapshot fails the run later, with its reason; here it only means "no slot".
+    return null;
+  }
+}
+
+/**
+ * The latest time a run may start: a scheduled run's next slot due time (so slots never pile up),
+ * `maxWaitMs` after queueing for any other run.
+ */
+export function startDeadline(run: RunToStart, maxWaitMs: number): number {
+  const slot = slotOf(run);
+  if (slot) return slot.schedule.dueAt(slot.schedule.slotAfter(slot.slotMs));
+  return run.queuedAt.getTime() + maxWaitMs;
+}
+
+/** Null when the run may still start at `nowMs`; otherwise why it is skipped. */
+export function skippedAtStart(run: RunToStart, deadlineMs: number, nowMs: number): string | null {
+  return nowMs >= deadlineMs ? `skipped: could not start before ${describeDeadline(run, deadlineMs)}` : null;
+}
+
+/**
+ * A busy endpoint: try again in `retryMs`, unless that retry would come at or after the deadline,
+ * in which case the run is skipped with the reason.
+ */
+export function onBusyEndpoint(
+  run: RunToStart,
+  deadlineMs: number,
+  nowMs: number,
+  retryMs: number,
+): { retryInMs: number } | { skipped: string } {
+  if (nowMs + retryMs >= deadlineMs) {
+    return { skipped: `skipped: endpoint busy with another run until ${describeDeadline(run, deadlineMs)}` };
+  }
+  return { retryInMs: retryMs };
+}
+
+/** How late a scheduled run started after its slot's due time; null for other runs. */
+export function startDelayMs(run: RunToStart, nowMs: number): number | null {
+  const slot = slotOf(run);
+  return slot ? nowMs - slot.schedule.dueAt(slot.slotMs) : null;
+}
+
+function describeDeadline(run: RunToStart, deadlineMs: number): string {
+  const at = new Date(deadlineMs).toISOString();
+  return run.slotKey ? `the next slot at ${at}` : `${at} (waited the longest a run may wait)`;
+}
