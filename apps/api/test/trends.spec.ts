@@ -41,14 +41,14 @@ beforeAll(async () => {
         startedAt: new Date(startedAt),
       },
     });
-    await persistRunResult(
-      api.prisma,
-      run.id,
-      syntheticRunResult({ requests: 10, tokensPerRequest: 40, seed: i + 1 }),
-    );
+    const result = syntheticRunResult({ requests: 10, tokensPerRequest: 40, seed: i + 1 });
+    // The third run's client was saturated, as the measurement reports it.
+    await persistRunResult(api.prisma, run.id, {
+      ...result,
+      client: { ...result.client, saturated: i === 2 },
+    });
     runIds.push(run.id);
   }
-  await api.prisma.run.update({ where: { id: runIds[2] }, data: { clientSaturated: true } });
 }, 60_000);
 
 afterAll(() => api?.close());

@@ -22,8 +22,17 @@ export {
   TREND_BUCKETS,
   TREND_GROUP_FIELDS,
   MAX_TREND_POINTS,
+  MAX_ROLLUP_ROWS,
 } from './trend';
-export type { Trend, TrendQuery, TrendPoint, TrendSeries, TrendBucket, TrendGroupField } from './trend';
+export type {
+  Trend,
+  TrendOptions,
+  TrendQuery,
+  TrendPoint,
+  TrendSeries,
+  TrendBucket,
+  TrendGroupField,
+} from './trend';
 export { verdictOf, overallVerdictOf } from './comparisons/verdict';
 export type { Verdict, VerdictInput } from './comparisons/verdict';
 export { matchWorkloads, WORKLOAD_FIELDS } from './comparisons/workload';

@@ -1,3 +1,4 @@
+import { MEASURED_RUN_STATUSES } from '@teapot/contracts';
 import { poolOf, type RunStore } from '@teapot/db';
 import { AnalysisInputError } from './errors';
 
@@ -68,8 +69,6 @@ export interface SelectedRuns {
 
 /** The most runs one selection reads; beyond it the caller must narrow the range or the filters. */
 export const MAX_SELECTED_RUNS = 20_000;
-/** A run counts once it was measured: succeeded, partial, or failed (failed runs carry error rates). */
-const MEASURED_STATUSES = ['succeeded', 'partial', 'failed'];
 
 /** Checks a selection's shape; throws AnalysisInputError naming the parameter at fault. */
 export function checkSelection(selection: RunSelection): void {
@@ -100,13 +99,40 @@ export function checkSelection(selection: RunSelection): void {
 }
 
 /**
+ * SQL conditions for a selection's serving-configuration filters on the serving_configs row `alias`
+ * (the version a run, or a rollup, measured); `bind` adds a parameter and returns its placeholder.
+ */
+export function configConditions(
+  config: RunSelection['config'],
+  alias: string,
+  bind: (value: unknown) => string,
+): string[] {
+  const conditions: string[] = [];
+  for (const [field, values] of Object.entries(config ?? {})) {
+    if (!values) continue;
+    const [column, type] = SERVING_CONFIG_FIELDS[field as ServingConfigField];
+    const cast = type === 'text' ? 'text' : type === 'int' ? 'int' : 'boolean';
+    const present = values.filter((v) => v !== null);
+    const orNull = values.length > present.length ? ` OR ${alias}.${column} IS NULL` : '';
+    conditions.push(`(${alias}.${column} = ANY(${bind(present)}::${cast}[])${orNull})`);
+  }
+  return conditions;
+}
+
+/**
  * The measured runs a selection names, oldest first, with their configuration. Bounded: more than
  * MAX_SELECTED_RUNS matching runs is an AnalysisInputError on `from` (narrow the range).
  */
 export async function selectRuns(db: RunStore, selection: RunSelection): Promise<SelectedRuns> {
   checkSelection(selection);
-  const params: unknown[] = [MEASURED_STATUSES, selection.from, selection.to];
-  const where = ['r.status::text = ANY($1)', 'r.started_at >= $2', 'r.started_at < $3'];
+  const params: unknown[] = [MEASURED_RUN_STATUSES, selection.from, selection.to];
+  // A run that ended without measuring (never started, endpoint gone) has no summary: nothing to count.
+  const where = [
+    'r.status::text = ANY($1)',
+    'r.summary IS NOT NULL',
+    'r.started_at >= $2',
+    'r.started_at < $3',
+  ];
   const add = (sql: (p: string) => string, value: unknown) => {
     params.push(value);
     where.push(sql(`$${params.length}`));
@@ -115,14 +141,12 @@ export async function selectRuns(db: RunStore, selection: RunSelection): Promise
   if (selection.profileIds) add((p) => `r.profile_id = ANY(${p}::uuid[])`, selection.profileIds);
   if (selection.runIds) add((p) => `r.id = ANY(${p}::uuid[])`, selection.runIds);
   if (selection.triggers) add((p) => `r.trigger::text = ANY(${p})`, selection.triggers);
-  for (const [field, values] of Object.entries(selection.config ?? {})) {
-    if (!values) continue;
-    const [column, type] = SERVING_CONFIG_FIELDS[field as ServingConfigField];
-    const cast = type === 'text' ? 'text' : type === 'int' ? 'int' : 'boolean';
-    const present = values.filter((v) => v !== null);
-    const orNull = values.length > present.length ? ` OR c.${column} IS NULL` : '';
-    add((p) => `(c.${column} = ANY(${p}::${cast}[])${orNull})`, present);
-  }
+  where.push(
+    ...configConditions(selection.config, 'c', (value) => {
+      params.push(value);
+      return `$${params.length}`;
+    }),
+  );
   const columns = SERVING_CONFIG_FIELD_NAMES.map((f) => `c.${SERVING_CONFIG_FIELDS[f][0]} AS "${f}"`).join(
     ', ',
   );

@@ -1,5 +1,5 @@
 import { createDatabase, HISTOGRAM_RELATIVE_ERROR, persistRunResult, type Database } from '@teapot/db';
-import { createTestDatabase, syntheticRunResult, type TestDatabase } from '@teapot/db/testing';
+import { createTestDatabase, storedItlUs, syntheticRunResult, type TestDatabase } from '@teapot/db/testing';
 import { percentile, summarize, type RunResult } from '@teapot/measure';
 import { AnalysisInputError } from './errors';
 import { selectRuns } from './selection';
@@ -26,7 +26,13 @@ function runResult(seed: number, scale: number): RunResult {
   return { ...result, durationUs, summary: summarize(result.requests, { durationUs }) };
 }
 
-async function storeRun(startedAt: number, configId: string, seed: number, scale: number): Promise<string> {
+async function storeRun(
+  startedAt: number,
+  configId: string,
+  seed: number,
+  scale: number,
+  saturated = false,
+): Promise<string> {
   const run = await db.prisma.run.create({
     data: {
       endpointId,
@@ -37,7 +43,8 @@ async function storeRun(startedAt: number, configId: string, seed: number, scale
       startedAt: new Date(startedAt),
     },
   });
-  await persistRunResult(db, run.id, runResult(seed, scale));
+  const result = runResult(seed, scale);
+  await persistRunResult(db, run.id, { ...result, client: { ...result.client, saturated } });
   return run.id;
 }
 
@@ -48,17 +55,7 @@ async function exactItlUs(runIds: string[]): Promise<number[]> {
       WHERE run_id = ANY($1::uuid[]) AND outcome = 'ok' AND NOT warmup`,
     [runIds],
   );
-  const samples: number[] = [];
-  for (const { offsets, tokens } of rows) {
-    let previous: number | null = null;
-    for (let k = 0; k < offsets.length / 4; k++) {
-      const m = tokens.readUInt16LE(2 * k);
-      if (m === 0) continue;
-      const at = offsets.readUInt32LE(4 * k);
-      if (previous !== null) for (let j = 0; j < m; j++) samples.push((at - previous) / m);
-      previous = at;
-    }
-  }
+  const samples = rows.flatMap(({ offsets, tokens }) => storedItlUs(offsets, tokens));
   return samples.sort((a, b) => a - b);
 }
 
@@ -79,8 +76,7 @@ beforeAll(async () => {
   ids.slow = await storeRun(T0 + 7_200_000, fp16, 2, 3);
   ids.a = await storeRun(T0 + DAY + 60_000, fp8, 3, 0.8);
   ids.b = await storeRun(T0 + DAY + 120_000, fp8, 4, 0.8);
-  ids.saturated = await storeRun(T0 + 2 * DAY, fp8, 5, 5);
-  await db.prisma.run.update({ where: { id: ids.saturated }, data: { clientSaturated: true } });
+  ids.saturated = await storeRun(T0 + 2 * DAY, fp8, 5, 5, true);
 }, 60_000);
 
 afterAll(async () => {

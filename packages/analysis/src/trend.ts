@@ -10,7 +10,10 @@ import { LatencyHistogram, poolOf, type RunStore } from '@teapot/db';
 import type { RunSummary } from '@teapot/measure';
 import { AnalysisInputError } from './errors';
 import {
+  checkSelection,
+  configConditions,
   selectRuns,
+  SERVING_CONFIG_FIELDS,
   SERVING_CONFIG_FIELD_NAMES,
   type ConfigValue,
   type RunSelection,
@@ -73,7 +76,23 @@ export interface Trend {
   excludedSaturatedRuns: number;
   /** Why the series are empty, when they are. */
   reason?: string;
+  /**
+   * What the answer read: rows of hourly or daily rollups, and runs read one by one (bucket=run,
+   * run-id filters, the partial hours at either end of the range). See the README's cost model.
+   */
+  read: { rollupRows: number; runs: number };
 }
+
+export interface TrendOptions {
+  /**
+   * `auto` (default): rollups wherever they answer the query, per-run histograms for the rest;
+   * `runs`: per-run histograms only (the reference the rollups are tested against).
+   */
+  source?: 'auto' | 'runs';
+}
+
+/** The most rollup rows one trend reads; beyond it the caller must narrow the range or the filters. */
+export const MAX_ROLLUP_ROWS = 200_000;
 
 const BUCKET_MS = { hour: 3_600_000, day: 86_400_000, week: 7 * 86_400_000 } as const;
 // 1970-01-01 was a Thursday: weeks start on Monday, 3 days later.
@@ -117,11 +136,15 @@ function bucketStart(at: Date, bucket: Exclude<TrendBucket, 'run'>): number {
 }
 
 /**
- * A trend: per series and bucket, the statistic over every sample of the bucket's runs, from their
- * merged histograms (ITL over all tokens, TTFT/TPOT/E2E over all requests; never an average of
- * per-run percentiles), or a pooled rate (sum of numerators / sum of denominators).
+ * A trend: per series and bucket, the statistic over every sample of the bucket's runs, from merged
+ * histograms (ITL over all tokens, TTFT/TPOT/E2E over all requests; never an average of per-run
+ * percentiles), or a pooled rate (sum of numerators / sum of denominators).
+ *
+ * Whole hours and days are read from the rollups (one row per hour or day, metric and rollup key,
+ * however many runs they hold); bucket=run, run-id filters and the partial hours at the ends of the
+ * range are read run by run from the per-run histograms. Both merge into the same points.
  */
-export async function trend(db: RunStore, query: TrendQuery): Promise<Trend> {
+export async function trend(db: RunStore, query: TrendQuery, options: TrendOptions = {}): Promise<Trend> {
   const { metric, statistic } = checkMetric(query.metric, query.statistic);
   if (!(TREND_BUCKETS as readonly string[]).includes(query.bucket)) {
     throw new AnalysisInputError('bucket', `must be one of ${TREND_BUCKETS.join(', ')}`);
@@ -131,6 +154,7 @@ export async function trend(db: RunStore, query: TrendQuery): Promise<Trend> {
     if (!TREND_GROUP_FIELDS.includes(field))
       throw new AnalysisInputError('groupBy', `names no field ${field}`);
   }
+  checkSelection(query);
   if (query.bucket !== 'run') {
     const span = query.to.getTime() - query.from.getTime();
     if (span / BUCKET_MS[query.bucket] > MAX_TREND_POINTS) {
@@ -141,7 +165,42 @@ export async function trend(db: RunStore, query: TrendQuery): Promise<Trend> {
     }
   }
   const definition: MetricDefinition = METRICS[metric];
-  const selected = await selectRuns(db, query);
+  const plan = planReads(query, options.source ?? 'auto');
+  const points = new PointSet(groupBy, query.bucket, definition);
+  let excludedSaturatedRuns = 0;
+  const read = { rollupRows: 0, runs: 0 };
+
+  for (const [from, to] of plan.runs) {
+    const selected = await selectRuns(db, { ...query, from, to });
+    excludedSaturatedRuns += selected.excludedSaturated;
+    if (query.bucket === 'run' && selected.runs.length > MAX_TREND_POINTS) {
+      throw new AnalysisInputError(
+        'bucket',
+        `run over this range exceeds ${MAX_TREND_POINTS} points: narrow the range`,
+      );
+    }
+    read.runs += selected.runs.length;
+    const samplesOf = await loadSamples(db, selected.runs, metric, definition);
+    for (const run of selected.runs) points.addRun(run, samplesOf.get(run.id) ?? { kind: 'none' });
+  }
+  const endpointIds = plan.rollups.length ? (query.endpointIds ?? (await allEndpointIds(db))) : [];
+  for (const range of plan.rollups) {
+    const rows = await readRollups(
+      db,
+      query,
+      metric,
+      groupBy,
+      range,
+      endpointIds,
+      MAX_ROLLUP_ROWS - read.rollupRows,
+    );
+    read.rollupRows += rows.length;
+    for (const row of rows) {
+      if (row.client_saturated && !query.includeSaturated) excludedSaturatedRuns += row.runs;
+      else points.addRollup(row);
+    }
+  }
+
   const base: Omit<Trend, 'series'> = {
     metric,
     statistic,
@@ -151,106 +210,285 @@ export async function trend(db: RunStore, query: TrendQuery): Promise<Trend> {
     from: query.from,
     to: query.to,
     groupBy,
-    excludedSaturatedRuns: selected.excludedSaturated,
+    excludedSaturatedRuns,
+    read,
   };
-  if (selected.runs.length === 0) {
-    const saturated = selected.excludedSaturated
-      ? ` (${selected.excludedSaturated} client-saturated runs left out)`
+  const series = points.series(statistic);
+  if (series.length === 0) {
+    const saturated = excludedSaturatedRuns
+      ? ` (${excludedSaturatedRuns} client-saturated runs left out)`
       : '';
     return { ...base, series: [], reason: `no measured run matches the selection${saturated}` };
   }
-  if (query.bucket === 'run' && selected.runs.length > MAX_TREND_POINTS) {
-    throw new AnalysisInputError(
-      'bucket',
-      `run over this range exceeds ${MAX_TREND_POINTS} points: narrow the range`,
-    );
-  }
-  const samplesOf = await loadSamples(db, selected.runs, metric, definition);
-  const series = new Map<string, { key: TrendSeries['key']; buckets: Map<number, SelectedRun[]> }>();
-  for (const run of selected.runs) {
-    const key = Object.fromEntries(groupBy.map((field) => [field, groupValue(run, field)]));
-    const id = JSON.stringify(groupBy.map((field) => key[field]));
-    let entry = series.get(id);
-    if (!entry) series.set(id, (entry = { key, buckets: new Map() }));
-    const start = query.bucket === 'run' ? entry.buckets.size : bucketStart(run.startedAt, query.bucket);
-    const runs = entry.buckets.get(start);
-    if (runs) runs.push(run);
-    else entry.buckets.set(start, [run]);
-  }
-  return {
-    ...base,
-    series: [...series.values()].map(({ key, buckets }) => ({
-      key,
-      points: [...buckets.entries()].map(([start, runs]) =>
-        point(
-          query.bucket === 'run' ? runs[0].startedAt : new Date(start),
-          runs,
-          samplesOf,
-          statistic,
-          query.bucket,
-        ),
-      ),
-    })),
-  };
+  return { ...base, series };
 }
 
-function groupValue(run: SelectedRun, field: TrendGroupField): ConfigValue {
-  if (field === 'endpoint') return run.endpointId;
-  if (field === 'profile') return run.profileId;
-  return run.config[field];
+interface ReadPlan {
+  /** Ranges read run by run. */
+  runs: Array<[Date, Date]>;
+  /** Ranges read from rollups of a grain, on whole hours or days. */
+  rollups: Array<{ grain: 'hour' | 'day'; from: Date; to: Date }>;
+}
+
+const HOUR_MS = BUCKET_MS.hour;
+const DAY_MS = BUCKET_MS.day;
+
+function floorTo(ms: number, size: number): number {
+  return Math.floor(ms / size) * size;
+}
+
+function ceilTo(ms: number, size: number): number {
+  return Math.ceil(ms / size) * size;
+}
+
+/**
+ * Splits [from, to) into what rollups answer and what runs must: hour and day rollups cover whole
+ * hours and UTC days, and a day or week bucket is a union of UTC days, so only the partial hours at
+ * either end need runs. bucket=run and run-id filters are per run throughout.
+ */
+function planReads(query: TrendQuery, source: 'auto' | 'runs'): ReadPlan {
+  const from = query.from.getTime();
+  const to = query.to.getTime();
+  if (source === 'runs' || query.bucket === 'run' || query.runIds) {
+    return { runs: [[query.from, query.to]], rollups: [] };
+  }
+  const fromHour = ceilTo(from, HOUR_MS);
+  const toHour = floorTo(to, HOUR_MS);
+  if (fromHour >= toHour) return { runs: [[query.from, query.to]], rollups: [] };
+  const plan: ReadPlan = { runs: [], rollups: [] };
+  if (from < fromHour) plan.runs.push([query.from, new Date(fromHour)]);
+  if (toHour < to) plan.runs.push([new Date(toHour), query.to]);
+  const hours = (a: number, b: number) => {
+    if (a < b) plan.rollups.push({ grain: 'hour', from: new Date(a), to: new Date(b) });
+  };
+  const fromDay = ceilTo(fromHour, DAY_MS);
+  const toDay = floorTo(toHour, DAY_MS);
+  if (query.bucket === 'hour' || fromDay >= toDay) {
+    hours(fromHour, toHour);
+  } else {
+    hours(fromHour, fromDay);
+    plan.rollups.push({ grain: 'day', from: new Date(fromDay), to: new Date(toDay) });
+    hours(toDay, toHour);
+  }
+  return plan;
+}
+
+async function allEndpointIds(db: RunStore): Promise<string[]> {
+  // Naming every endpoint lets the rollup index (metric, grain, endpoint, start) serve fleet-wide trends.
+  const { rows } = await poolOf(db).query<{ id: string }>('SELECT id FROM endpoints');
+  return rows.map((row) => row.id);
+}
+
+type RollupRow = {
+  bucket_start: Date;
+  endpoint_id: string;
+  profile_id: string | null;
+  config_version: number | null;
+  client_saturated: boolean;
+  runs: number;
+  requests: string;
+  tokens: string;
+  samples: string;
+  encoded: Buffer | null;
+  numerator: number | null;
+  denominator: number | null;
+} & Partial<Record<ServingConfigField, ConfigValue>>;
+
+async function readRollups(
+  db: RunStore,
+  query: TrendQuery,
+  metric: MetricName,
+  groupBy: TrendGroupField[],
+  range: ReadPlan['rollups'][number],
+  endpointIds: string[],
+  limit: number,
+): Promise<RollupRow[]> {
+  const params: unknown[] = [metric, range.grain, endpointIds, range.from, range.to];
+  const bind = (value: unknown) => {
+    params.push(value);
+    return `$${params.length}`;
+  };
+  const where = [
+    'ro.metric = $1',
+    'ro.grain = $2::"RollupGrain"',
+    'ro.endpoint_id = ANY($3::uuid[])',
+    'ro.bucket_start >= $4',
+    'ro.bucket_start < $5',
+  ];
+  if (query.profileIds) where.push(`ro.profile_id = ANY(${bind(query.profileIds)}::uuid[])`);
+  if (query.triggers) where.push(`ro.trigger::text = ANY(${bind(query.triggers)})`);
+  where.push(...configConditions(query.config, 'c', bind));
+  const configColumns = groupBy
+    .filter((field): field is ServingConfigField => field !== 'endpoint' && field !== 'profile')
+    .map((field) => `, c.${SERVING_CONFIG_FIELDS[field][0]} AS "${field}"`)
+    .join('');
+  const { rows } = await poolOf(db).query<RollupRow>(
+    `SELECT ro.bucket_start, ro.endpoint_id, ro.profile_id, c.version AS config_version, ro.client_saturated,
+            ro.runs, ro.requests, ro.tokens, ro.samples, ro.encoded, ro.numerator, ro.denominator${configColumns}
+       FROM run_rollups ro LEFT JOIN serving_configs c ON c.id = ro.config_id
+      WHERE ${where.join(' AND ')}
+      ORDER BY ro.bucket_start
+      LIMIT ${bind(limit + 1)}`,
+    params,
+  );
+  if (rows.length > limit) {
+    throw new AnalysisInputError(
+      'from',
+      `reads more than ${MAX_ROLLUP_ROWS} rollup rows: narrow the time range or the filters, or use a coarser bucket`,
+    );
+  }
+  return rows;
 }
 
 type RunSamples =
-  | { kind: 'histogram'; histogram: LatencyHistogram }
+  | { kind: 'histogram'; encoded: Buffer }
   | { kind: 'totals'; numerator: number; denominator: number }
   | { kind: 'none' };
 
-function point(
-  start: Date,
-  runs: SelectedRun[],
-  samplesOf: Map<string, RunSamples>,
-  statistic: Statistic,
-  bucket: TrendBucket,
-): TrendPoint {
-  let merged: LatencyHistogram | null = null;
-  let numerator = 0;
-  let denominator = 0;
-  let rateRuns = 0;
-  for (const run of runs) {
-    const samples = samplesOf.get(run.id) ?? { kind: 'none' };
-    if (samples.kind === 'histogram') merged = (merged ?? new LatencyHistogram()).merge(samples.histogram);
-    else if (samples.kind === 'totals') {
-      numerator += samples.numerator;
-      denominator += samples.denominator;
-      rateRuns += 1;
-    }
+interface PointAccumulator {
+  start: number;
+  runId?: string;
+  histogram: LatencyHistogram | null;
+  numerator: number;
+  denominator: number;
+  rateRuns: number;
+  runs: number;
+  requests: number;
+  tokens: number;
+  versions: Map<string, { endpointId: string; version: number | null }>;
+}
+
+/** Points by series and bucket, merged from runs and rollup rows alike. */
+class PointSet {
+  private readonly bySeries = new Map<
+    string,
+    { key: TrendSeries['key']; buckets: Map<number | string, PointAccumulator> }
+  >();
+
+  constructor(
+    private readonly groupBy: TrendGroupField[],
+    private readonly bucket: TrendBucket,
+    private readonly definition: MetricDefinition,
+  ) {}
+
+  addRun(run: SelectedRun, samples: RunSamples): void {
+    const values = this.groupBy.map((field) =>
+      field === 'endpoint' ? run.endpointId : field === 'profile' ? run.profileId : run.config[field],
+    );
+    const start = this.bucket === 'run' ? run.startedAt.getTime() : bucketStart(run.startedAt, this.bucket);
+    const point = this.point(values, this.bucket === 'run' ? run.id : start, start);
+    if (this.bucket === 'run') point.runId = run.id;
+    this.count(point, run.endpointId, run.configVersion, 1, run.requests, run.tokens);
+    if (samples.kind === 'histogram') this.histogramOf(point).mergeEncoded(samples.encoded);
+    else if (samples.kind === 'totals') this.addTotals(point, samples.numerator, samples.denominator, 1);
   }
-  const value = merged
-    ? histogramStatistic(merged, statistic)
-    : denominator > 0
-      ? numerator / denominator
-      : null;
-  const versions = new Map<string, { endpointId: string; version: number | null }>();
-  for (const run of runs)
-    versions.set(`${run.endpointId}:${run.configVersion}`, {
-      endpointId: run.endpointId,
-      version: run.configVersion,
-    });
-  return {
-    start,
-    value,
-    runs: runs.length,
-    requests: runs.reduce((sum, run) => sum + run.requests, 0),
-    tokens: runs.reduce((sum, run) => sum + run.tokens, 0),
-    samples: merged ? merged.count : rateRuns,
-    configVersions: [...versions.values()],
-    ...(bucket === 'run' ? { runId: runs[0].id } : {}),
-  };
+
+  addRollup(row: RollupRow): void {
+    const values = this.groupBy.map((field) =>
+      field === 'endpoint' ? row.endpoint_id : field === 'profile' ? row.profile_id : (row[field] ?? null),
+    );
+    const start = bucketStart(row.bucket_start, this.bucket as Exclude<TrendBucket, 'run'>);
+    const point = this.point(values, start, start);
+    this.count(
+      point,
+      row.endpoint_id,
+      row.config_version,
+      row.runs,
+      Number(row.requests),
+      Number(row.tokens),
+    );
+    if (row.encoded) this.histogramOf(point).mergeEncoded(row.encoded);
+    if (row.numerator !== null && row.denominator !== null)
+      this.addTotals(point, row.numerator, row.denominator, Number(row.samples));
+  }
+
+  /** Series in the order of their keys (whatever order the runs and rows came in), points by time. */
+  series(statistic: Statistic): TrendSeries[] {
+    const ordered = [...this.bySeries.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return ordered.map(([, { key, buckets }]) => ({
+      key,
+      points: [...buckets.values()]
+        .sort((a, b) => a.start - b.start)
+        .map((point) => this.finish(point, statistic)),
+    }));
+  }
+
+  private point(values: ConfigValue[], id: number | string, start: number): PointAccumulator {
+    const seriesId = JSON.stringify(values);
+    let series = this.bySeries.get(seriesId);
+    if (!series) {
+      const key = Object.fromEntries(this.groupBy.map((field, i) => [field, values[i]]));
+      this.bySeries.set(seriesId, (series = { key, buckets: new Map() }));
+    }
+    let point = series.buckets.get(id);
+    if (!point) {
+      point = {
+        start,
+        histogram: null,
+        numerator: 0,
+        denominator: 0,
+        rateRuns: 0,
+        runs: 0,
+        requests: 0,
+        tokens: 0,
+        versions: new Map(),
+      };
+      series.buckets.set(id, point);
+    }
+    return point;
+  }
+
+  private count(
+    point: PointAccumulator,
+    endpointId: string,
+    version: number | null,
+    runs: number,
+    requests: number,
+    tokens: number,
+  ): void {
+    point.runs += runs;
+    point.requests += requests;
+    point.tokens += tokens;
+    point.versions.set(`${endpointId}:${version}`, { endpointId, version });
+  }
+
+  private histogramOf(point: PointAccumulator): LatencyHistogram {
+    return (point.histogram ??= new LatencyHistogram());
+  }
+
+  private addTotals(point: PointAccumulator, numerator: number, denominator: number, runs: number): void {
+    point.numerator += numerator;
+    point.denominator += denominator;
+    point.rateRuns += runs;
+  }
+
+  private finish(point: PointAccumulator, statistic: Statistic): TrendPoint {
+    const distribution = this.definition.kind === 'distribution';
+    const value = distribution
+      ? point.histogram
+        ? histogramStatistic(point.histogram, statistic)
+        : null
+      : point.denominator > 0
+        ? point.numerator / point.denominator
+        : null;
+    return {
+      start: new Date(point.start),
+      value,
+      runs: point.runs,
+      requests: point.requests,
+      tokens: point.tokens,
+      samples: distribution ? (point.histogram?.count ?? 0) : point.rateRuns,
+      configVersions: [...point.versions.values()].sort(
+        (a, b) => a.endpointId.localeCompare(b.endpointId) || (a.version ?? -1) - (b.version ?? -1),
+      ),
+      ...(point.runId ? { runId: point.runId } : {}),
+    };
+  }
 }
 
 const ID_BATCH = 2_000;
 
-/** Per run: its stored histogram of the metric, or its share of a pooled rate from its summary. */
+/** Per run: its stored histogram of the metric (encoded), or its share of a pooled rate from its summary. */
 async function loadSamples(
   db: RunStore,
   runs: SelectedRun[],
@@ -266,8 +504,7 @@ async function loadSamples(
         'SELECT run_id, encoded FROM run_histograms WHERE run_id = ANY($1::uuid[]) AND metric = $2',
         [ids, metric],
       );
-      for (const row of rows)
-        samples.set(row.run_id, { kind: 'histogram', histogram: LatencyHistogram.decode(row.encoded) });
+      for (const row of rows) samples.set(row.run_id, { kind: 'histogram', encoded: row.encoded });
     } else {
       const { rows } = await pool.query<{ id: string; summary: RunSummary | null }>(
         'SELECT id, summary FROM runs WHERE id = ANY($1::uuid[])',

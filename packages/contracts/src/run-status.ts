@@ -16,3 +16,13 @@ const FINAL: ReadonlySet<string> = new Set(FINAL_RUN_STATUSES);
 export function isFinalRunStatus(status: string): status is FinalRunStatus {
   return FINAL.has(status);
 }
+
+/**
+ * A run's figures count in trends, comparisons and rollups once it was measured: succeeded, partial,
+ * or failed with a summary (failed runs carry error rates). Aborted runs never count.
+ */
+export const MEASURED_RUN_STATUSES = [
+  'succeeded',
+  'partial',
+  'failed',
+] as const satisfies readonly RunStatusName[];

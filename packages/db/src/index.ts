@@ -10,6 +10,8 @@ export { HISTOGRAM_METRICS, type HistogramMetric } from '@teapot/contracts';
 export { readRunRequests, streamRunRequests, readRunHistograms, readMeasuredRequests } from './run-reader';
 export type { ReadRunRequestsOptions, StreamRunRequestsOptions, MeasuredRequests } from './run-reader';
 export { dropRawTimings } from './retention';
+export { backfillRollups, refreshRollups, ROLLUP_GRAINS, ROLLUP_METRICS } from './rollups';
+export type { BackfillRollupsResult } from './rollups';
 export type { DropRawTimingsOptions, DropRawTimingsResult } from './retention';
 export { LatencyHistogram, HISTOGRAM_RELATIVE_ERROR, HISTOGRAM_MAX_US } from '@teapot/stats';
 export { PrismaClient, Prisma } from './generated/prisma/client';
@@ -26,6 +28,7 @@ export type {
   WebhookEvent,
   WebhookDelivery,
   WebhookAttempt,
+  RunRollup,
 } from './generated/prisma/client';
 export { createQueuedRun, latestServingConfigIds } from './runs';
 export { classifyDbError, isTransientDbError, isUniqueViolation, type DbErrorKind } from './errors';

@@ -3,6 +3,7 @@ import { readdirSync, readFileSync, existsSync } from 'node:fs';
 import path from 'node:path';
 import type { Client } from 'pg';
 import { connect } from './connection';
+import { backfillRollups } from './rollups';
 
 /** `prisma/migrations` of the repository (the same relative place from src/ and dist/). */
 export const MIGRATIONS_DIR = path.resolve(__dirname, '../../../prisma/migrations');
@@ -37,7 +38,24 @@ export interface MigrateOptions {
 export interface MigrateResult {
   applied: string[];
   alreadyApplied: string[];
+  /** Endpoint-days of runs stored before rollups existed that were rolled up now. */
+  rolledUpDays: number;
 }
+
+/**
+ * Data steps that are code, not SQL: each runs after every migrate() once its migration is applied.
+ * They are idempotent and cheap when there is nothing to do, so an interrupted step resumes on the
+ * next migrate() (the migration itself is recorded as applied either way).
+ */
+const DATA_STEPS: Array<{
+  after: string;
+  run(client: Client, log: (line: string) => void): Promise<number>;
+}> = [
+  {
+    after: '20261203150000_run_rollups',
+    run: async (client, log) => (await backfillRollups(client, { log })).days,
+  },
+];
 
 export function readMigrations(migrationsDir = MIGRATIONS_DIR): MigrationFile[] {
   return readdirSync(migrationsDir, { withFileTypes: true })
@@ -75,7 +93,12 @@ export async function migrate(databaseUrl: string, options: MigrateOptions = {})
   try {
     await client.query('SELECT pg_advisory_lock($1)', [PRISMA_ADVISORY_LOCK]);
     try {
-      return await applyPending(client, files, log);
+      const result = await applyPending(client, files, log);
+      const applied = new Set([...result.applied, ...result.alreadyApplied]);
+      for (const step of DATA_STEPS) {
+        if (applied.has(step.after)) result.rolledUpDays += await step.run(client, log);
+      }
+      return result;
     } finally {
       await client.query('SELECT pg_advisory_unlock($1)', [PRISMA_ADVISORY_LOCK]);
     }
@@ -103,7 +126,7 @@ async function applyPending(
   const applied = new Map(
     rows.filter((r) => r.finished_at !== null).map((r) => [r.migration_name, r.checksum]),
   );
-  const result: MigrateResult = { applied: [], alreadyApplied: [] };
+  const result: MigrateResult = { applied: [], alreadyApplied: [], rolledUpDays: 0 };
   for (const file of files) {
     const checksum = applied.get(file.name);
     if (checksum !== undefined) {

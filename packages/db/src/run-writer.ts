@@ -21,9 +21,16 @@ import {
   REQUEST_COLUMNS,
   storableText,
 } from './request-codec';
+import { refreshRunRollups } from './rollups';
 import { poolOf, type RunStore } from './run-store';
 
 const INT4_MAX = 2_147_483_647;
+
+/** Where a run is rolled up: its endpoint and the hour it started in. */
+interface RunPlace {
+  endpoint_id: string;
+  started_at: Date | null;
+}
 
 export interface PersistRunOptions {
   /** The serving configuration that was live during the run (left as it is when omitted). */
@@ -68,7 +75,8 @@ function derivedError(status: RunStatus, result: RunResult): string | null {
 
 /**
  * Writes a finished run in ONE transaction: the run row (status, summary, headline figures, client
- * health, anchors), every request with its packed chunk arrays in bulk, and the run's histograms.
+ * health, anchors), every request with its packed chunk arrays in bulk, the run's histograms, and
+ * the rollups of its hour and day recomputed (packages/db/src/rollups.ts).
  * Re-persisting the same run replaces what an earlier attempt wrote, so a retried write never duplicates.
  */
 export async function persistRunResult(
@@ -82,11 +90,12 @@ export async function persistRunResult(
   const client = await poolOf(db).connect();
   try {
     await client.query('BEGIN');
-    const before = await client.query<{ status: RunStatus }>(
-      'SELECT status FROM runs WHERE id = $1 FOR UPDATE',
+    const before = await client.query<{ status: RunStatus } & RunPlace>(
+      'SELECT status, endpoint_id, started_at FROM runs WHERE id = $1 FOR UPDATE',
       [runId],
     );
-    if (!(await updateRun(client, runId, result, status, options))) {
+    const after = await updateRun(client, runId, result, status, options);
+    if (!after) {
       await client.query('ROLLBACK');
       return { written: false, status, requests: 0 };
     }
@@ -97,6 +106,14 @@ export async function persistRunResult(
     await insertHistograms(client, runId, histograms);
     if (status === 'failed' && before.rows[0]?.status !== 'failed')
       await announceFailure(client, runId, result);
+    // The hour the run left (if a rewrite moved it) and the hour it is in now.
+    await refreshRunRollups(
+      client,
+      [...before.rows, after].map((place) => ({
+        endpointId: place.endpoint_id,
+        startedAt: place.started_at,
+      })),
+    );
     await client.query('COMMIT');
   } catch (err) {
     await client.query('ROLLBACK').catch(() => undefined);
@@ -113,7 +130,7 @@ async function updateRun(
   result: RunResult,
   status: RunStatus,
   options: PersistRunOptions,
-): Promise<boolean> {
+): Promise<RunPlace | null> {
   const s = result.summary;
   const figures = headlineFigures(s);
   const fixed = [
@@ -140,7 +157,7 @@ async function updateRun(
     options.attempt ?? null,
   ];
   const headlineSet = HEADLINES.map((h, i) => `${h.column} = $${fixed.length + 1 + i}`).join(', ');
-  const updated = await client.query(
+  const updated = await client.query<RunPlace>(
     `UPDATE runs SET
        status = $2::"RunStatus", finished_at = $3, error = $4,
        started_at = COALESCE(started_at, $5), wall_anchor = $5, monotonic_anchor_ns = $6, duration_us = $7,
@@ -149,15 +166,16 @@ async function updateRun(
        stream_options_requested = $17, stream_options_rejected = $18,
        config_id = CASE WHEN $19 THEN $20::uuid ELSE config_id END,
        ${headlineSet}
-     WHERE id = $1 AND ($21::int IS NULL OR attempts = $21)`,
+     WHERE id = $1 AND ($21::int IS NULL OR attempts = $21)
+     RETURNING endpoint_id, started_at`,
     [...fixed, ...HEADLINES.map((h) => figures[h.field])],
   );
-  if (updated.rowCount === 1) return true;
+  if (updated.rowCount === 1) return updated.rows[0];
   const exists = await client.query('SELECT 1 FROM runs WHERE id = $1', [runId]);
   if (exists.rowCount === 0) {
     throw new Error(`run ${runId} does not exist: create the run row before persisting its result`);
   }
-  return false;
+  return null;
 }
 
 /** `run.failed` for subscribers, in the transaction that stores the failed run (the outbox). */

@@ -85,6 +85,26 @@ describe('LatencyHistogram', () => {
     expect(LatencyHistogram.decode(new LatencyHistogram().encode()).percentile(0.5)).toBeNull();
   });
 
+  it('merges encoded histograms in place into exactly the histogram of the union', () => {
+    const parts = [latencies(4_000, 11), latencies(2_500, 12), new Float64Array(0), latencies(1, 13)];
+    const union = new LatencyHistogram();
+    const merged = new LatencyHistogram();
+    for (const values of parts) {
+      union.recordAll(values);
+      const part = new LatencyHistogram();
+      part.recordAll(values);
+      merged.mergeEncoded(part.encode());
+    }
+    expect(merged.encode()).toEqual(union.encode());
+    expect(merged.min).toBe(union.min);
+    for (const q of QUANTILES) expect(merged.percentile(q)).toBe(union.percentile(q));
+    // A Buffer view into a larger allocation (as pg returns bytea) reads its own bytes only.
+    const bytes = union.encode();
+    const pooled = Buffer.concat([Buffer.from([7, 7, 7]), bytes]).subarray(3);
+    expect(new LatencyHistogram().mergeEncoded(pooled).encode()).toEqual(bytes);
+    expect(() => new LatencyHistogram().mergeEncoded(bytes.subarray(0, 6))).toThrow(/ends inside/);
+  });
+
   it('refuses negative and non-finite latencies and quantiles outside [0, 1]', () => {
     const histogram = new LatencyHistogram();
     expect(() => histogram.record(-1)).toThrow(RangeError);

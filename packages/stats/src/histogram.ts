@@ -226,26 +226,37 @@ export class LatencyHistogram {
   }
 
   static decode(bytes: Uint8Array): LatencyHistogram {
+    return new LatencyHistogram().mergeEncoded(bytes);
+  }
+
+  /**
+   * Adds an encoded histogram's samples to this one, reading the bytes in place: no histogram is
+   * allocated and only the encoded (non-empty) buckets are touched, so merging thousands of stored
+   * histograms costs their bytes, not thousands of dense bucket arrays.
+   */
+  mergeEncoded(bytes: Uint8Array): this {
     const reader = { bytes, at: 0 };
     const version = bytes[reader.at++];
     if (version !== ENCODING_VERSION) throw new Error(`unknown histogram encoding version ${version}`);
-    const histogram = new LatencyHistogram();
-    histogram.total = readVarint(reader);
+    const total = readVarint(reader);
     const min = readVarint(reader);
     const max = readVarint(reader);
-    if (histogram.total) {
-      histogram.minUs = min;
-      histogram.maxUs = max;
-    }
-    histogram.sum = Buffer.from(bytes.buffer, bytes.byteOffset + reader.at, 8).readDoubleLE(0);
+    if (reader.at + 8 > bytes.length) throw new Error('histogram encoding ends inside its sum');
+    const sum = new DataView(bytes.buffer, bytes.byteOffset + reader.at, 8).getFloat64(0, true);
     reader.at += 8;
     let index = -1;
     while (reader.at < bytes.length) {
       index += readVarint(reader);
       if (index >= BUCKETS) throw new Error('histogram encoding names a bucket out of range');
-      histogram.counts[index] = readVarint(reader);
+      this.counts[index] += readVarint(reader);
     }
-    return histogram;
+    if (total) {
+      this.total += total;
+      this.sum += sum;
+      if (min < this.minUs) this.minUs = min;
+      if (max > this.maxUs) this.maxUs = max;
+    }
+    return this;
   }
 }
 

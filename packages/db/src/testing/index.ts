@@ -34,5 +34,5 @@ export async function createTestDatabase(serverUrl?: string): Promise<TestDataba
 export { schemaDrift, RAW_SQL_OBJECTS } from '../drift';
 export type { SchemaDriftOptions, SchemaShape } from '../drift';
 
-export { syntheticRunResult } from './synthetic-run';
+export { storedItlUs, syntheticRunResult } from './synthetic-run';
 export type { SyntheticRunOptions } from './synthetic-run';

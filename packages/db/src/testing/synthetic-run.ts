@@ -71,3 +71,20 @@ export function syntheticRunResult(options: SyntheticRunOptions): RunResult {
     transport: 'undici',
   };
 }
+
+/**
+ * ITL samples (us) straight from one request's stored chunk arrays (uint32 LE offsets, uint16 LE
+ * tokens), independently of @teapot/measure: each token chunk's gap split over its tokens.
+ */
+export function storedItlUs(offsets: Buffer, tokens: Buffer): number[] {
+  const samples: number[] = [];
+  let previous: number | null = null;
+  for (let k = 0; k < offsets.length / 4; k++) {
+    const m = tokens.readUInt16LE(2 * k);
+    if (m === 0) continue;
+    const at = offsets.readUInt32LE(4 * k);
+    if (previous !== null) for (let j = 0; j < m; j++) samples.push((at - previous) / m);
+    previous = at;
+  }
+  return samples;
+}

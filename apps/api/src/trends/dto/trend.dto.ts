@@ -126,6 +126,15 @@ class TrendPointDto {
   @ApiPropertyOptional({ format: 'uuid', description: 'bucket=run: the run.' }) runId?: string;
 }
 
+class TrendReadDto {
+  @ApiProperty({ example: 90, description: 'Rows of hourly or daily rollups read.' }) rollupRows!: number;
+  @ApiProperty({
+    example: 0,
+    description: 'Runs read one by one (bucket=run, run filters, partial hours at the ends of the range).',
+  })
+  runs!: number;
+}
+
 class TrendSeriesDto {
   @ApiProperty({
     type: 'object',
@@ -148,6 +157,8 @@ export class TrendDto {
   @ApiProperty({ type: [TrendSeriesDto] }) series!: TrendSeriesDto[];
   @ApiProperty({ example: 0, description: 'Client-saturated runs in the selection that were left out.' })
   excludedSaturatedRuns!: number;
+  @ApiProperty({ type: TrendReadDto, description: 'What the answer read, for its cost.' })
+  read!: TrendReadDto;
   @ApiPropertyOptional({
     example: 'no measured run matches the selection',
     description: 'Why there are no series.',
