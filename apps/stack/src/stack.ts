@@ -307,7 +307,13 @@ function childBaseEnv(source: EnvSource, env: StackEnv): Record<string, string> 
   const inherited = Object.fromEntries(
     Object.entries(source).filter((entry): entry is [string, string] => entry[1] !== undefined),
   );
-  return { ...inherited, ...env, LOG_LEVEL: 'info' };
+  return {
+    // On one machine the webhook receivers (the README's, a developer's) run on this machine too.
+    TEAPOT_WEBHOOK_URL_ALLOW: 'public,private,loopback',
+    ...inherited,
+    ...env,
+    LOG_LEVEL: 'info',
+  };
 }
 
 /**

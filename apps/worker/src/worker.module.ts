@@ -19,6 +19,7 @@ import { RedisModule } from './redis/redis.module';
 import { RetentionModule } from './retention/retention.module';
 import { RunsModule } from './runs/runs.module';
 import { SchedulerModule } from './schedule/scheduler.module';
+import { WebhooksModule } from './webhooks/webhooks.module';
 
 /**
  * The module of each queue and chore that WORKER_QUEUES can name: a process imports only the
@@ -26,6 +27,7 @@ import { SchedulerModule } from './schedule/scheduler.module';
  */
 export const ROLE_MODULES: Record<WorkerRole, Type> = {
   runs: RunsModule,
+  webhooks: WebhooksModule,
   schedule: SchedulerModule,
   retention: RetentionModule,
 };

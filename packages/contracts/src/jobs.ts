@@ -49,7 +49,7 @@ export const QUEUE_OF_JOB = { run: 'runs', deliver: 'webhooks' } as const satisf
  * (ROLE_MODULES in apps/worker/src/worker.module.ts); until then producers may fill it, no worker
  * takes its jobs.
  */
-export const WORKER_ROLES = ['runs', 'schedule', 'retention'] as const satisfies readonly (
+export const WORKER_ROLES = ['runs', 'webhooks', 'schedule', 'retention'] as const satisfies readonly (
   QueueName | 'schedule' | 'retention'
 )[];
 export type WorkerRole = (typeof WORKER_ROLES)[number];

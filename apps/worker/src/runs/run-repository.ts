@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { persistRunResult, type RunStatus } from '@teapot/db';
+import { persistRunResult, recordRunFailed, type RunStatus } from '@teapot/db';
 import type { RunResult } from '@teapot/measure';
 import { PrismaService } from '../prisma/prisma.service';
 
@@ -73,17 +73,29 @@ export class RunRepository {
     return count === 1 ? attempt : null;
   }
 
-  /** Ends a run that never measured (skipped, invalid, endpoint gone). */
+  /** Ends a run that never measured (skipped, invalid, endpoint gone); a failed one writes `run.failed` with it. */
   async endUnmeasured(
     run: Pick<RunToProcess, 'id' | 'attempts'>,
     status: 'aborted' | 'failed',
     reason: string,
   ): Promise<boolean> {
-    const { count } = await this.prisma.run.updateMany({
-      where: { id: run.id, attempts: run.attempts, status: { in: ['queued', 'running'] } },
-      data: { status, error: reason, finishedAt: new Date() },
+    const finishedAt = new Date();
+    return this.prisma.$transaction(async (tx) => {
+      const { count } = await tx.run.updateMany({
+        where: { id: run.id, attempts: run.attempts, status: { in: ['queued', 'running'] } },
+        data: { status, error: reason, finishedAt },
+      });
+      if (count !== 1) return false;
+      // A run that could not be measured failed as much as one whose requests all did: subscribers hear of it.
+      if (status === 'failed') {
+        const row = await tx.run.findUniqueOrThrow({
+          where: { id: run.id },
+          select: { endpointId: true, profileId: true, trigger: true },
+        });
+        await recordRunFailed(tx, { id: run.id, ...row, error: reason, finishedAt });
+      }
+      return true;
     });
-    return count === 1;
   }
 
   /**

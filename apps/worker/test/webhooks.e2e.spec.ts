@@ -1,0 +1,133 @@
+import { recordEvent } from '@teapot/db';
+import { RunQueueProducer } from '@teapot/jobs';
+import {
+  REDIS_URL,
+  seedEndpoint,
+  seedManualRun,
+  seedProfile,
+  seedWebhookSubscription,
+  startWebhookReceiver,
+  waitFor,
+  waitForRunToFinish,
+  type WebhookReceiver,
+} from '@teapot/testing';
+import { verify } from '@teapot/webhooks';
+import { WorkerProcess, createWorld, type WorkerWorld } from './support/harness';
+
+// Worker processes as `npm start` runs them: one measuring (WORKER_QUEUES=runs, no webhook I/O),
+// others delivering webhooks; killed with SIGKILL at the worst moments.
+describe('webhooks across worker processes', () => {
+  let world: WorkerWorld;
+  let receiver: WebhookReceiver;
+  let producer: RunQueueProducer;
+  const workers: WorkerProcess[] = [];
+
+  const spawnWorker = async (id: string, queues: string) => {
+    const worker = new WorkerProcess(
+      id,
+      world.workerEnv({
+        LOG_LEVEL: 'info',
+        WORKER_QUEUES: queues,
+        TEAPOT_WEBHOOK_URL_ALLOW: 'public,loopback',
+        WEBHOOK_RETRY_SCHEDULE: '300ms,300ms,300ms,300ms,300ms',
+        WEBHOOK_TIMEOUT_MS: '10000',
+        WEBHOOK_SWEEP_INTERVAL_MS: '500',
+      }),
+    );
+    workers.push(worker);
+    await worker.waitForLog(`worker ${id} started`);
+    return worker;
+  };
+  const deliveriesOf = (subscriptionId: string) =>
+    world.db.prisma.webhookDelivery.findMany({
+      where: { subscriptionId },
+      include: { attemptRows: true, event: true },
+    });
+
+  beforeAll(async () => {
+    world = await createWorld();
+    receiver = await startWebhookReceiver();
+    producer = new RunQueueProducer({ redis: REDIS_URL, prefix: world.prefix });
+  });
+
+  afterAll(async () => {
+    await Promise.all(workers.map((worker) => worker.stop('SIGKILL')));
+    await producer?.close();
+    await receiver?.close();
+    await world?.close();
+  });
+
+  it('a run.failed recorded by a measuring worker SIGKILLed right after is delivered exactly once', async () => {
+    const sub = await seedWebhookSubscription(world, {
+      url: `${receiver.url}/failed`,
+      eventTypes: ['run.failed'],
+    });
+    const endpointId = await seedEndpoint(world, { baseUrl: 'http://127.0.0.1:9/v1' });
+    const runId = await seedManualRun(world, await seedProfile(world, endpointId, { requests: 2 }));
+    const measuring = await spawnWorker('measuring', 'runs');
+    await producer.enqueueRun(runId);
+    expect((await waitForRunToFinish(world, runId)).status).toBe('failed');
+    await measuring.stop('SIGKILL');
+    // Written with the run, not queued: the measuring process does no webhook I/O.
+    const [written] = await deliveriesOf(sub.id);
+    expect(written).toMatchObject({ status: 'pending', attempts: 0, queuedAt: null });
+    expect(receiver.received).toHaveLength(0);
+
+    // Two delivering processes sweep the same outbox at once.
+    await Promise.all([spawnWorker('delivering-1', 'webhooks'), spawnWorker('delivering-2', 'webhooks')]);
+    await waitFor('delivered', async () => (await deliveriesOf(sub.id))[0].status === 'succeeded');
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    const mine = receiver.received.filter((r) => r.path === '/failed');
+    expect(mine).toHaveLength(1);
+    const [delivery] = await deliveriesOf(sub.id);
+    expect(verify(sub.secret, mine[0].headers, mine[0].body).id).toBe(delivery.messageId);
+    expect(JSON.parse(mine[0].body)).toMatchObject({ type: 'run.failed', data: { runId, status: 'failed' } });
+    expect(delivery.attempts).toBe(1);
+    expect(delivery.attemptRows).toHaveLength(1);
+  });
+
+  it('a delivering worker SIGKILLed mid-attempt: another sends the message again under the same webhook-id', async () => {
+    for (const worker of workers.splice(0)) await worker.stop('SIGKILL');
+    const sub = await seedWebhookSubscription(world, { url: `${receiver.url}/killed`, eventTypes: ['ping'] });
+    receiver.answer = (request) =>
+      request.path === '/killed' && receiver.received.filter((r) => r.path === '/killed').length === 1
+        ? 'hang'
+        : { status: 204 };
+    const doomed = await spawnWorker('doomed', 'webhooks');
+    await world.db.prisma.$transaction((tx) =>
+      import('@teapot/db').then(({ recordEvent }) =>
+        recordEvent(tx, { type: 'ping', data: {}, subscriptionIds: [sub.id] }),
+      ),
+    );
+    await waitFor('the first request arrived', async () =>
+      receiver.received.some((r) => r.path === '/killed'),
+    );
+    await doomed.stop('SIGKILL');
+    await spawnWorker('survivor', 'webhooks');
+    await waitFor('delivered', async () => (await deliveriesOf(sub.id))[0]?.status === 'succeeded', 30_000);
+    const mine = receiver.received.filter((r) => r.path === '/killed');
+    expect(mine).toHaveLength(2);
+    expect(new Set(mine.map((r) => r.headers['webhook-id'])).size).toBe(1);
+    for (const request of mine) verify(sub.secret, request.headers, request.body);
+    const [delivery] = await deliveriesOf(sub.id);
+    expect(delivery.attempts).toBe(1);
+  });
+
+  it('a run that fails without measuring (invalid snapshot) announces run.failed too', async () => {
+    const sub = await seedWebhookSubscription(world, {
+      url: `${receiver.url}/unmeasured`,
+      eventTypes: ['run.failed'],
+    });
+    const endpointId = await seedEndpoint(world, { baseUrl: 'http://127.0.0.1:9/v1' });
+    const run = await world.db.prisma.run.create({
+      data: { endpointId, profileSnapshot: { workload: 'nonsense' }, trigger: 'manual' },
+    });
+    await spawnWorker('measuring-again', 'runs');
+    await producer.enqueueRun(run.id);
+    expect((await waitForRunToFinish(world, run.id)).status).toBe('failed');
+    await waitFor('delivered', async () => (await deliveriesOf(sub.id))[0]?.status === 'succeeded');
+    const [delivery] = await deliveriesOf(sub.id);
+    expect(delivery.event.data).toMatchObject({ runId: run.id, status: 'failed', requests: null });
+    expect(String((delivery.event.data as { error: string }).error)).not.toBe('');
+  });
+});
