@@ -89,15 +89,14 @@ describe('webhooks across worker processes', () => {
   it('a delivering worker SIGKILLed mid-attempt: another sends the message again under the same webhook-id', async () => {
     for (const worker of workers.splice(0)) await worker.stop('SIGKILL');
     const sub = await seedWebhookSubscription(world, { url: `${receiver.url}/killed`, eventTypes: ['ping'] });
+    // The first request is held unanswered until its sender is killed; the resend gets 204.
     receiver.answer = (request) =>
       request.path === '/killed' && receiver.received.filter((r) => r.path === '/killed').length === 1
         ? 'hang'
         : { status: 204 };
     const doomed = await spawnWorker('doomed', 'webhooks');
     await world.db.prisma.$transaction((tx) =>
-      import('@teapot/db').then(({ recordEvent }) =>
-        recordEvent(tx, { type: 'ping', data: {}, subscriptionIds: [sub.id] }),
-      ),
+      recordEvent(tx, { type: 'ping', data: {}, subscriptionIds: [sub.id] }),
     );
     await waitFor('the first request arrived', async () =>
       receiver.received.some((r) => r.path === '/killed'),
