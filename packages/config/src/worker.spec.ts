@@ -51,7 +51,7 @@ describe('loadWorkerEnv', () => {
     expect(variables).toEqual(['REDIS_URL', 'WORKER_CONCURRENCY', 'WORKER_QUEUES']);
     expect((error as EnvError).message).toContain('teapot worker cannot start');
     expect((error as EnvError).message).toContain(
-      'WORKER_QUEUES is invalid: unknown webhook; must be all or a comma-separated list of runs, schedule, retention',
+      'WORKER_QUEUES is invalid: unknown webhook; must be all or a comma-separated list of runs, webhooks, schedule, retention',
     );
   });
 
