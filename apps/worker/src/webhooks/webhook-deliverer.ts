@@ -31,8 +31,8 @@ export type AttemptReport =
   | { kind: 'cancelled'; reason: string }
   | { kind: 'attempted'; verdict: AttemptVerdict; result: AttemptResult };
 
-/** How long a rotated-out secret keeps signing by default. */
-export const DEFAULT_ROTATION_OVERLAP_MS = 24 * 3600_000;
+/** When an attempt that could not be made (not the receiver's fault) is tried again. */
+export const HAND_BACK_DELAY_MS = 5 * 60_000;
 
 /**
  * Makes one attempt of one delivery and records it. The job says which attempt it is; an attempt
@@ -111,6 +111,26 @@ export class WebhookDeliverer {
       await markDeliveriesQueued(this.options.db, [next]);
     }
     return { kind: 'attempted', verdict, result };
+  }
+
+  /**
+   * A job that failed for good (BullMQ's own retries spent: the database or the secret key failed,
+   * not the receiver). Its id would make re-adding it a no-op for days, so the job is removed and
+   * the attempt handed back to the sweeper, due again after `HAND_BACK_DELAY_MS`.
+   */
+  async handBack(
+    job: { remove(): Promise<void>; data: { deliveryId: string; attempt: number } },
+    error: Error,
+  ): Promise<void> {
+    await job.remove();
+    await this.options.db.prisma.webhookDelivery.updateMany({
+      where: { id: job.data.deliveryId, attempts: job.data.attempt - 1, status: 'pending' },
+      data: {
+        queuedAt: null,
+        nextAttemptAt: new Date(this.now() + HAND_BACK_DELAY_MS),
+        lastError: `attempt ${job.data.attempt} could not be made: ${error.message}`,
+      },
+    });
   }
 
   /** The attempt row and the delivery's new state in one transaction; false when already recorded. */

@@ -33,6 +33,7 @@ describe('webhook delivery', () => {
   const errors: unknown[] = [];
 
   let producer: WebhookQueueProducer;
+  let deliverer: WebhookDeliverer;
   const enqueue = (items: readonly DeliveryToQueue[]) => producer.enqueue(items);
 
   beforeAll(async () => {
@@ -42,7 +43,7 @@ describe('webhook delivery', () => {
     workerConnection = createRedis(world.redisUrl);
     producer = new WebhookQueueProducer({ redis: connection, prefix: world.prefix });
     queue = producer.queue;
-    const deliverer = new WebhookDeliverer({
+    deliverer = new WebhookDeliverer({
       db: world.db,
       secretKey: world.secretKey,
       policy,
@@ -57,6 +58,11 @@ describe('webhook delivery', () => {
       async (job) => deliverer.attempt(job.data.deliveryId, job.data.attempt),
       { connection: workerConnection, prefix: world.prefix, concurrency: 8 },
     );
+    // As QueueWorkers calls WebhookProcessor.onJobFailed: only for a job that failed for good.
+    worker.on('failed', (job, error) => {
+      if (!job) return;
+      void job.getState().then((state) => (state === 'failed' ? deliverer.handBack(job, error) : undefined));
+    });
     sweeper = new WebhookSweeper({
       db: world.db,
       databaseUrl: world.databaseUrl,
@@ -263,5 +269,33 @@ describe('webhook delivery', () => {
     );
     expect(receiver.received).toHaveLength(count);
     expect((await delivery(deliveryIds[0])).attempts).toBe(1);
+  });
+
+  it('hands an attempt that could not be made (secret key changed) back to the sweeper instead of losing it', async () => {
+    const sub = await seedWebhookSubscription(world, {
+      url: `${receiver.url}/lost-key`,
+      eventTypes: ['ping'],
+    });
+    await world.db.prisma.webhookSubscription.update({
+      where: { id: sub.id },
+      data: { secretEnc: new Uint8Array(encryptSecret(sub.secret, Buffer.alloc(32, 7))) },
+    });
+    const event = await world.db.prisma.webhookEvent.create({ data: { type: 'ping', data: {} } });
+    // Queued already, so only the job below makes the attempt.
+    const row = await world.db.prisma.webhookDelivery.create({
+      data: { messageId: 'msg_lostkey', eventId: event.id, subscriptionId: sub.id, queuedAt: new Date() },
+    });
+    await queue.add(
+      JOB_NAMES.deliver,
+      { deliveryId: row.id, attempt: 1 },
+      { jobId: 'lost-key', attempts: 1 },
+    );
+    await waitFor('handed back', async () => (await delivery(row.id)).queuedAt === null);
+    const handed = await delivery(row.id);
+    expect(await queue.getJob('lost-key')).toBeUndefined();
+    expect(handed).toMatchObject({ status: 'pending', attempts: 0 });
+    expect(handed.lastError).toMatch(/^attempt 1 could not be made: Secret could not be decrypted/);
+    expect(handed.nextAttemptAt!.getTime() - Date.now()).toBeGreaterThan(4 * 60_000);
+    expect(receiver.received).toHaveLength(0);
   });
 });

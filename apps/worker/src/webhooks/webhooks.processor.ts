@@ -58,6 +58,10 @@ export class WebhookProcessor implements QueueProcessorHooks, OnApplicationShutd
     };
   }
 
+  onJobFailed(job: Job<WebhookJobData>, error: Error): Promise<void> {
+    return this.deliverer.handBack(job, error);
+  }
+
   @OnJob(JOB_NAMES.deliver)
   handle(job: Job<WebhookJobData>): Promise<AttemptReport> {
     return this.deliverer.attempt(job.data.deliveryId, job.data.attempt);
