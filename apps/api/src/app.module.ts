@@ -2,6 +2,7 @@ import { DynamicModule, Module } from '@nestjs/common';
 import type { ApiEnv } from '@teapot/config';
 import type { DestinationStream } from 'pino';
 import { AuthModule } from './auth/auth.module';
+import { DeploymentsModule } from './deployments/deployments.module';
 import { DashboardModule } from './dashboard/dashboard.module';
 import { EndpointsModule } from './endpoints/endpoints.module';
 import { EnvModule } from './env/env.module';
@@ -33,6 +34,7 @@ export class AppModule {
         RunsModule,
         TrendsModule,
         WebhooksModule,
+        DeploymentsModule,
         DashboardModule.forRoot(env),
       ],
     };

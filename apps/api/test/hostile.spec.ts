@@ -107,6 +107,7 @@ beforeAll(async () => {
       .set('authorization', api.auth)
       .expect(202)
   ).body as { eventId: string; deliveryId: string };
+  const deployment = await created(api, '/deployments', { endpointId: endpoint.id, label: 'victim' });
   const found = await operationsOf(api);
   operations = found.operations;
   docRef = found.doc;
@@ -120,6 +121,7 @@ beforeAll(async () => {
     'webhooks/subscriptions': subscription.id as string,
     'webhooks/events': ping.eventId,
     'webhooks/deliveries': ping.deliveryId,
+    deployments: deployment.id as string,
   };
   validParams = (op) => ({
     id:

@@ -43,8 +43,18 @@ export type {
   QueueName,
   QueueOf,
   RunJobData,
+  VerifyDeploymentJobData,
   WebhookJobData,
   WorkerRole,
 } from './jobs';
 export { isWebhookEventType, WEBHOOK_BODY_VERSION, WEBHOOK_EVENT_TYPES } from './webhook-events';
 export type { WebhookBody, WebhookEventType } from './webhook-events';
+export { DEPLOYMENT_SETTINGS, DEPLOYMENT_VERDICTS } from './deployments';
+export type {
+  DeploymentSettingName,
+  DeploymentVerdictName,
+  DeploymentVerification,
+  MetricVerdictName,
+  MetricVerification,
+  ProfileVerification,
+} from './deployments';

@@ -3,6 +3,11 @@ export interface RunJobData {
   runId: string;
 }
 
+/** Payload of an `analysis` job `verify-deployment`: compares the deployment's runs with its baseline. */
+export interface VerifyDeploymentJobData {
+  deploymentId: string;
+}
+
 /**
  * Payload of a `webhooks` job: attempt `attempt` (1-based) of one delivery. The delivery row holds
  * the rest; a job whose attempt was already recorded is a no-op, so a re-added job never sends twice.
@@ -21,6 +26,7 @@ export interface WebhookJobData {
 export interface QueueJobs {
   runs: { run: RunJobData };
   webhooks: { deliver: WebhookJobData };
+  analysis: { 'verify-deployment': VerifyDeploymentJobData };
 }
 
 export type QueueName = keyof QueueJobs;
@@ -35,11 +41,23 @@ export type QueueOf<N extends JobName> = {
   [Q in QueueName]: N extends keyof QueueJobs[Q] ? Q : never;
 }[QueueName];
 
-export const QUEUE_NAMES = { runs: 'runs', webhooks: 'webhooks' } as const satisfies { [Q in QueueName]: Q };
-export const JOB_NAMES = { run: 'run', deliver: 'deliver' } as const satisfies { [N in JobName]: N };
+export const QUEUE_NAMES = { runs: 'runs', webhooks: 'webhooks', analysis: 'analysis' } as const satisfies {
+  [Q in QueueName]: Q;
+};
+export const JOB_NAMES = {
+  run: 'run',
+  deliver: 'deliver',
+  'verify-deployment': 'verify-deployment',
+} as const satisfies {
+  [N in JobName]: N;
+};
 
 /** Which queue carries each job, as a value (for handler discovery and checks at start). */
-export const QUEUE_OF_JOB = { run: 'runs', deliver: 'webhooks' } as const satisfies {
+export const QUEUE_OF_JOB = {
+  run: 'runs',
+  deliver: 'webhooks',
+  'verify-deployment': 'analysis',
+} as const satisfies {
   [N in JobName]: QueueOf<N>;
 };
 

@@ -29,6 +29,7 @@ export type {
   WebhookDelivery,
   WebhookAttempt,
   RunRollup,
+  Deployment,
 } from './generated/prisma/client';
 export { createQueuedRun, latestServingConfigIds } from './runs';
 export { classifyDbError, isTransientDbError, isUniqueViolation, type DbErrorKind } from './errors';

@@ -26,7 +26,12 @@ export async function latestServingConfigIds(
  * A queued run of `profile` with the endpoint's live configuration and the profile's snapshot: how
  * the API queues a manual run, and how tests and benches seed one. Enqueueing its job is the caller's.
  */
-export async function createQueuedRun(prisma: Db, profile: Profile, trigger: RunTrigger): Promise<Run> {
+export async function createQueuedRun(
+  prisma: Db,
+  profile: Profile,
+  trigger: RunTrigger,
+  options: { deploymentId?: string } = {},
+): Promise<Run> {
   const configs = await latestServingConfigIds(prisma, [profile.endpointId]);
   return prisma.run.create({
     data: {
@@ -35,6 +40,7 @@ export async function createQueuedRun(prisma: Db, profile: Profile, trigger: Run
       profileId: profile.id,
       profileSnapshot: snapshotOf(profile),
       trigger,
+      deploymentId: options.deploymentId ?? null,
     },
   });
 }

@@ -1,4 +1,15 @@
-export { RUN_JOB_OPTIONS, RUN_WORKER_DEFAULTS, WEBHOOK_JOB_OPTIONS, webhookJobId } from './options';
+export {
+  RUN_JOB_OPTIONS,
+  RUN_WORKER_DEFAULTS,
+  WEBHOOK_JOB_OPTIONS,
+  webhookJobId,
+  ANALYSIS_JOB_OPTIONS,
+} from './options';
+export {
+  AnalysisQueueProducer,
+  verificationJobId,
+  type AnalysisQueueProducerOptions,
+} from './analysis-producer';
 export { createRedis, redisPrefix, DEFAULT_REDIS_PREFIX } from './redis';
 export {
   RunQueueProducer,

@@ -36,3 +36,14 @@ export const WEBHOOK_JOB_OPTIONS = {
 export function webhookJobId(deliveryId: string, attempt: number): string {
   return `${deliveryId}@${attempt}`;
 }
+
+/**
+ * An analysis job reads and writes only the database: it is retried for infrastructure failures.
+ * A deployment's verification waits for its runs by delaying itself, which spends no attempt.
+ */
+export const ANALYSIS_JOB_OPTIONS = {
+  attempts: 5,
+  backoff: { type: 'exponential', delay: 5_000 },
+  removeOnComplete: { age: 24 * 3600, count: 1_000 },
+  removeOnFail: { age: 7 * 24 * 3600, count: 5_000 },
+} as const satisfies JobsOptions;

@@ -92,7 +92,7 @@ export class Engine {
   private readonly lastWriteLateNs = new Float64Array(RING);
   private closed = false;
 
-  constructor(private readonly options: EngineOptions) {
+  constructor(private options: EngineOptions) {
     this.timer = new StepTimer(options.spinNs);
   }
 
@@ -105,6 +105,14 @@ export class Engine {
     this.waiting.push(sequence);
     if (this.stepEndNs === null) this.startStep(process.hrtime.bigint());
     return { cancel: () => this.cancel(sequence) };
+  }
+
+  /**
+   * Serves with another deployment (and prefill policy) from the next step on, as a restarted
+   * engine would; sequences in flight carry on under the new step times.
+   */
+  reconfigure(change: Pick<EngineOptions, 'deployment' | 'chunkedPrefill'>): void {
+    this.options = { ...this.options, ...change };
   }
 
   close(): void {

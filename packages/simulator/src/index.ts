@@ -1,5 +1,5 @@
 export { startSimulator, DeploymentError } from './server';
-export type { RunningSimulator, SimulatorOptions, SimulatorStats } from './server';
+export type { RunningSimulator, SimulatorOptions, SimulatorReconfiguration, SimulatorStats } from './server';
 export { groundTruthFromJson, groundTruthToJson } from './ground-truth';
 export { fetchGroundTruth } from './ground-truth-client';
 export type {

@@ -40,7 +40,9 @@ Usage: node packages/simulator/dist/main.js [options]
   --help                 this text
 
 Per request: header x-teapot-fault: MODE (and x-teapot-fault-after: N).
-Ground truth: GET /v1/_teapot/ground-truth/:id, POST /v1/_teapot/ground-truth {"ids": [...]}.`;
+Ground truth: GET /v1/_teapot/ground-truth/:id, POST /v1/_teapot/ground-truth {"ids": [...]}.
+Redeploy while running: POST /v1/_teapot/deployment {"quant": "fp16", "chunkedPrefill": false}
+(any of gpu, quant, kvCacheDtype, tp, chunkedPrefill; GET shows the current one).`;
 
 class UsageError extends Error {}
 

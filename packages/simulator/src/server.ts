@@ -21,6 +21,14 @@ import {
   type DeploymentInput,
 } from './latency-model';
 import { ApiError, parseCompletionRequest, type ApiKind } from './openai-request';
+import {
+  GPU_PRESETS,
+  KV_CACHE_DTYPES,
+  WEIGHT_QUANTS,
+  type GpuName,
+  type KvCacheDtype,
+  type WeightQuant,
+} from './presets';
 import { deriveSeed, geometricLength, seededRandom } from './rng';
 import { VOCABULARY } from './vocabulary';
 
@@ -67,11 +75,26 @@ export interface SimulatorStats {
   engine: EngineStats;
 }
 
+/** What a redeployment may change on a running simulator (the model and its served name stay). */
+export interface SimulatorReconfiguration {
+  gpu?: GpuName;
+  quant?: WeightQuant;
+  kvCacheDtype?: KvCacheDtype;
+  tp?: number;
+  chunkedPrefill?: boolean;
+}
+
 export interface RunningSimulator {
   /** "http://127.0.0.1:PORT/v1" */
   baseUrl: string;
   port: number;
-  deployment: Deployment;
+  /** The deployment served now. */
+  readonly deployment: Deployment;
+  /**
+   * Switches to another configuration from the next engine step on, as redeploying the endpoint
+   * would (also `POST /v1/_teapot/deployment`). Throws DeploymentError when it cannot be served.
+   */
+  reconfigure(change: SimulatorReconfiguration): SimulatorStats;
   groundTruth(responseId: string): GroundTruth | undefined;
   stats(): SimulatorStats;
   /** Close the listener: new connections get ECONNREFUSED; open streams carry on. */
@@ -84,11 +107,15 @@ export interface RunningSimulator {
 
 const MAX_BODY_BYTES = 8 * 1024 * 1024;
 const GROUND_TRUTH_PATH = '/v1/_teapot/ground-truth';
+const DEPLOYMENT_PATH = '/v1/_teapot/deployment';
+const RECONFIGURABLE = ['gpu', 'quant', 'kvCacheDtype', 'tp', 'chunkedPrefill'] as const;
 
 export { DeploymentError };
 
 export async function startSimulator(options: SimulatorOptions = {}): Promise<RunningSimulator> {
-  const deployment = resolveDeployment(options);
+  let deployment = resolveDeployment(options);
+  let deploymentInput: DeploymentInput = options;
+  let chunkedPrefill = options.chunkedPrefill ?? false;
   const settings = resolveSettings(options, deployment);
   const modelName = options.servedModelName ?? deployment.model.name;
   const seed = options.seed ?? 1;
@@ -96,7 +123,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
   const engine = new Engine({
     deployment,
     maxBatch: settings.maxBatch,
-    chunkedPrefill: options.chunkedPrefill ?? false,
+    chunkedPrefill,
     chunkSize: settings.chunkSize,
     maxPrefillTokens: settings.maxPrefillTokens,
     jitter: settings.jitter,
@@ -239,6 +266,11 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
       return sendJson(res, 200, groundTruthToJson(trace.toGroundTruth()));
     }
     if (path === '/v1/_teapot/stats' && req.method === 'GET') return sendJson(res, 200, stats());
+    if (path === DEPLOYMENT_PATH && req.method === 'GET') return sendJson(res, 200, deploymentView());
+    if (path === DEPLOYMENT_PATH && req.method === 'POST') {
+      reconfigure(parseReconfiguration(rawBody));
+      return sendJson(res, 200, deploymentView());
+    }
     throw new ApiError(404, `No route ${req.method} ${path}.`, null, 'NotFoundError', 404);
   };
 
@@ -267,6 +299,30 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
   const host = options.host ?? '127.0.0.1';
   let listening = true;
 
+  function reconfigure(change: SimulatorReconfiguration): SimulatorStats {
+    const { chunkedPrefill: nextChunked, ...fields } = change;
+    const input = { ...deploymentInput, ...fields };
+    const next = resolveDeployment(input);
+    deployment = next;
+    deploymentInput = input;
+    chunkedPrefill = nextChunked ?? chunkedPrefill;
+    engine.reconfigure({ deployment, chunkedPrefill });
+    return stats();
+  }
+
+  function deploymentView(): object {
+    return {
+      gpu: deployment.gpu.name,
+      model: deployment.model.name,
+      quant: deployment.quant,
+      kvCacheDtype: deployment.kvCacheDtype,
+      tp: deployment.tp,
+      chunkedPrefill,
+      description: describeDeployment(deployment),
+      singleStreamMsPerToken: decodeStepTimeS(deployment, 1, 1) * 1e3,
+    };
+  }
+
   function stats(): SimulatorStats {
     return {
       deployment: describeDeployment(deployment),
@@ -280,7 +336,10 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
   return {
     baseUrl: `http://${host.includes(':') ? `[${host}]` : host}:${port}/v1`,
     port,
-    deployment,
+    get deployment() {
+      return deployment;
+    },
+    reconfigure,
     groundTruth: (responseId) => store.get(responseId)?.toGroundTruth(),
     stats,
     stopAccepting: async () => {
@@ -398,6 +457,36 @@ function sendGroundTruthBulk(res: ServerResponse, rawBody: Buffer, store: Ground
   sendJson(res, 200, { object: 'list', data });
 }
 
+/** The body of POST /v1/_teapot/deployment; a 400 for anything it cannot serve. */
+function parseReconfiguration(rawBody: Buffer): SimulatorReconfiguration {
+  let body: unknown;
+  try {
+    body = JSON.parse(rawBody.toString('utf8'));
+  } catch {
+    throw new ApiError(400, 'The request body is not valid JSON.');
+  }
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    throw new ApiError(400, `The body must be an object with any of ${RECONFIGURABLE.join(', ')}.`);
+  }
+  const change = body as Record<string, unknown>;
+  for (const key of Object.keys(change)) {
+    if (!(RECONFIGURABLE as readonly string[]).includes(key))
+      throw new ApiError(400, `${key} cannot be changed; use any of ${RECONFIGURABLE.join(', ')}.`, key);
+  }
+  const text = (key: string, allowed: readonly string[]): void => {
+    if (change[key] !== undefined && !allowed.includes(change[key] as string))
+      throw new ApiError(400, `${key} must be one of ${allowed.join(', ')}.`, key);
+  };
+  text('gpu', Object.keys(GPU_PRESETS));
+  text('quant', WEIGHT_QUANTS);
+  text('kvCacheDtype', KV_CACHE_DTYPES);
+  if (change.tp !== undefined && !(Number.isInteger(change.tp) && (change.tp as number) >= 1))
+    throw new ApiError(400, 'tp must be a positive integer.', 'tp');
+  if (change.chunkedPrefill !== undefined && typeof change.chunkedPrefill !== 'boolean')
+    throw new ApiError(400, 'chunkedPrefill must be true or false.', 'chunkedPrefill');
+  return change as SimulatorReconfiguration;
+}
+
 function readBody(req: IncomingMessage): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
@@ -437,6 +526,9 @@ function sendError(res: ServerResponse, error: unknown): void {
   }
   if (error instanceof ApiError) {
     return sendJson(res, error.status, errorBody(error.message, error.type, error.param, error.code));
+  }
+  if (error instanceof DeploymentError) {
+    return sendJson(res, 400, errorBody(error.message, 'invalid_request_error', null, null));
   }
   if (error instanceof FaultHeaderError) {
     return sendJson(res, 400, errorBody(error.message, 'invalid_request_error', error.header, null));

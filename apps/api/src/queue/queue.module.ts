@@ -1,12 +1,12 @@
 import { Global, Inject, Module, type OnApplicationShutdown } from '@nestjs/common';
 import type { ApiEnv } from '@teapot/config';
-import { createRedis, RunQueueProducer } from '@teapot/jobs';
+import { AnalysisQueueProducer, createRedis, RunQueueProducer } from '@teapot/jobs';
 import { API_ENV } from '../env/env.module';
 
 export const QUEUE_REDIS = Symbol('QUEUE_REDIS');
 export type QueueRedis = ReturnType<typeof createRedis>;
 
-/** One Redis connection for the API: the run producer and the health ping share it. */
+/** One Redis connection for the API: the producers and the health ping share it. */
 @Global()
 @Module({
   providers: [
@@ -22,17 +22,25 @@ export type QueueRedis = ReturnType<typeof createRedis>;
       useFactory: (redis: QueueRedis, env: ApiEnv) =>
         new RunQueueProducer({ redis, prefix: env.TEAPOT_REDIS_PREFIX }),
     },
+    {
+      provide: AnalysisQueueProducer,
+      inject: [QUEUE_REDIS, API_ENV],
+      useFactory: (redis: QueueRedis, env: ApiEnv) =>
+        new AnalysisQueueProducer({ redis, prefix: env.TEAPOT_REDIS_PREFIX }),
+    },
   ],
-  exports: [QUEUE_REDIS, RunQueueProducer],
+  exports: [QUEUE_REDIS, RunQueueProducer, AnalysisQueueProducer],
 })
 export class QueueModule implements OnApplicationShutdown {
   constructor(
     private readonly producer: RunQueueProducer,
+    private readonly analysis: AnalysisQueueProducer,
     @Inject(QUEUE_REDIS) private readonly redis: QueueRedis,
   ) {}
 
   async onApplicationShutdown(): Promise<void> {
     await this.producer.close();
+    await this.analysis.close();
     if (this.redis.status === 'ready') await this.redis.quit().catch(() => undefined);
     // Also stops the reconnect loop of a connection that never came up.
     this.redis.disconnect();

@@ -1,5 +1,5 @@
 import { Injectable, NotFoundException } from '@nestjs/common';
-import { Prisma } from '@teapot/db';
+import { Prisma, type ServingConfig } from '@teapot/db';
 import { PrismaService } from '../prisma/prisma.service';
 import type { CreateServingConfigDto, ServingConfigDto } from './dto/serving-config.dto';
 
@@ -9,23 +9,10 @@ const VERSION_ATTEMPTS = 5;
 export class ServingConfigsService {
   constructor(private readonly prisma: PrismaService) {}
 
-  /** Adds the next version. Two concurrent adds race on (endpoint, version): the loser retries. */
+  /** Adds the next version. */
   async add(endpointId: string, input: CreateServingConfigDto): Promise<ServingConfigDto> {
     await this.requireEndpoint(endpointId);
-    for (let attempt = 1; ; attempt++) {
-      const latest = await this.prisma.servingConfig.aggregate({
-        where: { endpointId },
-        _max: { version: true },
-      });
-      try {
-        return await this.prisma.servingConfig.create({
-          data: { ...servingConfigData(input), endpointId, version: (latest._max.version ?? 0) + 1 },
-        });
-      } catch (error) {
-        const raced = error instanceof Prisma.PrismaClientKnownRequestError && error.code === 'P2002';
-        if (!raced || attempt >= VERSION_ATTEMPTS) throw error;
-      }
-    }
+    return retryVersionRace(() => addServingConfigVersion(this.prisma, endpointId, input));
   }
 
   async list(endpointId: string): Promise<ServingConfigDto[]> {
@@ -45,6 +32,33 @@ export class ServingConfigsService {
   private async requireEndpoint(id: string): Promise<void> {
     const found = await this.prisma.endpoint.count({ where: { id } });
     if (!found) throw new NotFoundException(`No endpoint ${id}.`);
+  }
+}
+
+/**
+ * Inserts the endpoint's next configuration version through `db` (a transaction or the client).
+ * A concurrent add of the same version fails with a unique violation: run it in retryVersionRace.
+ */
+export async function addServingConfigVersion(
+  db: Pick<Prisma.TransactionClient, 'servingConfig'>,
+  endpointId: string,
+  input: CreateServingConfigDto,
+): Promise<ServingConfig> {
+  const latest = await db.servingConfig.aggregate({ where: { endpointId }, _max: { version: true } });
+  return db.servingConfig.create({
+    data: { ...servingConfigData(input), endpointId, version: (latest._max.version ?? 0) + 1 },
+  });
+}
+
+/** Two concurrent adds race on (endpoint, version): the loser runs `add` (its whole transaction) again. */
+export async function retryVersionRace<T>(add: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await add();
+    } catch (error) {
+      const raced = error instanceof Prisma.PrismaClientKnownRequestError && error.code === 'P2002';
+      if (!raced || attempt >= VERSION_ATTEMPTS) throw error;
+    }
   }
 }
 

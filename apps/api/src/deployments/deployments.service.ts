@@ -1,0 +1,186 @@
+import { ConflictException, Injectable, Logger, NotFoundException } from '@nestjs/common';
+import { DEPLOYMENT_SETTINGS, type DeploymentVerification } from '@teapot/contracts';
+import { createQueuedRun, type Deployment, type Prisma, type Run, type ServingConfig } from '@teapot/db';
+import { AnalysisQueueProducer, RunQueueProducer } from '@teapot/jobs';
+import { afterCursor, type Page, toPage } from '../common/pagination';
+import { withTimeout } from '../common/timeout';
+import { RequestValidationException } from '../errors/request-validation.exception';
+import { PrismaService } from '../prisma/prisma.service';
+import { addServingConfigVersion, retryVersionRace } from '../serving-configs/serving-configs.service';
+import type { CreateDeploymentDto, DeploymentDto, ListDeploymentsQueryDto } from './dto/deployment.dto';
+
+const ENQUEUE_TIMEOUT_MS = 2_000;
+/** Clocks disagree a little: an effectiveAt this far ahead of ours is still "now". */
+const FUTURE_SKEW_MS = 60_000;
+
+type DeploymentRow = Deployment & {
+  config: ServingConfig | null;
+  runs: Array<Pick<Run, 'id' | 'profileId' | 'status'>>;
+};
+
+const WITH_RUNS = {
+  config: true,
+  runs: { select: { id: true, profileId: true, status: true }, orderBy: { queuedAt: 'asc' as const } },
+};
+
+@Injectable()
+export class DeploymentsService {
+  private readonly logger = new Logger(DeploymentsService.name);
+
+  constructor(
+    private readonly prisma: PrismaService,
+    private readonly runQueue: RunQueueProducer,
+    private readonly analysisQueue: AnalysisQueueProducer,
+  ) {}
+
+  /**
+   * Records the deployment, its configuration version and its queued runs in one transaction, then
+   * queues their jobs. Should Redis refuse, the rows stay: the worker's reaper queues runs without a
+   * job and its verification sweep queues deployments still pending, so nothing is lost.
+   */
+  async create(input: CreateDeploymentDto): Promise<DeploymentDto> {
+    const now = Date.now();
+    const effectiveAt = input.effectiveAt ? new Date(input.effectiveAt) : new Date(now);
+    if (Number.isNaN(effectiveAt.getTime()))
+      throw new RequestValidationException([{ field: 'effectiveAt', problem: 'is not a real date' }]);
+    if (effectiveAt.getTime() > now + FUTURE_SKEW_MS) {
+      throw new RequestValidationException([
+        { field: 'effectiveAt', problem: 'must not be in the future: announce a deployment once it is live' },
+      ]);
+    }
+    const endpoint = await this.prisma.endpoint.findUnique({
+      where: { id: input.endpointId },
+      include: { profiles: { orderBy: { createdAt: 'asc' } } },
+    });
+    if (!endpoint)
+      throw new RequestValidationException([{ field: 'endpointId', problem: 'names no endpoint' }]);
+    if (endpoint.archivedAt) {
+      throw new ConflictException(
+        `Endpoint ${endpoint.id} is archived; restore it (PATCH /endpoints/${endpoint.id} {"archived": false}) to deploy on it.`,
+      );
+    }
+    const settings = input.settings ?? {};
+    let profiles = endpoint.profiles.filter((profile) => profile.enabled);
+    if (settings.profileIds) {
+      const named = new Set(settings.profileIds);
+      profiles = endpoint.profiles.filter((profile) => named.has(profile.id));
+      if (profiles.length !== named.size) {
+        throw new RequestValidationException([
+          { field: 'settings.profileIds', problem: `must name profiles of endpoint ${endpoint.id}` },
+        ]);
+      }
+    }
+    if (profiles.length === 0) {
+      throw new RequestValidationException([
+        {
+          field: 'settings.profileIds',
+          problem: `is empty: endpoint ${endpoint.id} has no enabled profile to verify the deployment with (POST /profiles first)`,
+        },
+      ]);
+    }
+    const runsPerProfile = settings.runsPerProfile ?? DEPLOYMENT_SETTINGS.runsPerProfile.default;
+    const firstRunDelayS = settings.firstRunDelayS ?? DEPLOYMENT_SETTINGS.firstRunDelayS.default;
+
+    const { deployment, runs } = await retryVersionRace(() =>
+      this.prisma.$transaction(async (tx) => {
+        const config = input.config ? await addServingConfigVersion(tx, endpoint.id, input.config) : null;
+        const deployment = await tx.deployment.create({
+          data: {
+            endpointId: endpoint.id,
+            label: input.label,
+            version: input.version ?? null,
+            configId: config?.id ?? null,
+            effectiveAt,
+            runsPerProfile,
+            profileIds: profiles.map((profile) => profile.id),
+            firstRunDelayS,
+            baselineRuns: settings.baselineRuns ?? DEPLOYMENT_SETTINGS.baselineRuns.default,
+            threshold: settings.threshold ?? DEPLOYMENT_SETTINGS.threshold.default,
+          },
+        });
+        // Round-robin over the profiles, so an interrupted series still has runs of each.
+        const runs: Run[] = [];
+        for (let round = 0; round < runsPerProfile; round++) {
+          for (const profile of profiles) {
+            runs.push(await createQueuedRun(tx, profile, 'deployment', { deploymentId: deployment.id }));
+          }
+        }
+        return { deployment, runs };
+      }),
+    );
+
+    const firstRunAtMs = Math.max(now, effectiveAt.getTime()) + firstRunDelayS * 1000;
+    try {
+      await withTimeout(
+        (async () => {
+          await this.runQueue.enqueueRuns(runs.map((run) => ({ runId: run.id, runAtMs: firstRunAtMs })));
+          await this.analysisQueue.enqueueVerification(deployment.id, firstRunAtMs - Date.now());
+        })(),
+        ENQUEUE_TIMEOUT_MS,
+        'Redis',
+      );
+    } catch (error) {
+      this.logger.warn(
+        `deployment ${deployment.id}: jobs not queued (${error instanceof Error ? error.message : String(error)}); the worker's sweeps will queue them`,
+      );
+    }
+    return this.get(deployment.id);
+  }
+
+  async list(query: ListDeploymentsQueryDto): Promise<Page<DeploymentDto>> {
+    const effectiveAt: Prisma.DateTimeFilter = {
+      ...(query.from ? { gte: new Date(query.from) } : {}),
+      ...(query.to ? { lt: new Date(query.to) } : {}),
+    };
+    const verdicts = query.verdict?.filter((v) => v !== 'pending');
+    const pending = query.verdict?.includes('pending');
+    const rows = await this.prisma.deployment.findMany({
+      where: {
+        ...(query.endpointId ? { endpointId: query.endpointId } : {}),
+        ...(query.from || query.to ? { effectiveAt } : {}),
+        ...(query.verdict
+          ? {
+              OR: [
+                ...(verdicts?.length ? [{ verdict: { in: verdicts } }] : []),
+                ...(pending ? [{ verdict: null }] : []),
+              ],
+            }
+          : {}),
+        ...afterCursor('effectiveAt', query.cursor),
+      },
+      include: WITH_RUNS,
+      orderBy: [{ effectiveAt: 'desc' }, { id: 'desc' }],
+      take: query.limit + 1,
+    });
+    return toPage(rows, query.limit, (row) => row.effectiveAt, toDeploymentDto);
+  }
+
+  async get(id: string): Promise<DeploymentDto> {
+    const row = await this.prisma.deployment.findUnique({ where: { id }, include: WITH_RUNS });
+    if (!row) throw new NotFoundException(`No deployment ${id}.`);
+    return toDeploymentDto(row);
+  }
+}
+
+function toDeploymentDto(row: DeploymentRow): DeploymentDto {
+  return {
+    id: row.id,
+    endpointId: row.endpointId,
+    label: row.label,
+    version: row.version,
+    config: row.config,
+    effectiveAt: row.effectiveAt,
+    settings: {
+      runsPerProfile: row.runsPerProfile,
+      profileIds: row.profileIds,
+      firstRunDelayS: row.firstRunDelayS,
+      baselineRuns: row.baselineRuns,
+      threshold: row.threshold,
+    },
+    verdict: row.verdict ?? 'pending',
+    verification: row.verification as DeploymentVerification | null,
+    verifiedAt: row.verifiedAt,
+    runs: row.runs,
+    createdAt: row.createdAt,
+  };
+}

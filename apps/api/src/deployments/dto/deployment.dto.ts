@@ -1,0 +1,214 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Type } from 'class-transformer';
+import {
+  ArrayMaxSize,
+  ArrayUnique,
+  IsArray,
+  IsIn,
+  IsInt,
+  IsISO8601,
+  IsNumber,
+  IsOptional,
+  IsString,
+  IsUUID,
+  Length,
+  Matches,
+  Max,
+  Min,
+  ValidateNested,
+} from 'class-validator';
+import {
+  DEPLOYMENT_SETTINGS,
+  DEPLOYMENT_VERDICTS,
+  RUN_STATUSES,
+  type DeploymentVerdictName,
+  type DeploymentVerification,
+  type RunStatusName,
+} from '@teapot/contracts';
+import { PageQueryDto } from '../../common/pagination';
+import { QueryArray } from '../../common/query';
+import { IsAbsentOr } from '../../common/validators';
+import { CreateServingConfigDto, ServingConfigDto } from '../../serving-configs/dto/serving-config.dto';
+
+const NO_CONTROL_CHARACTERS = /^[^\p{C}]+$/u;
+const MAX_PROFILES = 50;
+const S = DEPLOYMENT_SETTINGS;
+
+/** How the deployment is verified; every field has a default. */
+export class DeploymentSettingsDto {
+  @ApiPropertyOptional({
+    minimum: S.runsPerProfile.min,
+    maximum: S.runsPerProfile.max,
+    default: S.runsPerProfile.default,
+    description: 'Post-deployment runs of each profile.',
+  })
+  @IsAbsentOr()
+  @IsInt()
+  @Min(S.runsPerProfile.min)
+  @Max(S.runsPerProfile.max)
+  runsPerProfile?: number;
+
+  @ApiPropertyOptional({
+    type: [String],
+    format: 'uuid',
+    maxItems: MAX_PROFILES,
+    description: 'Profiles to run and compare (default: every enabled profile of the endpoint).',
+  })
+  @IsAbsentOr()
+  @IsArray()
+  @ArrayMaxSize(MAX_PROFILES)
+  @ArrayUnique()
+  @IsUUID('all', { each: true })
+  profileIds?: string[];
+
+  @ApiPropertyOptional({
+    minimum: S.firstRunDelayS.min,
+    maximum: S.firstRunDelayS.max,
+    default: S.firstRunDelayS.default,
+    description: 'Seconds between the deployment taking effect and its first run (caches warm up).',
+  })
+  @IsAbsentOr()
+  @IsInt()
+  @Min(S.firstRunDelayS.min)
+  @Max(S.firstRunDelayS.max)
+  firstRunDelayS?: number;
+
+  @ApiPropertyOptional({
+    minimum: S.baselineRuns.min,
+    maximum: S.baselineRuns.max,
+    default: S.baselineRuns.default,
+    description: 'K: the baseline is the last K successful runs of the same profile before effectiveAt.',
+  })
+  @IsAbsentOr()
+  @IsInt()
+  @Min(S.baselineRuns.min)
+  @Max(S.baselineRuns.max)
+  baselineRuns?: number;
+
+  @ApiPropertyOptional({
+    minimum: S.threshold.min,
+    maximum: S.threshold.max,
+    default: S.threshold.default,
+    description: 'The relative change of a metric that matters (0.1 = 10%).',
+  })
+  @IsAbsentOr()
+  @IsNumber({ allowNaN: false, allowInfinity: false })
+  @Min(S.threshold.min)
+  @Max(S.threshold.max)
+  threshold?: number;
+}
+
+export class CreateDeploymentDto {
+  @ApiProperty({ format: 'uuid' })
+  @IsUUID()
+  endpointId!: string;
+
+  @ApiProperty({ example: 'moved to FP16 weights', maxLength: 200 })
+  @IsString()
+  @Length(1, 200)
+  @Matches(NO_CONTROL_CHARACTERS, { message: 'label must not contain control characters' })
+  label!: string;
+
+  @ApiPropertyOptional({ example: 'vllm-0.10.1-fp16', maxLength: 100 })
+  @IsAbsentOr()
+  @IsString()
+  @Length(1, 100)
+  @Matches(NO_CONTROL_CHARACTERS, { message: 'version must not contain control characters' })
+  version?: string;
+
+  @ApiPropertyOptional({
+    type: CreateServingConfigDto,
+    description: "The endpoint's new serving configuration: it becomes the next configuration version.",
+  })
+  @IsAbsentOr()
+  @ValidateNested()
+  @Type(() => CreateServingConfigDto)
+  config?: CreateServingConfigDto;
+
+  @ApiPropertyOptional({
+    example: '2026-12-03T14:00:00Z',
+    description: 'When the deployment took effect (ISO 8601, default now; not in the future).',
+  })
+  @IsAbsentOr()
+  @IsISO8601({ strict: true })
+  effectiveAt?: string;
+
+  @ApiPropertyOptional({ type: DeploymentSettingsDto })
+  @IsAbsentOr()
+  @ValidateNested()
+  @Type(() => DeploymentSettingsDto)
+  settings?: DeploymentSettingsDto;
+}
+
+export class ListDeploymentsQueryDto extends PageQueryDto {
+  @ApiPropertyOptional({ format: 'uuid' })
+  @IsOptional()
+  @IsUUID()
+  endpointId?: string;
+
+  @ApiPropertyOptional({
+    enum: [...DEPLOYMENT_VERDICTS, 'pending'],
+    isArray: true,
+    description: 'Any of these verdicts (`pending`: still measuring).',
+  })
+  @QueryArray(DEPLOYMENT_VERDICTS.length + 1)
+  @IsIn([...DEPLOYMENT_VERDICTS, 'pending'], { each: true })
+  verdict?: Array<DeploymentVerdictName | 'pending'>;
+
+  @ApiPropertyOptional({ example: '2026-01-01T00:00:00Z', description: 'Effective at or after (ISO 8601).' })
+  @IsOptional()
+  @IsISO8601({ strict: true })
+  from?: string;
+
+  @ApiPropertyOptional({ example: '2026-02-01T00:00:00Z', description: 'Effective before (ISO 8601).' })
+  @IsOptional()
+  @IsISO8601({ strict: true })
+  to?: string;
+}
+
+export class DeploymentSettingsViewDto {
+  @ApiProperty() runsPerProfile!: number;
+  @ApiProperty({ type: [String], format: 'uuid' }) profileIds!: string[];
+  @ApiProperty() firstRunDelayS!: number;
+  @ApiProperty() baselineRuns!: number;
+  @ApiProperty() threshold!: number;
+}
+
+export class DeploymentRunDto {
+  @ApiProperty({ format: 'uuid' }) id!: string;
+  @ApiProperty({ type: String, format: 'uuid', nullable: true }) profileId!: string | null;
+  @ApiProperty({ enum: RUN_STATUSES }) status!: RunStatusName;
+}
+
+export class DeploymentDto {
+  @ApiProperty({ format: 'uuid' }) id!: string;
+  @ApiProperty({ format: 'uuid' }) endpointId!: string;
+  @ApiProperty({ example: 'moved to FP16 weights' }) label!: string;
+  @ApiProperty({ type: String, nullable: true }) version!: string | null;
+  @ApiProperty({
+    type: ServingConfigDto,
+    nullable: true,
+    description: 'The serving configuration version this deployment added, if it brought one.',
+  })
+  config!: ServingConfigDto | null;
+  @ApiProperty() effectiveAt!: Date;
+  @ApiProperty({ type: DeploymentSettingsViewDto }) settings!: DeploymentSettingsViewDto;
+  @ApiProperty({
+    enum: [...DEPLOYMENT_VERDICTS, 'pending'],
+    description:
+      '`pending` while the post-deployment runs are measured; `verified`: no metric moved by more than the threshold; `no_baseline`: nothing before the deployment to compare with.',
+  })
+  verdict!: DeploymentVerdictName | 'pending';
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: true,
+    nullable: true,
+    description:
+      'Per profile: baseline and candidate run ids, and per metric the baseline and candidate values, the relative delta, its bootstrap interval and the verdict.',
+  })
+  verification!: DeploymentVerification | null;
+  @ApiProperty({ type: Date, nullable: true }) verifiedAt!: Date | null;
+  @ApiProperty({ type: [DeploymentRunDto], description: 'The post-deployment runs.' })
+  runs!: DeploymentRunDto[];
+  @ApiProperty() createdAt!: Date;
+}
