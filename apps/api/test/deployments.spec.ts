@@ -104,11 +104,11 @@ describe('deployments', () => {
     const other = await endpointWithProfiles(1);
     const bare = await created(api, '/endpoints', endpointBody());
     const cases: Array<[object, string, RegExp]> = [
-      [{ label: 'x' }, 'endpointId', /UUID/],
-      [{ endpointId: '00000000-0000-4000-8000-000000000000', label: 'x' }, 'endpointId', /names no endpoint/],
-      [{ endpointId: endpoint.id }, 'label', /string/],
+      [{ label: 'x' }, 'endpointId', /required/],
+      [{ endpointId: endpoint.id }, 'label', /required/],
       [{ endpointId: endpoint.id, label: 'x', effectiveAt: '2999-01-01T00:00:00Z' }, 'effectiveAt', /future/],
       [{ endpointId: endpoint.id, label: 'x', effectiveAt: 'yesterday' }, 'effectiveAt', /ISO 8601/],
+      [{ endpointId: endpoint.id, label: 'x', settings: [] }, 'settings', /object/],
       [
         { endpointId: endpoint.id, label: 'x', settings: { runsPerProfile: 0 } },
         'settings.runsPerProfile',
@@ -134,6 +134,18 @@ describe('deployments', () => {
         problems: expect.arrayContaining([expect.stringMatching(problem)]),
       });
     }
+    const missing = await post('/deployments', {
+      endpointId: '00000000-0000-4000-8000-000000000000',
+      label: 'x',
+    });
+    expect(missing.status).toBe(404);
+    expect(missing.body.details).toEqual([{ field: 'endpointId', problem: 'names no endpoint' }]);
+    const noProfile = await post('/deployments', {
+      endpointId: endpoint.id,
+      label: 'x',
+      settings: { profileIds: ['00000000-0000-4000-8000-000000000000'] },
+    });
+    expect(noProfile.status).toBe(404);
     expect((await get('/deployments/00000000-0000-4000-8000-000000000000')).status).toBe(404);
     expect((await get('/deployments/nope')).status).toBe(400);
     expect((await get('/deployments?verdict=maybe')).body.details[0].field).toBe('verdict');

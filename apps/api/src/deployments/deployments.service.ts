@@ -4,7 +4,11 @@ import { createQueuedRun, type Deployment, type Prisma, type Run, type ServingCo
 import { AnalysisQueueProducer, RunQueueProducer } from '@teapot/jobs';
 import { afterCursor, type Page, toPage } from '../common/pagination';
 import { withTimeout } from '../common/timeout';
-import { RequestValidationException } from '../errors/request-validation.exception';
+import { parseTimestamp } from '../common/parse';
+import {
+  MissingReferenceException,
+  RequestValidationException,
+} from '../errors/request-validation.exception';
 import { PrismaService } from '../prisma/prisma.service';
 import { addServingConfigVersion, retryVersionRace } from '../serving-configs/serving-configs.service';
 import type { CreateDeploymentDto, DeploymentDto, ListDeploymentsQueryDto } from './dto/deployment.dto';
@@ -40,9 +44,8 @@ export class DeploymentsService {
    */
   async create(input: CreateDeploymentDto): Promise<DeploymentDto> {
     const now = Date.now();
-    const effectiveAt = input.effectiveAt ? new Date(input.effectiveAt) : new Date(now);
-    if (Number.isNaN(effectiveAt.getTime()))
-      throw new RequestValidationException([{ field: 'effectiveAt', problem: 'is not a real date' }]);
+    // The DTO checked the text, so it parses.
+    const effectiveAt = input.effectiveAt ? (parseTimestamp(input.effectiveAt) as Date) : new Date(now);
     if (effectiveAt.getTime() > now + FUTURE_SKEW_MS) {
       throw new RequestValidationException([
         { field: 'effectiveAt', problem: 'must not be in the future: announce a deployment once it is live' },
@@ -53,7 +56,7 @@ export class DeploymentsService {
       include: { profiles: { orderBy: { createdAt: 'asc' } } },
     });
     if (!endpoint)
-      throw new RequestValidationException([{ field: 'endpointId', problem: 'names no endpoint' }]);
+      throw new MissingReferenceException([{ field: 'endpointId', problem: 'names no endpoint' }]);
     if (endpoint.archivedAt) {
       throw new ConflictException(
         `Endpoint ${endpoint.id} is archived; restore it (PATCH /endpoints/${endpoint.id} {"archived": false}) to deploy on it.`,
@@ -64,6 +67,10 @@ export class DeploymentsService {
     if (settings.profileIds) {
       const named = new Set(settings.profileIds);
       profiles = endpoint.profiles.filter((profile) => named.has(profile.id));
+      const existing = await this.prisma.profile.count({ where: { id: { in: [...named] } } });
+      if (existing !== named.size) {
+        throw new MissingReferenceException([{ field: 'settings.profileIds', problem: 'names no profile' }]);
+      }
       if (profiles.length !== named.size) {
         throw new RequestValidationException([
           { field: 'settings.profileIds', problem: `must name profiles of endpoint ${endpoint.id}` },
@@ -129,8 +136,8 @@ export class DeploymentsService {
 
   async list(query: ListDeploymentsQueryDto): Promise<Page<DeploymentDto>> {
     const effectiveAt: Prisma.DateTimeFilter = {
-      ...(query.from ? { gte: new Date(query.from) } : {}),
-      ...(query.to ? { lt: new Date(query.to) } : {}),
+      ...(query.from ? { gte: parseTimestamp(query.from) as Date } : {}),
+      ...(query.to ? { lt: parseTimestamp(query.to) as Date } : {}),
     };
     const verdicts = query.verdict?.filter((v) => v !== 'pending');
     const pending = query.verdict?.includes('pending');

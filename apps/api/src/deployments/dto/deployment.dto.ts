@@ -6,8 +6,8 @@ import {
   IsArray,
   IsIn,
   IsInt,
-  IsISO8601,
   IsNumber,
+  IsObject,
   IsOptional,
   IsString,
   IsUUID,
@@ -27,7 +27,7 @@ import {
 } from '@teapot/contracts';
 import { PageQueryDto } from '../../common/pagination';
 import { QueryArray } from '../../common/query';
-import { IsAbsentOr } from '../../common/validators';
+import { IsAbsentOr, IsTimestamp } from '../../common/validators';
 import { CreateServingConfigDto, ServingConfigDto } from '../../serving-configs/dto/serving-config.dto';
 
 const NO_CONTROL_CHARACTERS = /^[^\p{C}]+$/u;
@@ -121,6 +121,7 @@ export class CreateDeploymentDto {
     description: "The endpoint's new serving configuration: it becomes the next configuration version.",
   })
   @IsAbsentOr()
+  @IsObject({ message: 'config must be a JSON object' })
   @ValidateNested()
   @Type(() => CreateServingConfigDto)
   config?: CreateServingConfigDto;
@@ -130,11 +131,12 @@ export class CreateDeploymentDto {
     description: 'When the deployment took effect (ISO 8601, default now; not in the future).',
   })
   @IsAbsentOr()
-  @IsISO8601({ strict: true })
+  @IsTimestamp()
   effectiveAt?: string;
 
   @ApiPropertyOptional({ type: DeploymentSettingsDto })
   @IsAbsentOr()
+  @IsObject({ message: 'settings must be a JSON object' })
   @ValidateNested()
   @Type(() => DeploymentSettingsDto)
   settings?: DeploymentSettingsDto;
@@ -157,12 +159,12 @@ export class ListDeploymentsQueryDto extends PageQueryDto {
 
   @ApiPropertyOptional({ example: '2026-01-01T00:00:00Z', description: 'Effective at or after (ISO 8601).' })
   @IsOptional()
-  @IsISO8601({ strict: true })
+  @IsTimestamp()
   from?: string;
 
   @ApiPropertyOptional({ example: '2026-02-01T00:00:00Z', description: 'Effective before (ISO 8601).' })
   @IsOptional()
-  @IsISO8601({ strict: true })
+  @IsTimestamp()
   to?: string;
 }
 
