@@ -6,6 +6,7 @@ import { type DashboardWorld, startDashboardWorld, WEB_DIST } from './world';
 
 const ITL_POINTS = hexToRgb('#1c7ed6');
 const SPARKLINE = hexToRgb('#e8590c');
+const FIRST_SERIES = hexToRgb('#e8590c');
 
 let world: DashboardWorld;
 let browser: Browser;
@@ -103,6 +104,48 @@ describe('the dashboard in chromium, on the real API over a seeded database', ()
     expect(await page.locator('p.ok, p.flag').first().textContent()).toMatch(/Client (healthy|saturated)/);
     expect(await page.locator('table.errors').textContent()).toContain('rate_limited');
     await screenshot(page, 'run');
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+
+  it("draws an endpoint's trend, and a changed picker changes the request", async () => {
+    const { context, page, errors } = await open({ key: world.readKey });
+    const fp16 = world.endpoints.find((e) => e.name.endsWith('fp16'));
+    if (!fp16) throw new Error('seeded fp16 endpoint missing');
+    const firstTrend = page.waitForRequest((request) => request.url().includes('/trends?'));
+    await page.click(`[data-endpoint="${fp16.name}"] h2 a`);
+    const first = new URL((await firstTrend).url());
+    expect(first.searchParams.get('metric')).toBe('itl');
+    expect(first.searchParams.get('statistic')).toBe('p99');
+    expect(first.searchParams.getAll('endpointId')).toEqual([fp16.id]);
+    expect(first.searchParams.getAll('groupBy')).toEqual(['weightQuant']);
+    expect(first.searchParams.has('includeSaturated')).toBe(false);
+
+    // On a loaded machine the seeded runs may all be client-saturated: drawn only when asked.
+    const withSaturated = page.waitForRequest((request) => request.url().includes('/trends?'));
+    await page.check('.trend input[name=includeSaturated]');
+    expect(new URL((await withSaturated).url()).searchParams.get('includeSaturated')).toBe('true');
+    await page.waitForSelector('.trend .plot canvas');
+    expect(await seriesPixels(page, '.trend', FIRST_SERIES)).toBeGreaterThan(20);
+    expect(await page.locator('.trend .u-legend').textContent()).toContain('weightQuant fp16');
+
+    const perRun = page.waitForRequest((request) => request.url().includes('/trends?'));
+    await page.selectOption('.trend select[name=bucket]', 'run');
+    const second = new URL((await perRun).url());
+    expect(second.searchParams.get('bucket')).toBe('run');
+    expect(second.searchParams.get('metric')).toBe('itl');
+
+    // A rate offers only its pooled mean: the statistic follows the metric.
+    const rate = page.waitForRequest((request) => request.url().includes('/trends?'));
+    await page.selectOption('.trend select[name=metric]', 'output_tokens_per_s');
+    const third = new URL((await rate).url());
+    expect([third.searchParams.get('metric'), third.searchParams.get('statistic')]).toEqual([
+      'output_tokens_per_s',
+      'mean',
+    ]);
+    await page.waitForSelector('.trend .plot canvas');
+    expect(await seriesPixels(page, '.trend', FIRST_SERIES)).toBeGreaterThan(20);
+    await screenshot(page, 'endpoint-trend');
     expect(errors).toEqual([]);
     await context.close();
   });

@@ -2,6 +2,7 @@ import { useState } from 'preact/hooks';
 import { get, type Schemas } from '../api/client';
 import { RunsTable } from '../components/runs-table';
 import { Empty, Show } from '../components/states';
+import { TrendPanel } from '../components/trend-panel';
 import { configFacts } from '../shape/config';
 import { useApi } from '../use-api';
 
@@ -75,19 +76,21 @@ function Header({
 export function EndpointPage({ id }: { id: string }) {
   const loaded = useApi(
     async (signal) => {
-      const [endpoint, configs] = await Promise.all([
+      const [endpoint, configs, profiles] = await Promise.all([
         get('/endpoints/{id}', { path: { id }, signal }),
         get('/endpoints/{endpointId}/configs', { path: { endpointId: id }, signal }),
+        get('/profiles', { query: { endpointId: id, limit: 100 }, signal }),
       ]);
-      return { endpoint, configs: configs.items };
+      return { endpoint, configs: configs.items, profiles: profiles.items };
     },
     [id],
   );
   return (
     <Show loaded={loaded} what="the endpoint">
-      {({ endpoint, configs }) => (
+      {({ endpoint, configs, profiles }) => (
         <>
           <Header endpoint={endpoint} configs={configs} />
+          <TrendPanel endpointId={endpoint.id} profiles={profiles} />
           <Runs endpointId={endpoint.id} />
         </>
       )}

@@ -1,0 +1,257 @@
+import { useMemo, useState } from 'preact/hooks';
+import { get, type GetOptions, type Schemas } from '../api/client';
+import {
+  formatTrendValue,
+  TREND_METRICS,
+  trendPlotData,
+  type TrendBucket,
+  type TrendPlotData,
+} from '../shape/trend';
+import { useApi } from '../use-api';
+import { PALETTE, Plot, themedAxis } from './plot';
+import { Empty, Show } from './states';
+
+type TrendQuery = NonNullable<GetOptions<'/trends'>['query']>;
+type GroupField = NonNullable<TrendQuery['groupBy']>[number];
+
+const RANGES = [
+  { name: '24h', label: 'last 24 hours', seconds: 86_400 },
+  { name: '7d', label: 'last 7 days', seconds: 7 * 86_400 },
+  { name: '30d', label: 'last 30 days', seconds: 30 * 86_400 },
+  { name: '90d', label: 'last 90 days', seconds: 90 * 86_400 },
+] as const;
+const BUCKETS: Array<{ name: TrendBucket; label: string }> = [
+  { name: 'run', label: 'each run' },
+  { name: 'hour', label: 'hour' },
+  { name: 'day', label: 'day' },
+  { name: 'week', label: 'week' },
+];
+// `endpoint` is every run of this page: one series.
+const GROUPS: Array<{ name: GroupField; label: string }> = [
+  { name: 'endpoint', label: 'nothing (one series)' },
+  { name: 'weightQuant', label: 'weight quantisation' },
+  { name: 'activationQuant', label: 'activation quantisation' },
+  { name: 'kvCacheQuant', label: 'KV-cache quantisation' },
+  { name: 'engineVersion', label: 'engine version' },
+  { name: 'gpuModel', label: 'GPU model' },
+  { name: 'gpuCount', label: 'GPU count' },
+  { name: 'tensorParallel', label: 'tensor parallel' },
+  { name: 'maxNumSeqs', label: 'max sequences' },
+  { name: 'maxBatchTokens', label: 'max batch tokens' },
+  { name: 'chunkedPrefill', label: 'chunked prefill' },
+  { name: 'prefixCaching', label: 'prefix caching' },
+  { name: 'specDecodeMethod', label: 'speculative decoding' },
+  { name: 'profile', label: 'profile' },
+];
+
+/** What a point is over, by the trend's weighting. */
+function pointMeaning(trend: Schemas['TrendDto']): string {
+  const of = trend.bucket === 'run' ? 'its run' : `its ${trend.bucket}'s runs`;
+  if (trend.weighting === 'run')
+    return `Each point pools ${of}: totals over total measured time, not an average of per-run rates.`;
+  const samples = trend.weighting === 'token' ? 'every token' : 'every request';
+  return `Each point is the ${trend.statistic} over ${samples} of ${of}, from merged histograms (not an average of per-run figures).`;
+}
+
+interface Picks {
+  metric: TrendQuery['metric'];
+  statistic: TrendQuery['statistic'];
+  bucket: TrendBucket;
+  range: (typeof RANGES)[number]['name'];
+  groupBy: GroupField;
+  includeSaturated: boolean;
+}
+
+function Picker<T extends string>({
+  name,
+  label,
+  value,
+  options,
+  onChange,
+}: {
+  name: string;
+  label: string;
+  value: T;
+  options: ReadonlyArray<{ name: T; label: string }>;
+  onChange: (value: T) => void;
+}) {
+  return (
+    <label>
+      {label}
+      <select name={name} value={value} onChange={(event) => onChange(event.currentTarget.value as T)}>
+        {options.map((option) => (
+          <option key={option.name} value={option.name}>
+            {option.label}
+          </option>
+        ))}
+      </select>
+    </label>
+  );
+}
+
+function TrendPlot({ plot, unit, statistic }: { plot: TrendPlotData; unit: string; statistic: string }) {
+  const axisLabel = statistic === 'p99/p50' ? 'P99 / P50' : `${statistic} (${unit})`;
+  const few = plot.data[0].length <= 200;
+  return (
+    <Plot
+      label={`trend of ${statistic}`}
+      height={300}
+      data={plot.data}
+      deps={[plot]}
+      options={(theme) => ({
+        scales: { x: { time: true } },
+        axes: [themedAxis(theme), themedAxis(theme, { size: 60, label: axisLabel })],
+        series: [
+          {},
+          ...plot.labels.map((label, i) => ({
+            label,
+            stroke: PALETTE[i % PALETTE.length],
+            width: 2,
+            spanGaps: plot.spanGaps,
+            points: { show: few, size: 6, fill: PALETTE[i % PALETTE.length] },
+            value: (_: unknown, value: number | null) => formatTrendValue(value, unit, statistic),
+          })),
+        ],
+      })}
+    />
+  );
+}
+
+/** An endpoint's trend: one series per value of a serving-configuration field, pickers above. */
+export function TrendPanel({
+  endpointId,
+  profiles,
+}: {
+  endpointId: string;
+  profiles: ReadonlyArray<Schemas['ProfileDto']>;
+}) {
+  const [picks, setPicks] = useState<Picks>({
+    metric: 'itl',
+    statistic: 'p99',
+    bucket: 'hour',
+    range: '7d',
+    groupBy: 'weightQuant',
+    includeSaturated: false,
+  });
+  const pick = (change: Partial<Picks>) => setPicks((current) => ({ ...current, ...change }));
+  const metric = TREND_METRICS.find((m) => m.name === picks.metric) ?? TREND_METRICS[0];
+  const loaded = useApi(
+    (signal) => {
+      const seconds = RANGES.find((r) => r.name === picks.range)?.seconds ?? 7 * 86_400;
+      return get('/trends', {
+        query: {
+          metric: picks.metric,
+          statistic: picks.statistic,
+          bucket: picks.bucket,
+          from: new Date(Date.now() - seconds * 1000).toISOString(),
+          endpointId: [endpointId],
+          groupBy: [picks.groupBy],
+          includeSaturated: picks.includeSaturated || undefined,
+        },
+        signal,
+      });
+    },
+    [endpointId, picks],
+  );
+  const names = useMemo(
+    () => Object.fromEntries(profiles.map((profile) => [profile.id, profile.name])),
+    [profiles],
+  );
+  return (
+    <section class="trend">
+      <h2>Trend</h2>
+      <div class="pickers">
+        <Picker
+          name="metric"
+          label="metric"
+          value={picks.metric}
+          options={TREND_METRICS}
+          onChange={(name) => {
+            const statistics = TREND_METRICS.find((m) => m.name === name)?.statistics ?? ['mean'];
+            pick({
+              metric: name,
+              statistic: statistics.includes(picks.statistic) ? picks.statistic : statistics[0],
+            });
+          }}
+        />
+        <Picker
+          name="statistic"
+          label="statistic"
+          value={picks.statistic}
+          options={metric.statistics.map((name) => ({ name, label: name }))}
+          onChange={(statistic) => pick({ statistic })}
+        />
+        <Picker
+          name="bucket"
+          label="one point per"
+          value={picks.bucket}
+          options={BUCKETS}
+          onChange={(bucket) => pick({ bucket })}
+        />
+        <Picker
+          name="range"
+          label="range"
+          value={picks.range}
+          options={RANGES}
+          onChange={(range) => pick({ range })}
+        />
+        <Picker
+          name="groupBy"
+          label="a series per"
+          value={picks.groupBy}
+          options={GROUPS}
+          onChange={(groupBy) => pick({ groupBy })}
+        />
+        <label class="check">
+          <input
+            type="checkbox"
+            name="includeSaturated"
+            checked={picks.includeSaturated}
+            onChange={(event) => pick({ includeSaturated: event.currentTarget.checked })}
+          />
+          include runs whose client was saturated
+        </label>
+      </div>
+      <Show loaded={loaded} what="the trend">
+        {(trend) =>
+          trend.series.length === 0 ? (
+            <Empty>
+              {trend.reason ? `No trend: ${trend.reason}.` : 'No runs in this range yet.'}
+              {trend.excludedSaturatedRuns > 0
+                ? ' Tick "include runs whose client was saturated" to draw them anyway.'
+                : ''}
+            </Empty>
+          ) : (
+            <TrendFigure trend={trend} names={names} includesSaturated={picks.includeSaturated} />
+          )
+        }
+      </Show>
+    </section>
+  );
+}
+
+function TrendFigure({
+  trend,
+  names,
+  includesSaturated,
+}: {
+  trend: Schemas['TrendDto'];
+  names: Record<string, string>;
+  includesSaturated: boolean;
+}) {
+  const plot = useMemo(() => trendPlotData(trend, ['endpoint'], names), [trend, names]);
+  return (
+    <>
+      <TrendPlot plot={plot} unit={trend.unit} statistic={trend.statistic} />
+      <p class="hint">
+        {pointMeaning(trend)}
+        {trend.excludedSaturatedRuns > 0
+          ? ` ${trend.excludedSaturatedRuns} run(s) whose client was saturated are left out.`
+          : ''}
+        {includesSaturated
+          ? ' Runs whose client was saturated are drawn: their timings may describe the client, not the server.'
+          : ''}
+      </p>
+    </>
+  );
+}

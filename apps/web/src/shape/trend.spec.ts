@@ -1,0 +1,84 @@
+import { formatTrendValue, seriesLabel, TREND_METRICS, trendPlotData } from './trend';
+
+const HOUR = 3600;
+const t0 = Date.parse('2026-12-01T00:00:00.000Z') / 1000;
+const at = (s: number) => new Date((t0 + s) * 1000).toISOString();
+const point = (s: number, value: number | null) => ({
+  start: at(s),
+  value,
+  runs: 1,
+  requests: 16,
+  tokens: 384,
+  samples: 368,
+  configVersions: [],
+});
+
+describe('trend shaping', () => {
+  it('aligns series on the union of their buckets, null where a series has no point', () => {
+    const plot = trendPlotData({
+      bucket: 'hour',
+      series: [
+        { key: { endpoint: 'e1', weightQuant: 'fp8' }, points: [point(0, 5), point(HOUR, 6)] },
+        { key: { endpoint: 'e1', weightQuant: 'fp16' }, points: [point(HOUR, 9), point(2 * HOUR, null)] },
+      ],
+    });
+    expect(plot.data).toEqual([
+      [t0, t0 + HOUR, t0 + 2 * HOUR],
+      [5, 6, null],
+      [null, 9, null],
+    ]);
+    expect(plot.spanGaps).toBe(false);
+  });
+
+  it('breaks the line across hour, day and week buckets that held no run', () => {
+    const plot = trendPlotData({
+      bucket: 'day',
+      series: [{ key: {}, points: [point(0, 5), point(4 * 86_400, 7), point(5 * 86_400, 8)] }],
+    });
+    expect(plot.data).toEqual([
+      [t0, t0 + 86_400, t0 + 4 * 86_400, t0 + 5 * 86_400],
+      [5, null, 7, 8],
+    ]);
+  });
+
+  it('joins a series across the other series runs when each point is a run', () => {
+    const plot = trendPlotData({
+      bucket: 'run',
+      series: [
+        { key: { weightQuant: 'fp8' }, points: [point(0, 5), point(600, 6)] },
+        { key: { weightQuant: 'fp16' }, points: [point(300, 9)] },
+      ],
+    });
+    expect(plot.data).toEqual([
+      [t0, t0 + 300, t0 + 600],
+      [5, null, 6],
+      [null, 9, null],
+    ]);
+    expect(plot.spanGaps).toBe(true);
+  });
+
+  it('labels a series by its key, leaving out shared fields and naming ids', () => {
+    expect(seriesLabel({ endpoint: 'e1', weightQuant: null }, ['endpoint'])).toBe('weightQuant unset');
+    expect(seriesLabel({ profile: 'p1', chunkedPrefill: false }, [], { p1: 'chat-c4' })).toBe(
+      'profile chat-c4 · chunkedPrefill false',
+    );
+    expect(seriesLabel({ endpoint: 'e1' }, ['endpoint'])).toBe('all runs');
+  });
+
+  it('draws nothing for a trend without series', () => {
+    expect(trendPlotData({ bucket: 'week', series: [] }).data).toEqual([[]]);
+  });
+
+  it('formats values by unit and statistic', () => {
+    expect(formatTrendValue(12.345, 'ms', 'p99')).toBe('12.3 ms');
+    expect(formatTrendValue(1234.5, 'tokens/s', 'mean')).toBe('1235 tokens/s');
+    expect(formatTrendValue(0.0213, 'fraction', 'mean')).toBe('2.13 %');
+    expect(formatTrendValue(2.314, 'ms', 'p99/p50')).toBe('2.31×');
+    expect(formatTrendValue(null, 'ms', 'p99')).toBe('–');
+  });
+
+  it('offers only pooled means for rates', () => {
+    for (const metric of TREND_METRICS.filter((m) => m.name.endsWith('_s') || m.name === 'error_rate'))
+      expect(metric.statistics).toEqual(['mean']);
+  });
+});

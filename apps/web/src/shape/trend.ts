@@ -1,0 +1,100 @@
+import type { Schemas } from '../api/client';
+
+type Trend = Pick<Schemas['TrendDto'], 'bucket' | 'series'>;
+type TrendMetric = Schemas['TrendDto']['metric'];
+type TrendStatistic = Schemas['TrendDto']['statistic'];
+export type TrendBucket = Schemas['TrendDto']['bucket'];
+
+/**
+ * The metrics a trend can draw (inter-chunk gaps keep no histogram, so they have none) and the
+ * statistics each offers: the API answers 400 for any other pair, so the pickers never offer one.
+ */
+const LATENCY: TrendStatistic[] = ['p50', 'p90', 'p95', 'p99', 'p99.9', 'mean'];
+export const TREND_METRICS: ReadonlyArray<{
+  name: TrendMetric;
+  label: string;
+  statistics: TrendStatistic[];
+}> = [
+  { name: 'itl', label: 'ITL', statistics: [...LATENCY, 'p99/p50'] },
+  { name: 'tpot', label: 'TPOT', statistics: LATENCY },
+  { name: 'ttft', label: 'TTFT', statistics: LATENCY },
+  { name: 'e2e', label: 'E2E', statistics: LATENCY },
+  { name: 'output_tokens_per_s', label: 'output tokens/s', statistics: ['mean'] },
+  { name: 'requests_per_s', label: 'requests/s', statistics: ['mean'] },
+  { name: 'goodput', label: 'goodput req/s', statistics: ['mean'] },
+  { name: 'error_rate', label: 'error rate', statistics: ['mean'] },
+];
+
+const BUCKET_S: Record<Exclude<TrendBucket, 'run'>, number> = { hour: 3600, day: 86_400, week: 7 * 86_400 };
+
+export interface TrendPlotData {
+  /** uPlot's aligned data: x (bucket or run start, unix seconds), then one column per series. */
+  data: [number[], ...Array<Array<number | null>>];
+  labels: string[];
+  /**
+   * bucket=run: a series' runs sit between other series' runs, so its line joins its own points
+   * across their nulls. Time buckets: a null is a bucket without runs, so the line breaks there.
+   */
+  spanGaps: boolean;
+}
+
+/** "weightQuant fp8 · profile chat-c4": the series' key without the fields every series shares. */
+export function seriesLabel(
+  key: Record<string, unknown>,
+  omit: readonly string[] = [],
+  names: Record<string, string> = {},
+): string {
+  const parts = Object.entries(key)
+    .filter(([field]) => !omit.includes(field))
+    .map(([field, value]) => {
+      const text = value === null || value === undefined ? 'unset' : String(value);
+      return `${field} ${names[text] ?? text}`;
+    });
+  return parts.length > 0 ? parts.join(' · ') : 'all runs';
+}
+
+/**
+ * A trend as uPlot series: the union of every series' x, each series null where it has no point,
+ * and for hour/day/week buckets a null bucket inserted into every gap so no line crosses a stretch
+ * without runs. `omit` leaves key fields out of the labels (e.g. `endpoint` on an endpoint's page);
+ * `names` shows ids (profiles) by name.
+ */
+export function trendPlotData(
+  trend: Trend,
+  omit: readonly string[] = [],
+  names: Record<string, string> = {},
+): TrendPlotData {
+  const xs = new Set<number>();
+  const columns = trend.series.map((series) => {
+    const byX = new Map<number, number | null>();
+    for (const point of series.points) {
+      const x = Date.parse(point.start) / 1000;
+      xs.add(x);
+      byX.set(x, point.value);
+    }
+    return byX;
+  });
+  const sorted = [...xs].sort((a, b) => a - b);
+  const step = trend.bucket === 'run' ? null : BUCKET_S[trend.bucket];
+  const withGaps: number[] = [];
+  for (const x of sorted) {
+    const previous = withGaps[withGaps.length - 1];
+    // One null bucket right after the last point is enough to break the line.
+    if (step !== null && previous !== undefined && x - previous > step) withGaps.push(previous + step);
+    withGaps.push(x);
+  }
+  return {
+    data: [withGaps, ...columns.map((byX) => withGaps.map((x) => byX.get(x) ?? null))],
+    labels: trend.series.map((series) => seriesLabel(series.key, omit, names)),
+    spanGaps: trend.bucket === 'run',
+  };
+}
+
+/** How one point of the trend reads, e.g. "12.4 ms", "0.021", "2.31×". */
+export function formatTrendValue(value: number | null | undefined, unit: string, statistic: string): string {
+  if (value === null || value === undefined || !Number.isFinite(value)) return '–';
+  const number = value >= 100 ? Math.round(value) : Number(value.toPrecision(3));
+  if (statistic === 'p99/p50') return `${number}×`;
+  if (unit === 'fraction') return `${Number((value * 100).toPrecision(3))} %`;
+  return `${number} ${unit}`;
+}
