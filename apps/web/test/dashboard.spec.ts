@@ -7,6 +7,7 @@ import { type DashboardWorld, startDashboardWorld, WEB_DIST } from './world';
 const ITL_POINTS = hexToRgb('#1c7ed6');
 const SPARKLINE = hexToRgb('#e8590c');
 const FIRST_SERIES = hexToRgb('#e8590c');
+const DEPLOYMENT_MARKER = hexToRgb('#8250df');
 
 let world: DashboardWorld;
 let browser: Browser;
@@ -128,6 +129,8 @@ describe('the dashboard in chromium, on the real API over a seeded database', ()
     await page.waitForSelector('.trend .plot canvas');
     expect(await seriesPixels(page, '.trend', FIRST_SERIES)).toBeGreaterThan(20);
     expect(await page.locator('.trend .u-legend').textContent()).toContain('weightQuant fp16');
+    expect(await seriesPixels(page, '.trend', DEPLOYMENT_MARKER)).toBeGreaterThan(20);
+    expect(await page.locator('.trend .hint').textContent()).toContain('deployments');
 
     const perRun = page.waitForRequest((request) => request.url().includes('/trends?'));
     await page.selectOption('.trend select[name=bucket]', 'run');

@@ -113,6 +113,13 @@ export async function startDashboardWorld(runsPerEndpoint = 3): Promise<Dashboar
         });
         await persistRunResult(store, run.id, result);
         runIds.push(run.id);
+        // A deployment between fp16's runs, for the trend's marker (its post-deployment runs stay queued).
+        if (quant === 'fp16' && i === 0) {
+          await call(baseUrl, write, 'POST', '/deployments', {
+            endpointId: endpoint.id,
+            label: 'moved to FP16 weights',
+          });
+        }
       }
       endpoints.push({ id: endpoint.id, name: endpoint.name, runIds });
     }

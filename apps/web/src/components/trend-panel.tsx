@@ -1,11 +1,15 @@
 import { useMemo, useState } from 'preact/hooks';
+import type uPlot from 'uplot';
 import { get, type GetOptions, type Schemas } from '../api/client';
 import {
+  deploymentMarkers,
   formatTrendValue,
+  type PlotMarker,
   TREND_METRICS,
   trendPlotData,
   type TrendBucket,
   type TrendPlotData,
+  xRange,
 } from '../shape/trend';
 import { useApi } from '../use-api';
 import { PALETTE, Plot, themedAxis } from './plot';
@@ -89,7 +93,48 @@ function Picker<T extends string>({
   );
 }
 
-function TrendPlot({ plot, unit, statistic }: { plot: TrendPlotData; unit: string; statistic: string }) {
+/** Deployment markers: a colour no series takes, readable on both backgrounds. */
+export const MARKER_COLOUR = '#8250df';
+
+/** Draws each marker as a dashed vertical line with its label, over the plotting area. */
+function drawMarkers(markers: readonly PlotMarker[]) {
+  return (u: uPlot) => {
+    const { ctx, bbox } = u;
+    const ratio = devicePixelRatio || 1;
+    ctx.save();
+    ctx.strokeStyle = MARKER_COLOUR;
+    ctx.fillStyle = MARKER_COLOUR;
+    ctx.lineWidth = 2 * ratio;
+    ctx.setLineDash([6 * ratio, 4 * ratio]);
+    ctx.font = `${11 * ratio}px system-ui, sans-serif`;
+    markers.forEach((marker, i) => {
+      const x = u.valToPos(marker.x, 'x', true);
+      if (x < bbox.left || x > bbox.left + bbox.width) return;
+      ctx.beginPath();
+      ctx.moveTo(x, bbox.top);
+      ctx.lineTo(x, bbox.top + bbox.height);
+      ctx.stroke();
+      // Labels step down so neighbouring deployments stay readable.
+      const right = x + 4 * ratio + ctx.measureText(marker.label).width < bbox.left + bbox.width;
+      ctx.textAlign = right ? 'left' : 'right';
+      ctx.fillText(marker.label, x + (right ? 4 : -4) * ratio, bbox.top + (12 + 14 * (i % 3)) * ratio);
+    });
+    ctx.restore();
+  };
+}
+
+function TrendPlot({
+  plot,
+  markers,
+  unit,
+  statistic,
+}: {
+  plot: TrendPlotData;
+  markers: readonly PlotMarker[];
+  unit: string;
+  statistic: string;
+}) {
+  const range = xRange(plot.data[0], markers);
   const axisLabel = statistic === 'p99/p50' ? 'P99 / P50' : `${statistic} (${unit})`;
   const few = plot.data[0].length <= 200;
   return (
@@ -97,9 +142,10 @@ function TrendPlot({ plot, unit, statistic }: { plot: TrendPlotData; unit: strin
       label={`trend of ${statistic}`}
       height={300}
       data={plot.data}
-      deps={[plot]}
+      deps={[plot, markers]}
       options={(theme) => ({
-        scales: { x: { time: true } },
+        scales: { x: { time: true, range: range ? () => range : undefined } },
+        hooks: { draw: [drawMarkers(markers)] },
         axes: [themedAxis(theme), themedAxis(theme, { size: 60, label: axisLabel })],
         series: [
           {},
@@ -136,20 +182,25 @@ export function TrendPanel({
   const pick = (change: Partial<Picks>) => setPicks((current) => ({ ...current, ...change }));
   const metric = TREND_METRICS.find((m) => m.name === picks.metric) ?? TREND_METRICS[0];
   const loaded = useApi(
-    (signal) => {
+    async (signal) => {
       const seconds = RANGES.find((r) => r.name === picks.range)?.seconds ?? 7 * 86_400;
-      return get('/trends', {
-        query: {
-          metric: picks.metric,
-          statistic: picks.statistic,
-          bucket: picks.bucket,
-          from: new Date(Date.now() - seconds * 1000).toISOString(),
-          endpointId: [endpointId],
-          groupBy: [picks.groupBy],
-          includeSaturated: picks.includeSaturated || undefined,
-        },
-        signal,
-      });
+      const from = new Date(Date.now() - seconds * 1000).toISOString();
+      const [trend, deployments] = await Promise.all([
+        get('/trends', {
+          query: {
+            metric: picks.metric,
+            statistic: picks.statistic,
+            bucket: picks.bucket,
+            from,
+            endpointId: [endpointId],
+            groupBy: [picks.groupBy],
+            includeSaturated: picks.includeSaturated || undefined,
+          },
+          signal,
+        }),
+        get('/deployments', { query: { endpointId, from, limit: 200 }, signal }),
+      ]);
+      return { trend, markers: deploymentMarkers(deployments.items) };
     },
     [endpointId, picks],
   );
@@ -213,7 +264,7 @@ export function TrendPanel({
         </label>
       </div>
       <Show loaded={loaded} what="the trend">
-        {(trend) =>
+        {({ trend, markers }) =>
           trend.series.length === 0 ? (
             <Empty>
               {trend.reason ? `No trend: ${trend.reason}.` : 'No runs in this range yet.'}
@@ -222,7 +273,12 @@ export function TrendPanel({
                 : ''}
             </Empty>
           ) : (
-            <TrendFigure trend={trend} names={names} includesSaturated={picks.includeSaturated} />
+            <TrendFigure
+              trend={trend}
+              markers={markers}
+              names={names}
+              includesSaturated={picks.includeSaturated}
+            />
           )
         }
       </Show>
@@ -232,22 +288,25 @@ export function TrendPanel({
 
 function TrendFigure({
   trend,
+  markers,
   names,
   includesSaturated,
 }: {
   trend: Schemas['TrendDto'];
+  markers: readonly PlotMarker[];
   names: Record<string, string>;
   includesSaturated: boolean;
 }) {
   const plot = useMemo(() => trendPlotData(trend, ['endpoint'], names), [trend, names]);
   return (
     <>
-      <TrendPlot plot={plot} unit={trend.unit} statistic={trend.statistic} />
+      <TrendPlot plot={plot} markers={markers} unit={trend.unit} statistic={trend.statistic} />
       <p class="hint">
         {pointMeaning(trend)}
         {trend.excludedSaturatedRuns > 0
           ? ` ${trend.excludedSaturatedRuns} run(s) whose client was saturated are left out.`
           : ''}
+        {markers.length > 0 ? ' Dashed purple lines: deployments, labelled with their verdict.' : ''}
         {includesSaturated
           ? ' Runs whose client was saturated are drawn: their timings may describe the client, not the server.'
           : ''}

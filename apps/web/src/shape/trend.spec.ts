@@ -1,4 +1,11 @@
-import { formatTrendValue, seriesLabel, TREND_METRICS, trendPlotData } from './trend';
+import {
+  deploymentMarkers,
+  formatTrendValue,
+  seriesLabel,
+  TREND_METRICS,
+  trendPlotData,
+  xRange,
+} from './trend';
 
 const HOUR = 3600;
 const t0 = Date.parse('2026-12-01T00:00:00.000Z') / 1000;
@@ -80,5 +87,24 @@ describe('trend shaping', () => {
   it('offers only pooled means for rates', () => {
     for (const metric of TREND_METRICS.filter((m) => m.name.endsWith('_s') || m.name === 'error_rate'))
       expect(metric.statistics).toEqual(['mean']);
+  });
+});
+
+describe('deployment markers', () => {
+  it('places each deployment at its effective time, oldest first, labelled with its verdict', () => {
+    const markers = deploymentMarkers([
+      { effectiveAt: at(600), label: 'chunked prefill off', verdict: 'pending' },
+      { effectiveAt: at(0), label: 'moved to FP16 weights', verdict: 'regressed' },
+    ]);
+    expect(markers).toEqual([
+      { x: t0, label: 'moved to FP16 weights (regressed)' },
+      { x: t0 + 600, label: 'chunked prefill off (pending)' },
+    ]);
+  });
+
+  it('widens the x range to the markers outside the points', () => {
+    expect(xRange([t0 + 100, t0 + 200], [{ x: t0, label: 'd' }])).toEqual([t0 - 6, t0 + 206]);
+    expect(xRange([], [])).toBeNull();
+    expect(xRange([t0], [])).toEqual([t0 - 60, t0 + 60]);
   });
 });

@@ -98,3 +98,31 @@ export function formatTrendValue(value: number | null | undefined, unit: string,
   if (unit === 'fraction') return `${Number((value * 100).toPrecision(3))} %`;
   return `${number} ${unit}`;
 }
+
+export interface PlotMarker {
+  /** Unix seconds. */
+  x: number;
+  label: string;
+}
+
+/** Deployments as vertical markers: when each took effect, its label and verdict. */
+export function deploymentMarkers(
+  deployments: ReadonlyArray<Pick<Schemas['DeploymentDto'], 'effectiveAt' | 'label' | 'verdict'>>,
+): PlotMarker[] {
+  return deployments
+    .map((deployment) => ({
+      x: Date.parse(deployment.effectiveAt) / 1000,
+      label: `${deployment.label} (${deployment.verdict})`,
+    }))
+    .sort((a, b) => a.x - b.x);
+}
+
+/** The x range that shows every point and every marker, with a little room at both ends. */
+export function xRange(xs: readonly number[], markers: readonly PlotMarker[]): [number, number] | null {
+  const all = [...xs, ...markers.map((marker) => marker.x)];
+  if (all.length === 0) return null;
+  const min = Math.min(...all);
+  const max = Math.max(...all);
+  const pad = max > min ? (max - min) * 0.03 : 60;
+  return [min - pad, max + pad];
+}
