@@ -1,0 +1,74 @@
+import type { FaultOptions } from './faults';
+import type { GroundTruthLimits } from './ground-truth';
+import { DeploymentError, type Deployment, type DeploymentInput } from './latency-model';
+
+/** Deployment fields (gpu, model, quant, kvCacheDtype, tp, latency) default to llama-8b fp16 on one H100 SXM. */
+export interface SimulatorOptions extends DeploymentInput {
+  /** 0 (default) picks a free port. */
+  port?: number;
+  /** Default 127.0.0.1. */
+  host?: string;
+  /** Running sequences per step (default 256). */
+  maxBatch?: number;
+  /** Default false: a new prompt's prefill stalls every running stream for one step. */
+  chunkedPrefill?: boolean;
+  /** Prompt tokens prefilled per step with chunked prefill (default 512). */
+  chunkSize?: number;
+  /** Prompt tokens per prefill step without chunked prefill (default 8192, at least one whole prompt). */
+  maxPrefillTokens?: number;
+  /** Tokens bundled per SSE chunk (default 1). */
+  tokensPerChunk?: number;
+  /** Sigma of the lognormal step-time jitter (default 0.03). */
+  jitter?: number;
+  /** Seed of every random choice (default 1). */
+  seed?: number;
+  /** Mean output length when a request stops at its seeded EOS (default 256). */
+  meanOutputTokens?: number;
+  /** Context window (default: the model's). */
+  maxModelLen?: number;
+  /** The name served in /v1/models and expected in `model` (default the model preset's name). */
+  servedModelName?: string;
+  fault?: FaultOptions;
+  groundTruthLimits?: Partial<GroundTruthLimits>;
+  /** The engine loop spins for the last spinUs before each step (default 1000; 0 = timers only). */
+  spinUs?: number;
+  /** When the loop falls this far behind its schedule (a GC pause, a suspended machine) it restarts the schedule from now instead of catching up in a burst (default 50). */
+  maxLagMs?: number;
+}
+
+/** The options a running simulator uses, with defaults filled in and checked. */
+export interface Settings {
+  maxBatch: number;
+  chunkSize: number;
+  maxPrefillTokens: number;
+  tokensPerChunk: number;
+  jitter: number;
+  meanOutputTokens: number;
+  maxModelLen: number;
+}
+
+export function resolveSettings(options: SimulatorOptions, deployment: Deployment): Settings {
+  const settings: Settings = {
+    maxBatch: options.maxBatch ?? 256,
+    chunkSize: options.chunkSize ?? 512,
+    maxPrefillTokens: options.maxPrefillTokens ?? 8192,
+    tokensPerChunk: options.tokensPerChunk ?? 1,
+    jitter: options.jitter ?? 0.03,
+    meanOutputTokens: options.meanOutputTokens ?? 256,
+    maxModelLen: options.maxModelLen ?? deployment.model.contextLength,
+  };
+  for (const key of ['maxBatch', 'chunkSize', 'maxPrefillTokens', 'tokensPerChunk', 'maxModelLen'] as const) {
+    if (!Number.isInteger(settings[key]) || settings[key] < 1) {
+      throw new DeploymentError(`${key} must be a positive integer, got ${settings[key]}`);
+    }
+  }
+  if (!(settings.jitter >= 0 && settings.jitter <= 1)) {
+    throw new DeploymentError(`jitter must be between 0 and 1, got ${settings.jitter}`);
+  }
+  if (!(settings.meanOutputTokens >= 1)) {
+    throw new DeploymentError(`meanOutputTokens must be at least 1, got ${settings.meanOutputTokens}`);
+  }
+  const rate = options.fault?.rate ?? 1;
+  if (!(rate >= 0 && rate <= 1)) throw new DeploymentError(`fault rate must be between 0 and 1, got ${rate}`);
+  return settings;
+}
