@@ -23,6 +23,7 @@ import {
   readRunRequests,
   type Database,
 } from '@teapot/db';
+import { persistRunResultByInsert } from '@teapot/db/baselines';
 import { syntheticRunResult } from '@teapot/db/testing';
 import type { RequestRecord, RunResult } from '@teapot/measure';
 
@@ -131,7 +132,7 @@ async function main(): Promise<void> {
     let readBack: RequestRecord[] = [];
     for (let i = 0; i < REPEATS; i++) {
       start = performance.now();
-      await persistRunResult(db, runId, result, { bulk: 'unnest' });
+      await persistRunResultByInsert(db, runId, result);
       unnestS.push(seconds(start));
       start = performance.now();
       await persistRunResult(db, runId, result);

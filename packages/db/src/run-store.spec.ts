@@ -4,6 +4,7 @@ import { createDatabase, type Database } from './client';
 import { HISTOGRAM_RELATIVE_ERROR } from '@teapot/stats';
 import { dropRawTimings } from './retention';
 import { readRunHistograms, readRunRequests, streamRunRequests } from './run-reader';
+import { persistRunResultByInsert } from './baselines';
 import { buildHistograms, persistRunResult } from './run-writer';
 import { createTestDatabase, syntheticRunResult, type TestDatabase } from './testing';
 
@@ -331,7 +332,7 @@ describe('run store', () => {
   it('writes the same rows through the unnest INSERT as through COPY', async () => {
     const runId = await newRun();
     const result = mixedRun();
-    await persistRunResult(db, runId, result, { bulk: 'unnest' });
+    await persistRunResultByInsert(db, runId, result);
     expect(await readRunRequests(db, runId)).toStrictEqual(result.requests);
   });
 

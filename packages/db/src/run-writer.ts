@@ -44,9 +44,13 @@ export interface PersistRunOptions {
    * written and `written` is false. The check and the write are one transaction (no race).
    */
   attempt?: number;
-  /** How requests are written: binary COPY (default) or one multi-row INSERT of unnested arrays. */
-  bulk?: 'copy' | 'unnest';
 }
+
+/**
+ * How a run's requests are written: binary COPY, or one INSERT of unnested arrays (kept only as the
+ * storage bench's baseline, through `@teapot/db/baselines`, not the package's public index).
+ */
+export type RequestWriter = 'copy' | 'unnest';
 
 export interface PersistedRun {
   /** False only when `attempt` was given and a newer attempt owns the run. */
@@ -79,11 +83,21 @@ function derivedError(status: RunStatus, result: RunResult): string | null {
  * the rollups of its hour and day recomputed (packages/db/src/rollups.ts).
  * Re-persisting the same run replaces what an earlier attempt wrote, so a retried write never duplicates.
  */
-export async function persistRunResult(
+export function persistRunResult(
   db: RunStore,
   runId: string,
   result: RunResult,
   options: PersistRunOptions = {},
+): Promise<PersistedRun> {
+  return writeRunResult(db, runId, result, options, 'copy');
+}
+
+export async function writeRunResult(
+  db: RunStore,
+  runId: string,
+  result: RunResult,
+  options: PersistRunOptions,
+  requestWriter: RequestWriter,
 ): Promise<PersistedRun> {
   const status = runStatusOf(result);
   const histograms = buildHistograms(result.requests);
@@ -101,7 +115,7 @@ export async function persistRunResult(
     }
     await client.query('DELETE FROM run_requests WHERE run_id = $1', [runId]);
     await client.query('DELETE FROM run_histograms WHERE run_id = $1', [runId]);
-    if (options.bulk === 'unnest') await insertRequestsUnnest(client, runId, result.requests);
+    if (requestWriter === 'unnest') await insertRequestsUnnest(client, runId, result.requests);
     else await copyRequests(client, runId, result.requests);
     await insertHistograms(client, runId, histograms);
     if (status === 'failed' && before.rows[0]?.status !== 'failed')

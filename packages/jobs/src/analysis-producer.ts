@@ -2,14 +2,14 @@ import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { JOB_NAMES, QUEUE_NAMES, type JobOf } from '@teapot/contracts';
 import { ANALYSIS_JOB_OPTIONS } from './options';
-import { createRedis, redisPrefix } from './redis';
+import { createRedis } from './redis';
 
 type AnalysisJobData = JobOf<'verify-deployment'>;
 
 export interface AnalysisQueueProducerOptions {
   /** A Redis URL (the producer opens and closes its own connection) or a connection it borrows. */
   redis: string | Redis;
-  prefix?: string;
+  prefix: string;
 }
 
 /** The job id of a deployment's verification: one per deployment, however often it is queued. */
@@ -27,7 +27,7 @@ export class AnalysisQueueProducer {
     const connection = this.ownedConnection ?? (options.redis as Redis);
     this.queue = new Queue<AnalysisJobData>(QUEUE_NAMES.analysis, {
       connection,
-      prefix: options.prefix ?? redisPrefix(),
+      prefix: options.prefix,
       defaultJobOptions: ANALYSIS_JOB_OPTIONS,
     });
   }

@@ -10,7 +10,7 @@ export {
   verificationJobId,
   type AnalysisQueueProducerOptions,
 } from './analysis-producer';
-export { createRedis, redisPrefix, DEFAULT_REDIS_PREFIX } from './redis';
+export { createRedis } from './redis';
 export {
   RunQueueProducer,
   type RunQueueProducerOptions,

@@ -12,10 +12,11 @@ export const RUN_JOB_OPTIONS = {
   removeOnFail: { age: 7 * 24 * 3600, count: 5_000 },
 } as const satisfies JobsOptions;
 
-/** How often a worker checks for jobs whose owner died, and how many stalls a job survives. */
+/**
+ * How many stalls (its worker died or stopped renewing the lock) a run job survives. Lock duration
+ * and stall checks are per process, from the environment (WORKER_LOCK_DURATION_MS, ...).
+ */
 export const RUN_WORKER_DEFAULTS = {
-  lockDurationMs: 30_000,
-  stalledIntervalMs: 15_000,
   maxStalledCount: 2,
 } as const;
 

@@ -1,14 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Queue, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
-import {
-  RUN_JOB_OPTIONS,
-  RunQueueProducer,
-  createRedis,
-  queueHealth,
-  queueHealthPrometheus,
-  redisPrefix,
-} from './index';
+import { RUN_JOB_OPTIONS, RunQueueProducer, createRedis, queueHealth, queueHealthPrometheus } from './index';
 import { JOB_NAMES, QUEUE_NAMES, type RunJobData } from '@teapot/contracts';
 import { waitFor } from '@teapot/testing';
 
@@ -91,13 +84,5 @@ describe('RunQueueProducer against real Redis', () => {
     const text = queueHealthPrometheus([after]);
     expect(text).toContain('teapot_queue_jobs{queue="runs",state="completed"} 52');
     expect(text).toContain('# TYPE teapot_queue_jobs gauge');
-  });
-});
-
-describe('redisPrefix', () => {
-  it('reads TEAPOT_REDIS_PREFIX and falls back to teapot', () => {
-    expect(redisPrefix({ TEAPOT_REDIS_PREFIX: 'ci-1' })).toBe('ci-1');
-    expect(redisPrefix({ TEAPOT_REDIS_PREFIX: '  ' })).toBe('teapot');
-    expect(redisPrefix({})).toBe('teapot');
   });
 });

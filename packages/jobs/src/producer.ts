@@ -2,13 +2,13 @@ import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { RUN_JOB_OPTIONS } from './options';
 import { JOB_NAMES, QUEUE_NAMES, type RunJobData } from '@teapot/contracts';
-import { createRedis, redisPrefix } from './redis';
+import { createRedis } from './redis';
 
 export interface RunQueueProducerOptions {
   /** A Redis URL (the producer opens and closes its own connection) or a connection it borrows. */
   redis: string | Redis;
-  /** BullMQ key prefix; defaults to `redisPrefix()` (TEAPOT_REDIS_PREFIX or `teapot`). */
-  prefix?: string;
+  /** BullMQ key prefix: the validated TEAPOT_REDIS_PREFIX (its default lives in @teapot/config). */
+  prefix: string;
 }
 
 export interface EnqueueRunOptions {
@@ -37,7 +37,7 @@ export class RunQueueProducer {
     const connection = this.ownedConnection ?? (options.redis as Redis);
     this.queue = new Queue<RunJobData>(QUEUE_NAMES.runs, {
       connection,
-      prefix: options.prefix ?? redisPrefix(),
+      prefix: options.prefix,
       defaultJobOptions: RUN_JOB_OPTIONS,
     });
   }

@@ -2,7 +2,7 @@ import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { JOB_NAMES, QUEUE_NAMES, type WebhookJobData } from '@teapot/contracts';
 import { WEBHOOK_JOB_OPTIONS, webhookJobId } from './options';
-import { createRedis, redisPrefix } from './redis';
+import { createRedis } from './redis';
 
 /** One delivery attempt to queue, runnable from `dueAt`. */
 export interface WebhookAttemptRequest {
@@ -19,11 +19,11 @@ export class WebhookQueueProducer {
   readonly queue: Queue<WebhookJobData>;
   private readonly ownedConnection: Redis | null;
 
-  constructor(options: { redis: string | Redis; prefix?: string }) {
+  constructor(options: { redis: string | Redis; prefix: string }) {
     this.ownedConnection = typeof options.redis === 'string' ? createRedis(options.redis) : null;
     this.queue = new Queue<WebhookJobData>(QUEUE_NAMES.webhooks, {
       connection: this.ownedConnection ?? (options.redis as Redis),
-      prefix: options.prefix ?? redisPrefix(),
+      prefix: options.prefix,
       defaultJobOptions: WEBHOOK_JOB_OPTIONS,
     });
   }

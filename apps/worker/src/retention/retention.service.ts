@@ -4,7 +4,7 @@ import { dropRawTimings, type DropRawTimingsResult } from '@teapot/db';
 import { CLOCK, WORKER_ENV, type Clock } from '../env/worker-env';
 import { PrismaService } from '../prisma/prisma.service';
 import { RedisService } from '../redis/redis.service';
-import { ProfileSchedule } from '../schedule/schedule';
+import { cronTimeAtOrBefore } from '../schedule/schedule';
 
 const CLAIM_TTL_MS = 7 * 24 * 3_600_000;
 
@@ -16,7 +16,6 @@ const CLAIM_TTL_MS = 7 * 24 * 3_600_000;
 @Injectable()
 export class RetentionService {
   private readonly logger = new Logger(RetentionService.name);
-  private readonly schedule: ProfileSchedule;
 
   constructor(
     @Inject(WORKER_ENV) private readonly env: WorkerEnv,
@@ -24,18 +23,15 @@ export class RetentionService {
     private readonly prisma: PrismaService,
     private readonly redis: RedisService,
   ) {
-    this.schedule = new ProfileSchedule('retention', {
-      cron: env.RETENTION_CRON,
-      intervalS: null,
-      jitterS: 0,
-    });
+    // A bad RETENTION_CRON stops the worker at boot rather than at the first check.
+    cronTimeAtOrBefore(env.RETENTION_CRON, clock.now());
   }
 
   /** Runs the latest retention slot if no worker has yet; returns what was dropped, or null. */
   async runDue(
     nowMs: number = this.clock.now(),
   ): Promise<{ cutoff: Date; dropped: DropRawTimingsResult } | null> {
-    const slotMs = this.schedule.slotAtOrBefore(nowMs);
+    const slotMs = cronTimeAtOrBefore(this.env.RETENTION_CRON, nowMs);
     const claim = this.redis.key('retention', String(slotMs));
     if ((await this.redis.connection.set(claim, this.env.WORKER_ID, 'PX', CLAIM_TTL_MS, 'NX')) !== 'OK')
       return null;

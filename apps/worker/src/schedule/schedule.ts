@@ -36,9 +36,7 @@ export class ProfileSchedule {
   /** The latest slot at or before `timeMs`. */
   slotAtOrBefore(timeMs: number): number {
     if (this.intervalMs !== null) return Math.floor(timeMs / this.intervalMs) * this.intervalMs;
-    return this.cron(timeMs + 1)
-      .prev()
-      .getTime();
+    return cronTimeAtOrBefore(this.spec.cron as string, timeMs);
   }
 
   /** The first slot strictly after `slotMs`. */
@@ -62,6 +60,13 @@ export class ProfileSchedule {
       tz: 'UTC',
     });
   }
+}
+
+/** The latest time of a cron expression (UTC) at or before `timeMs`; throws on a bad expression. */
+export function cronTimeAtOrBefore(cron: string, timeMs: number): number {
+  return CronExpressionParser.parse(cron, { currentDate: new Date(timeMs + 1), tz: 'UTC' })
+    .prev()
+    .getTime();
 }
 
 /** Run ids and BullMQ job ids of scheduled runs: `<profile id>@<slot, ms since epoch>` (BullMQ forbids ':'). */
