@@ -49,6 +49,8 @@ interface Totals {
 }
 
 interface Accumulator extends RollupKey, Totals {
+  /** The hour or day the group's row is for. */
+  start: Date;
   histograms: Map<MetricName, LatencyHistogram>;
   rates: Map<MetricName, { numerator: number; denominator: number; runs: number }>;
 }
@@ -60,12 +62,12 @@ interface KeyColumns {
   client_saturated: boolean;
 }
 
-/** The group a run or an hourly row belongs to, created on first sight. */
-function groupOf(groups: Map<string, Accumulator>, row: KeyColumns): Accumulator {
-  const id = `${row.profile_id}|${row.config_id}|${row.trigger}|${row.client_saturated}`;
+/** The group of a run or an hourly row in the hour or day `start`, created on first sight. */
+function groupOf(groups: Map<string, Accumulator>, start: Date, row: KeyColumns): Accumulator {
+  const id = `${start.getTime()}|${row.profile_id}|${row.config_id}|${row.trigger}|${row.client_saturated}`;
   let group = groups.get(id);
   if (!group) {
-    group = accumulator({
+    group = accumulator(start, {
       profileId: row.profile_id,
       configId: row.config_id,
       trigger: row.trigger,
@@ -76,9 +78,10 @@ function groupOf(groups: Map<string, Accumulator>, row: KeyColumns): Accumulator
   return group;
 }
 
-function accumulator(key: RollupKey): Accumulator {
+function accumulator(start: Date, key: RollupKey): Accumulator {
   return {
     ...key,
+    start,
     runs: 0,
     requests: 0,
     tokens: 0,
@@ -117,7 +120,7 @@ export async function refreshRollups(client: Queryable, endpointId: string, hour
   }
   await lockEndpointDay(client, endpointId, day);
   const starts = [...new Set(hours.map((hour) => hourStartOf(hour).getTime()))].map((ms) => new Date(ms));
-  for (const start of starts) await refreshHour(client, endpointId, start);
+  await refreshHours(client, endpointId, starts);
   await refreshDay(client, endpointId, day);
 }
 
@@ -144,27 +147,32 @@ export async function refreshRunRollups(
 
 interface RunRow extends KeyColumns {
   id: string;
+  started_at: Date;
   requests: string;
   tokens: string;
   summary: RunSummary;
 }
 
-async function refreshHour(client: Queryable, endpointId: string, start: Date): Promise<void> {
-  const end = new Date(start.getTime() + HOUR_MS);
-  const { rows: runs } = await client.query<RunRow>(
-    `SELECT id, profile_id, config_id, trigger::text AS trigger,
+/** Recomputes the given hours (of one day) of an endpoint from their runs, in one pass. */
+async function refreshHours(client: Queryable, endpointId: string, starts: Date[]): Promise<void> {
+  const wanted = new Set(starts.map((start) => start.getTime()));
+  const first = Math.min(...wanted);
+  const end = new Date(Math.max(...wanted) + HOUR_MS);
+  const { rows: inRange } = await client.query<RunRow>(
+    `SELECT id, started_at, profile_id, config_id, trigger::text AS trigger,
             COALESCE(client_saturated, false) AS client_saturated,
             COALESCE(requests_succeeded, 0) + COALESCE(requests_failed, 0) AS requests,
             COALESCE((summary->>'outputTokens')::bigint, 0) AS tokens, summary
        FROM runs
       WHERE endpoint_id = $1 AND started_at >= $2 AND started_at < $3
         AND status::text = ANY($4) AND summary IS NOT NULL`,
-    [endpointId, start, end, MEASURED_RUN_STATUSES],
+    [endpointId, new Date(first), end, MEASURED_RUN_STATUSES],
   );
+  const runs = inRange.filter((run) => wanted.has(hourStartOf(run.started_at).getTime()));
   const groups = new Map<string, Accumulator>();
   const groupOfRun = new Map<string, Accumulator>();
   for (const run of runs) {
-    const group = groupOf(groups, run);
+    const group = groupOf(groups, hourStartOf(run.started_at), run);
     group.runs += 1;
     group.requests += Number(run.requests);
     group.tokens += Number(run.tokens);
@@ -187,7 +195,7 @@ async function refreshHour(client: Queryable, endpointId: string, start: Date): 
     for (const row of histograms)
       groupOfRun.get(row.run_id)!.histograms.get(row.metric)!.mergeEncoded(row.encoded);
   }
-  await replaceRows(client, 'hour', endpointId, start, [...groups.values()]);
+  await replaceRows(client, 'hour', endpointId, starts, [...groups.values()]);
 }
 
 interface RollupRow extends KeyColumns {
@@ -213,7 +221,7 @@ async function refreshDay(client: Queryable, endpointId: string, day: Date): Pro
   // Every metric's row carries the runs, requests and tokens of its hour: count them once, from one metric.
   const counted = ROLLUP_METRICS[0];
   for (const row of rows) {
-    const group = groupOf(groups, row);
+    const group = groupOf(groups, day, row);
     if (row.metric === counted) {
       group.runs += row.runs;
       group.requests += Number(row.requests);
@@ -227,23 +235,25 @@ async function refreshDay(client: Queryable, endpointId: string, day: Date): Pro
       rate.runs += Number(row.samples);
     }
   }
-  await replaceRows(client, 'day', endpointId, day, [...groups.values()]);
+  await replaceRows(client, 'day', endpointId, [day], [...groups.values()]);
 }
 
-/** Deletes the rows of one endpoint's hour or day and writes the groups' rows, one per metric. */
+/** Deletes the rows of one endpoint's hours or day and writes the groups' rows, one per metric. */
 async function replaceRows(
   client: Queryable,
   grain: RollupGrain,
   endpointId: string,
-  start: Date,
+  starts: Date[],
   groups: Accumulator[],
 ): Promise<void> {
   await client.query(
-    'DELETE FROM run_rollups WHERE metric = ANY($1) AND grain = $2::"RollupGrain" AND endpoint_id = $3 AND bucket_start = $4',
-    [ROLLUP_METRICS, grain, endpointId, start],
+    `DELETE FROM run_rollups
+      WHERE metric = ANY($1) AND grain = $2::"RollupGrain" AND endpoint_id = $3 AND bucket_start = ANY($4::timestamptz[])`,
+    [ROLLUP_METRICS, grain, endpointId, starts],
   );
   if (groups.length === 0) return;
   const columns = {
+    start: [] as Date[],
     profile: [] as Array<string | null>,
     config: [] as Array<string | null>,
     trigger: [] as string[],
@@ -261,6 +271,7 @@ async function replaceRows(
     for (const metric of ROLLUP_METRICS) {
       const histogram = group.histograms.get(metric);
       const rate = group.rates.get(metric);
+      columns.start.push(group.start);
       columns.profile.push(group.profileId);
       columns.config.push(group.configId);
       columns.trigger.push(group.trigger);
@@ -280,13 +291,16 @@ async function replaceRows(
   await client.query(
     `INSERT INTO run_rollups (id, grain, bucket_start, endpoint_id, profile_id, config_id, trigger, client_saturated,
                               metric, runs, requests, tokens, samples, encoded, numerator, denominator)
-     SELECT gen_random_uuid(), $1::"RollupGrain", $2, $3::uuid, u.*
-       FROM unnest($4::uuid[], $5::uuid[], $6::"RunTrigger"[], $7::boolean[], $8::text[], $9::int[], $10::int8[],
-                   $11::int8[], $12::int8[], $13::bytea[], $14::float8[], $15::float8[]) AS u`,
+     SELECT gen_random_uuid(), $1::"RollupGrain", u.start, $2::uuid, u.profile, u.config, u.trigger, u.saturated,
+            u.metric, u.runs, u.requests, u.tokens, u.samples, u.encoded, u.numerator, u.denominator
+       FROM unnest($3::timestamptz[], $4::uuid[], $5::uuid[], $6::"RunTrigger"[], $7::boolean[], $8::text[],
+                   $9::int[], $10::int8[], $11::int8[], $12::int8[], $13::bytea[], $14::float8[], $15::float8[])
+            AS u(start, profile, config, trigger, saturated, metric, runs, requests, tokens, samples, encoded,
+                 numerator, denominator)`,
     [
       grain,
-      start,
       endpointId,
+      columns.start,
       columns.profile,
       columns.config,
       columns.trigger,
