@@ -61,3 +61,4 @@ export type {
   ResampleChoice,
   ResampleUnit,
 } from './comparisons/compare';
+export type { SideRoofline } from './comparisons/roofline';

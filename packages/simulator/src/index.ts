@@ -39,7 +39,7 @@ export {
   KV_CACHE_DTYPES,
   MODEL_PRESETS,
   WEIGHT_QUANTS,
-} from './presets';
-export type { GpuName, GpuSpec, KvCacheDtype, ModelName, ModelSpec, WeightQuant } from './presets';
+} from '@teapot/hardware';
+export type { GpuName, GpuSpec, KvCacheDtype, ModelName, ModelSpec, WeightQuant } from '@teapot/hardware';
 export type { EngineStats, LatenessSummary } from './engine';
 export { countWords } from './vocabulary';

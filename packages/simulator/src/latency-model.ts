@@ -37,7 +37,7 @@ import {
   type ModelName,
   type ModelSpec,
   type WeightQuant,
-} from './presets';
+} from '@teapot/hardware';
 
 export interface LatencyParams {
   /** Fraction of peak HBM bandwidth a decode step achieves. */

@@ -3,14 +3,14 @@ import { parseArgs } from 'node:util';
 import { FAULT_MODES, isFaultMode } from './faults';
 import { DeploymentError } from './latency-model';
 import {
-  FIXED_STEP_GPU,
   GPU_PRESETS,
   KV_CACHE_DTYPES,
   MODEL_PRESETS,
   WEIGHT_QUANTS,
   type KvCacheDtype,
   type WeightQuant,
-} from './presets';
+} from '@teapot/hardware';
+import { FIXED_STEP_GPU } from './fixed-step-gpu';
 import { startSimulator, type SimulatorOptions } from './server';
 
 const HELP = `teapot-sim: a simulated OpenAI-compatible LLM endpoint with a first-principles latency model

@@ -90,8 +90,13 @@ beforeAll(async () => {
       data: { name: 'e', baseUrl: 'http://127.0.0.1:1/v1', apiKind: 'chat', model: 'llama-8b' },
     })
   ).id;
-  fp16 = (await db.prisma.servingConfig.create({ data: { endpointId, version: 1, weightQuant: 'fp16' } })).id;
-  fp8 = (await db.prisma.servingConfig.create({ data: { endpointId, version: 2, weightQuant: 'fp8' } })).id;
+  const h100 = { gpuModel: 'H100 SXM', gpuCount: 1, tensorParallel: 1 };
+  fp16 = (
+    await db.prisma.servingConfig.create({ data: { endpointId, version: 1, weightQuant: 'fp16', ...h100 } })
+  ).id;
+  fp8 = (
+    await db.prisma.servingConfig.create({ data: { endpointId, version: 2, weightQuant: 'fp8', ...h100 } })
+  ).id;
   for (let i = 0; i < 3; i++) {
     ids.baseline.push(await storeRun(T0 + i * 60_000, fp16, 1 + i, 1));
     ids.slower.push(await storeRun(T0 + 3_600_000 + i * 60_000, fp16, 11 + i, 1.5));
@@ -220,6 +225,31 @@ describe('compare', () => {
     expect(itl.pValue).toBe(mannWhitneyU(await perRunP99(window.fp16), await perRunP99(window.fp8)).pValue);
     expect(row(comparison, 'output_tokens_per_s', 'mean').verdict).toBe('improved');
     expect(comparison.verdict).toBe('improved');
+
+    // llama-8b on one H100 SXM (3.35 TB/s): 16.06 GB of fp16 weights take 4.79 ms a step, fp8 half that.
+    const { baseline, candidate } = comparison.roofline!;
+    expect(baseline.floorMs).toBeCloseTo(((8.03e9 * 2) / 3.35e12) * 1000, 9);
+    expect(candidate.floorMs).toBeCloseTo(((8.03e9 * 1) / 3.35e12) * 1000, 9);
+    expect(baseline).toMatchObject({
+      gpu: 'h100-sxm',
+      paramsFrom: 'catalogue',
+      bytesPerWeight: 2,
+      tensorParallel: 1,
+    });
+    const tpotP50 = async (runIds: string[]) => {
+      const histograms = await db.prisma.runHistogram.findMany({
+        where: { runId: { in: runIds }, metric: 'tpot' },
+      });
+      return (
+        histograms
+          .map((h) => LatencyHistogram.decode(h.encoded))
+          .reduce((a, b) => a.merge(b))
+          .percentile(0.5)! / 1000
+      );
+    };
+    expect(baseline.tpotP50Ms).toBe(await tpotP50(window.fp16));
+    expect(baseline.achievedFraction).toBeCloseTo(baseline.floorMs! / baseline.tpotP50Ms!, 12);
+    expect(candidate.achievedFraction).toBeCloseTo(candidate.floorMs! / (await tpotP50(window.fp8)), 12);
   });
 
   it('says when the sides ran different workloads, share runs, or one side is empty', async () => {

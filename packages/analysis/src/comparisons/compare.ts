@@ -34,6 +34,7 @@ import {
 } from '../selection';
 import { histogramStatistic } from '../trend';
 import { overallVerdictOf, verdictOf, type Verdict } from './verdict';
+import { sideRoofline, type SideRoofline } from './roofline';
 import { matchWorkloads, type WorkloadMatch } from './workload';
 
 /**
@@ -155,6 +156,11 @@ export interface Comparison {
   iterations: number;
   seed: number;
   confidence: number;
+  /**
+   * The memory-bound TPOT floor of each side (weight bytes / HBM bandwidth) and the fraction of it
+   * the side's P50 TPOT achieves: whether a regression is the engine's or physics'. Null without runs.
+   */
+  roofline: { baseline: SideRoofline; candidate: SideRoofline } | null;
   /** Whether both sides ran the same workload (profile snapshot); if not the comparison is not like with like. */
   workload: WorkloadMatch;
   /** Serving-configuration fields whose values differ between the sides. */
@@ -206,6 +212,7 @@ export async function compare(db: RunStore, query: ComparisonQuery): Promise<Com
   const empty = (reason: string): Comparison => ({
     ...summariesOnly(summaries, iterations, seed),
     workload: { same: true, differences: [] },
+    roofline: null,
     configDifferences: configDifferences(summaries.baseline, summaries.candidate),
     metrics: [],
     verdict: 'inconclusive',
@@ -288,6 +295,10 @@ export async function compare(db: RunStore, query: ComparisonQuery): Promise<Com
   return {
     ...summariesOnly(summaries, iterations, seed),
     resampling: { unit: unit.unit, why: unit.why },
+    roofline: await rooflines(db, {
+      baseline: { runs: baseline.runs, details: details.baseline },
+      candidate: { runs: candidate.runs, details: details.candidate },
+    }),
     workload,
     configDifferences: configDifferences(summaries.baseline, summaries.candidate),
     metrics: results,
@@ -485,6 +496,9 @@ function configDifferences(
 interface RunDetail {
   snapshot: unknown;
   summary: RunSummary | null;
+  /** The endpoint's served model and the configuration's extra, for the roofline floor. */
+  model: string;
+  extra: unknown;
 }
 
 async function runDetails(db: RunStore, runs: SelectedRun[]): Promise<Map<string, RunDetail>> {
@@ -492,10 +506,42 @@ async function runDetails(db: RunStore, runs: SelectedRun[]): Promise<Map<string
     id: string;
     profile_snapshot: unknown;
     summary: RunSummary | null;
-  }>('SELECT id, profile_snapshot, summary FROM runs WHERE id = ANY($1::uuid[])', [
-    runs.map((run) => run.id),
-  ]);
-  return new Map(rows.map((row) => [row.id, { snapshot: row.profile_snapshot, summary: row.summary }]));
+    model: string;
+    extra: unknown;
+  }>(
+    `SELECT r.id, r.profile_snapshot, r.summary, e.model, c.extra
+       FROM runs r JOIN endpoints e ON e.id = r.endpoint_id LEFT JOIN serving_configs c ON c.id = r.config_id
+      WHERE r.id = ANY($1::uuid[])`,
+    [runs.map((run) => run.id)],
+  );
+  return new Map(
+    rows.map((row) => [
+      row.id,
+      { snapshot: row.profile_snapshot, summary: row.summary, model: row.model, extra: row.extra },
+    ]),
+  );
+}
+
+/** Each side's memory-bound TPOT floor and the fraction of it its P50 TPOT (over all requests) achieves. */
+async function rooflines(
+  db: RunStore,
+  sides: Record<'baseline' | 'candidate', { runs: SelectedRun[]; details: Map<string, RunDetail> }>,
+): Promise<Comparison['roofline']> {
+  const of = async ({ runs, details }: { runs: SelectedRun[]; details: Map<string, RunDetail> }) => {
+    const { units } = await runHistograms(db, runs, ['tpot']);
+    const merged = units
+      .get('tpot')!
+      .reduce((m, h) => m.merge(h as LatencyHistogram), new LatencyHistogram());
+    return sideRoofline(
+      runs.map((run) => ({
+        model: details.get(run.id)?.model ?? '',
+        extra: details.get(run.id)?.extra,
+        config: run.config,
+      })),
+      histogramStatistic(merged, 'p50'),
+    );
+  };
+  return { baseline: await of(sides.baseline), candidate: await of(sides.candidate) };
 }
 
 function resampleUnit(

@@ -1,3 +1,8 @@
+/**
+ * The hardware catalogue: GPUs (peak HBM bandwidth, memory, tensor-core FLOP/s, interconnect) and
+ * model shapes, declared once for the simulator's latency model and the analysis's roofline floor.
+ */
+
 /** Weight precision of the served model. int4 is weight-only (W4A16: compute runs in 16 bit). */
 export type WeightQuant = 'fp16' | 'bf16' | 'fp8' | 'int8' | 'int4';
 /** KV-cache dtype, as vLLM's `--kv-cache-dtype` (auto = the 16-bit activation dtype). */
@@ -91,12 +96,3 @@ export const MODEL_PRESETS = {
 
 export type GpuName = keyof typeof GPU_PRESETS;
 export type ModelName = keyof typeof MODEL_PRESETS;
-
-/** A GPU with unlimited bandwidth and FLOPs: every step takes just the step overhead (`--step-ms`). */
-export const FIXED_STEP_GPU: Readonly<GpuSpec> = {
-  name: 'fixed-step',
-  memoryBandwidthBytesPerS: 1e18,
-  memoryBytes: 1e15,
-  flopsPerS: { bf16: 1e21 },
-  interconnectBytesPerS: 1e18,
-};
