@@ -528,10 +528,7 @@ async function rooflines(
   sides: Record<'baseline' | 'candidate', { runs: SelectedRun[]; details: Map<string, RunDetail> }>,
 ): Promise<Comparison['roofline']> {
   const of = async ({ runs, details }: { runs: SelectedRun[]; details: Map<string, RunDetail> }) => {
-    const { units } = await runHistograms(db, runs, ['tpot']);
-    const merged = units
-      .get('tpot')!
-      .reduce((m, h) => m.merge(h as LatencyHistogram), new LatencyHistogram());
+    const merged = (await runHistograms(db, runs, ['tpot'])).merged.get('tpot')!;
     return sideRoofline(
       runs.map((run) => ({
         model: details.get(run.id)?.model ?? '',
