@@ -7,7 +7,7 @@ import {
   type GpuName,
   type ModelName,
   type WeightQuant,
-} from '@teapot/simulator';
+} from '@teapot/hardware';
 import { parseSlo, type SloGate } from './slo';
 import { UsageError } from './usage-error';
 

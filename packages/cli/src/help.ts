@@ -1,4 +1,4 @@
-import { GPU_PRESETS, MODEL_PRESETS, WEIGHT_QUANTS } from '@teapot/simulator';
+import { GPU_PRESETS, MODEL_PRESETS, WEIGHT_QUANTS } from '@teapot/hardware';
 import { BENCH_DEFAULTS } from './args';
 import { LATENCY_STATS, THROUGHPUT_METRICS } from './slo';
 

@@ -32,14 +32,5 @@ export type {
   StepTimeBreakdown,
   StepWork,
 } from './latency-model';
-export {
-  BYTES_PER_PARAM,
-  GPU_PRESETS,
-  KV_BYTES_PER_ELEMENT,
-  KV_CACHE_DTYPES,
-  MODEL_PRESETS,
-  WEIGHT_QUANTS,
-} from '@teapot/hardware';
-export type { GpuName, GpuSpec, KvCacheDtype, ModelName, ModelSpec, WeightQuant } from '@teapot/hardware';
 export type { EngineStats, LatenessSummary } from './engine';
 export { countWords } from './vocabulary';
