@@ -2,6 +2,7 @@ import { DynamicModule, Module } from '@nestjs/common';
 import type { ApiEnv } from '@teapot/config';
 import type { DestinationStream } from 'pino';
 import { AuthModule } from './auth/auth.module';
+import { ComparisonsModule } from './comparisons/comparisons.module';
 import { DeploymentsModule } from './deployments/deployments.module';
 import { DashboardModule } from './dashboard/dashboard.module';
 import { EndpointsModule } from './endpoints/endpoints.module';
@@ -33,6 +34,7 @@ export class AppModule {
         ProfilesModule,
         RunsModule,
         TrendsModule,
+        ComparisonsModule,
         WebhooksModule,
         DeploymentsModule,
         DashboardModule.forRoot(env),

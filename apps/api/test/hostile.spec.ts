@@ -112,7 +112,24 @@ beforeAll(async () => {
   operations = found.operations;
   docRef = found.doc;
   // Bodies whose fields depend on each other, which the schema alone cannot say how to fill.
-  knownGood = { 'post /profiles': profileBody(endpoint.id as string) };
+  knownGood = {
+    'post /profiles': profileBody(endpoint.id as string),
+    'post /comparisons': {
+      baseline: {
+        from: '2026-01-01T00:00:00Z',
+        endpointIds: [endpoint.id],
+        config: { weightQuant: ['fp8'], gpuCount: [1] },
+        includeSaturated: false,
+      },
+      candidate: { runIds: [run.id], triggers: ['manual'] },
+      metrics: ['itl', 'error_rate'],
+      statistics: ['p99'],
+      thresholds: { itl: 0.1, 'itl.p99': 0.2 },
+      resample: 'auto',
+      iterations: 200,
+      seed: 3,
+    },
+  };
   const idFor: Record<string, string> = {
     endpoints: endpoint.id as string,
     profiles: profile.id as string,
@@ -345,6 +362,37 @@ describe('hostile input at every route never gets a 5xx', () => {
     expect(failures).toEqual([]);
     expect(tasks.length).toBeGreaterThan(300);
   }, 60_000);
+
+  it('comparisons: every field and nested value hostile inside an otherwise valid body', async () => {
+    const op = operations.find((o) => o.path === '/comparisons' && o.method === 'post') as Operation;
+    const valid = validBodyOf(op);
+    const good = await send(op, 'the valid body', { body: valid });
+    expect(good.status).toBe(200);
+    const paths: string[][] = [];
+    const walk = (value: unknown, path: string[]) => {
+      if (path.length > 0) paths.push(path);
+      if (value && typeof value === 'object' && !Array.isArray(value))
+        for (const [key, child] of Object.entries(value)) walk(child, [...path, key]);
+    };
+    walk(valid, []);
+    const extra: Array<[string, unknown]> = [
+      ['reversed window', '2030-01-01T00:00:00Z'],
+      ['a metric without a histogram', ['inter_chunk']],
+      ['every statistic', ['p99/p50', 'p99.9', 'mean']],
+      ['5,000 run ids', Array.from({ length: 5_000 }, () => '00000000-0000-4000-8000-000000000000')],
+      ['a config field that is no field', { vibes: ['x'] }],
+      ['config values that are not a list', { weightQuant: 'fp8' }],
+    ];
+    const tasks: Array<() => Promise<unknown>> = [];
+    for (const path of paths) {
+      for (const [name, value] of [...HOSTILE_VALUES, ...extra]) {
+        tasks.push(() => send(op, `${path.join('.')}=${name}`, { body: withValue(valid, path, value) }));
+      }
+    }
+    await all(tasks);
+    expect(failures).toEqual([]);
+    expect(tasks.length).toBeGreaterThan(300);
+  }, 120_000);
 
   it('path parameters: invalid UUIDs, numbers out of range, traversal, malformed escapes', async () => {
     const tasks: Array<() => Promise<unknown>> = [];

@@ -293,12 +293,14 @@ describe('compare', () => {
       [{ iterations: 50 }, 'iterations'],
       [{ iterations: 1e9 }, 'iterations'],
       [{ seed: -1 }, 'seed'],
+      [{ candidate: { from: new Date(T0), config: { weightQuant: 'fp8' } } }, 'candidate.config.weightQuant'],
+      [{ candidate: { from: new Date(T0), config: { vibes: ['x'] } } }, 'candidate.config.vibes'],
       [{ resample: 'tokens' }, 'resample'],
       [{ baseline: {} }, 'baseline.from'],
       [{ candidate: { runIds: ['not-a-uuid'] } }, 'candidate.runIds'],
       [{ candidate: { runIds: [] } }, 'candidate.runIds'],
       [{ candidate: { from: new Date(T0), to: new Date(T0 - 1) } }, 'candidate.to'],
-      [{ candidate: { from: new Date(T0), config: { gpuCount: ['two'] } } }, 'candidate.gpuCount'],
+      [{ candidate: { from: new Date(T0), config: { gpuCount: ['two'] } } }, 'candidate.config.gpuCount'],
     ];
     for (const [change, parameter] of cases) {
       const error = await compare(db, { ...good, ...change } as ComparisonQuery).catch((e: unknown) => e);

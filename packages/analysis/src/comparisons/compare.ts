@@ -27,6 +27,7 @@ import {
   checkSelection,
   selectRuns,
   SERVING_CONFIG_FIELD_NAMES,
+  SERVING_CONFIG_FIELDS,
   type ConfigValue,
   type RunSelection,
   type SelectedRun,
@@ -85,6 +86,8 @@ export const DEFAULT_ITERATIONS = 2_000;
 export const MAX_ITERATIONS = 10_000;
 /** Each side reads at most this many runs (histograms and summaries). */
 export const MAX_COMPARISON_RUNS = 2_000;
+/** Values one serving-configuration field of a side may list. */
+const MAX_CONFIG_VALUES = 20;
 /** Run ids one side may name. */
 export const MAX_SIDE_RUN_IDS = 1_000;
 /** Resampling requests reads raw timings: at most this many successful requests per side. */
@@ -408,6 +411,19 @@ function selectionOf(side: ComparisonSide, name: 'baseline' | 'candidate'): RunS
     if (!ids.every((id) => typeof id === 'string' && UUID.test(id)))
       throw new AnalysisInputError(`${name}.${field}`, 'must be UUIDs');
   }
+  if (side.config !== undefined) {
+    if (!side.config || typeof side.config !== 'object' || Array.isArray(side.config))
+      throw new AnalysisInputError(`${name}.config`, 'must be an object of field to values');
+    for (const [field, values] of Object.entries(side.config)) {
+      if (!Object.prototype.hasOwnProperty.call(SERVING_CONFIG_FIELDS, field))
+        throw new AnalysisInputError(`${name}.config.${field}`, 'is not a serving-configuration field');
+      if (!Array.isArray(values) || values.length === 0 || values.length > MAX_CONFIG_VALUES)
+        throw new AnalysisInputError(
+          `${name}.config.${field}`,
+          `must be an array of 1 to ${MAX_CONFIG_VALUES} values`,
+        );
+    }
+  }
   if (!side.runIds && !side.from)
     throw new AnalysisInputError(`${name}.from`, 'is required unless runIds name the runs');
   const selection: RunSelection = {
@@ -418,8 +434,11 @@ function selectionOf(side: ComparisonSide, name: 'baseline' | 'candidate'): RunS
   try {
     checkSelection(selection);
   } catch (error) {
-    if (error instanceof AnalysisInputError)
-      throw new AnalysisInputError(`${name}.${error.parameter}`, error.problem);
+    if (error instanceof AnalysisInputError) {
+      const isConfigField = Object.prototype.hasOwnProperty.call(SERVING_CONFIG_FIELDS, error.parameter);
+      const parameter = isConfigField ? `config.${error.parameter}` : error.parameter;
+      throw new AnalysisInputError(`${name}.${parameter}`, error.problem);
+    }
     throw error;
   }
   return selection;

@@ -1,0 +1,35 @@
+import { Body, Controller, HttpCode, Post } from '@nestjs/common';
+import { ApiBadRequestResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import type { Comparison } from '@teapot/analysis';
+import { Access } from '../auth/access.decorator';
+import { ErrorBody } from '../errors/error-body';
+import { ComparisonDto } from './dto/comparison-result.dto';
+import { CreateComparisonDto } from './dto/comparison.dto';
+import { ComparisonsService } from './comparisons.service';
+
+@ApiTags('comparisons')
+@Controller('comparisons')
+export class ComparisonsController {
+  constructor(private readonly comparisons: ComparisonsService) {}
+
+  @Post()
+  @HttpCode(200)
+  @Access('read')
+  @ApiOperation({
+    summary: 'Compare a baseline and a candidate set of runs',
+    description:
+      'Each side is run ids, a window, a configuration filter or a mix, e.g. ' +
+      '`{"baseline": {"from": "2026-11-24T00:00:00Z", "config": {"weightQuant": ["fp16"]}}, "candidate": {"from": "2026-11-24T00:00:00Z", "config": {"weightQuant": ["fp8"]}}}`. ' +
+      'Per metric and statistic: both values, the change, its 95% bootstrap interval (what was resampled and why), ' +
+      "a Mann-Whitney U p-value, a verdict against the threshold, and each side's memory-bound TPOT floor. " +
+      'Nothing is stored: the same body and data give the same answer.',
+  })
+  @ApiOkResponse({ type: ComparisonDto })
+  @ApiBadRequestResponse({
+    type: ErrorBody,
+    description: 'Names the field: unknown metric, a side without a window or run ids, too many runs...',
+  })
+  compare(@Body() body: CreateComparisonDto): Promise<Comparison> {
+    return this.comparisons.compare(body);
+  }
+}

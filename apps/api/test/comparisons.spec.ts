@@ -1,0 +1,146 @@
+import { HISTOGRAM_RELATIVE_ERROR, persistRunResult, readRunRequests } from '@teapot/db';
+import { syntheticRunResult } from '@teapot/db/testing';
+import { percentile, requestMetrics } from '@teapot/measure';
+import { created, endpointBody, profileBody, type RunningApi, startApi } from './api';
+
+let api: RunningApi;
+const runs = { fp16: [] as string[], fp8: [] as string[] };
+const T0 = Date.UTC(2026, 10, 2);
+const from = new Date(T0).toISOString();
+const to = new Date(T0 + 86_400_000).toISOString();
+
+function post(body: unknown, key = api.auth) {
+  return api.http
+    .post('/comparisons')
+    .set('authorization', key)
+    .send(body as object);
+}
+
+/** The exact P50 ITL (ms) over every token of these runs, from their stored raw records. */
+async function exactItlP50(runIds: string[]): Promise<number> {
+  const samples: number[] = [];
+  for (const id of runIds)
+    for (const record of await readRunRequests(api.prisma, id)) samples.push(...requestMetrics(record).itlUs);
+  return percentile(Float64Array.from(samples).sort(), 0.5) / 1000;
+}
+
+beforeAll(async () => {
+  api = await startApi();
+  for (const quant of ['fp16', 'fp8'] as const) {
+    const endpoint = await created(
+      api,
+      '/endpoints',
+      endpointBody({ config: { weightQuant: quant, gpuModel: 'H100 SXM', gpuCount: 1, tensorParallel: 1 } }),
+    );
+    const endpointId = endpoint.id as string;
+    const profile = await created(api, '/profiles', profileBody(endpointId));
+    const config = await api.prisma.servingConfig.findFirstOrThrow({ where: { endpointId } });
+    for (let i = 0; i < 3; i++) {
+      const run = await api.prisma.run.create({
+        data: {
+          endpointId,
+          profileId: profile.id as string,
+          configId: config.id,
+          profileSnapshot: {},
+          trigger: 'schedule',
+          status: 'running',
+          startedAt: new Date(T0 + (i + 1) * 3_600_000),
+        },
+      });
+      const gapScale = quant === 'fp8' ? 0.5 : 1;
+      await persistRunResult(
+        api.prisma,
+        run.id,
+        syntheticRunResult({ requests: 20, tokensPerRequest: 64, seed: runs[quant].length + 1, gapScale }),
+      );
+      runs[quant].push(run.id);
+    }
+  }
+}, 60_000);
+
+afterAll(() => api?.close());
+
+describe('POST /comparisons', () => {
+  it('compares FP16 with FP8 by configuration filter: values, interval, verdicts and the roofline floor', async () => {
+    const response = await post({
+      baseline: { from, to, config: { weightQuant: ['fp16'] } },
+      candidate: { from, to, config: { weightQuant: ['fp8'] } },
+      metrics: ['itl', 'output_tokens_per_s'],
+      statistics: ['p50'],
+    });
+    expect(response.status).toBe(200);
+    const body = response.body;
+    expect(body.baseline.runIds).toEqual(runs.fp16);
+    expect(body.candidate.runIds).toEqual(runs.fp8);
+    expect(body.resampling.unit).toBe('requests');
+    expect(body.configDifferences).toEqual([
+      { field: 'weightQuant', baseline: ['fp16'], candidate: ['fp8'] },
+    ]);
+    const itl = body.metrics.find((m: { metric: string }) => m.metric === 'itl');
+    const [exactB, exactC] = [await exactItlP50(runs.fp16), await exactItlP50(runs.fp8)];
+    expect(Math.abs(itl.baseline - exactB) / exactB).toBeLessThanOrEqual(HISTOGRAM_RELATIVE_ERROR);
+    expect(Math.abs(itl.candidate - exactC) / exactC).toBeLessThanOrEqual(HISTOGRAM_RELATIVE_ERROR);
+    expect(itl.relativeDelta).toBeLessThan(-0.45);
+    expect(itl.ci[1]).toBeLessThan(0);
+    expect(itl.verdict).toBe('improved');
+    expect(itl.pValue).toBeLessThan(1e-6);
+    expect(body.metrics.find((m: { metric: string }) => m.metric === 'output_tokens_per_s').verdict).toBe(
+      'improved',
+    );
+    expect(body.verdict).toBe('improved');
+    expect(body.roofline.baseline.floorMs).toBeCloseTo(((8.03e9 * 2) / 3.35e12) * 1000, 9);
+    expect(body.roofline.candidate.floorMs).toBeCloseTo(((8.03e9 * 1) / 3.35e12) * 1000, 9);
+    expect(body.roofline.baseline.achievedFraction).toBeGreaterThan(0);
+    expect(body.roofline.baseline.achievedFraction).toBeLessThan(1);
+  });
+
+  it('takes run ids as sides, answers a read-scope key, and gives the same answer twice', async () => {
+    const readKey = (
+      await created<{ key: string }>(api, '/api-keys', { name: 'compare-reader', scope: 'read' })
+    ).key;
+    const body = { baseline: { runIds: runs.fp16 }, candidate: { runIds: runs.fp8 }, metrics: ['tpot'] };
+    const first = await post(body, `Bearer ${readKey}`);
+    expect(first.status).toBe(200);
+    expect((await post(body)).body).toEqual(first.body);
+    expect(first.body.metrics.map((m: { statistic: string }) => m.statistic)).toEqual(['p50', 'p90', 'p99']);
+  });
+
+  it('answers an empty side with a reason, and bad input with a 400 naming the field', async () => {
+    const empty = await post({
+      baseline: { from, to },
+      candidate: { from: '2020-01-01T00:00:00Z', to: '2020-01-02T00:00:00Z' },
+    });
+    expect(empty.status).toBe(200);
+    expect(empty.body).toMatchObject({
+      metrics: [],
+      verdict: 'inconclusive',
+      reason: 'candidate: no measured run matches',
+    });
+
+    const good = { baseline: { runIds: runs.fp16 }, candidate: { runIds: runs.fp8 } };
+    const cases: Array<[Record<string, unknown>, string]> = [
+      [{ baseline: undefined }, 'baseline'],
+      [{ baseline: {} }, 'baseline.from'],
+      [{ candidate: { from: 'yesterday' } }, 'candidate.from'],
+      [{ candidate: { from, to: from } }, 'candidate.to'],
+      [{ candidate: { runIds: ['nope'] } }, 'candidate.runIds'],
+      [{ candidate: { from, config: { gpuCount: ['two'] } } }, 'candidate.config.gpuCount'],
+      [{ candidate: { from, config: { vibes: ['x'] } } }, 'candidate.config.vibes'],
+      [{ metrics: ['vibes'] }, 'metrics'],
+      [{ statistics: ['p42'] }, 'statistics'],
+      [{ thresholds: { 'itl.p42': 0.1 } }, 'thresholds.itl.p42'],
+      [{ thresholds: { itl: 'big' } }, 'thresholds.itl'],
+      [{ iterations: 5 }, 'iterations'],
+      [{ resample: 'tokens' }, 'resample'],
+      [{ verdict: 'improved' }, 'verdict'],
+    ];
+    for (const [change, field] of cases) {
+      const response = await post({ ...good, ...change });
+      expect([change, response.status]).toEqual([change, 400]);
+      expect([change, response.body.details.map((d: { field: string }) => d.field)]).toEqual([
+        change,
+        expect.arrayContaining([field]),
+      ]);
+    }
+  });
+});
