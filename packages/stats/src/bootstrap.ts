@@ -248,6 +248,7 @@ interface RunCounts {
 /** One side of a comparison, prepared for fast resampling. */
 class Side {
   private readonly pooled: Float64Array;
+  private readonly draws: Int32Array;
 
   private constructor(
     readonly histograms: boolean,
@@ -255,6 +256,7 @@ class Side {
     private readonly runs: RunCounts[],
   ) {
     this.pooled = new Float64Array(values.length);
+    this.draws = new Int32Array(runs.length);
   }
 
   static of(entries: ReadonlyArray<RunSamples>, field: string): Side {
@@ -357,11 +359,17 @@ class Side {
     let min = Infinity;
     let max = -Infinity;
     if (unit === 'runs') {
-      for (let k = 0; k < this.runs.length; k++) {
-        const run = this.runs[Math.floor(random() * this.runs.length)];
-        this.add(run.slots, run.counts);
-        total += run.total;
-        sum += run.sum;
+      // Count how often each run is drawn, then add each drawn run once, times its draws: about a
+      // third of the runs are not drawn at all, so this skips a third of the additions.
+      const draws = this.draws.fill(0);
+      for (let k = 0; k < this.runs.length; k++) draws[Math.floor(random() * this.runs.length)] += 1;
+      for (let r = 0; r < this.runs.length; r++) {
+        const times = draws[r];
+        if (times === 0) continue;
+        const run = this.runs[r];
+        this.add(run.slots, run.counts, times);
+        total += run.total * times;
+        sum += run.sum * times;
         min = Math.min(min, run.min);
         max = Math.max(max, run.max);
       }
@@ -405,9 +413,9 @@ class Side {
     return statistics.map((statistic) => statistic(pooled));
   }
 
-  private add(slots: Int32Array, counts: Float64Array): void {
+  private add(slots: Int32Array, counts: Float64Array, times = 1): void {
     const pooled = this.pooled;
-    for (let i = 0; i < slots.length; i++) pooled[slots[i]] += counts[i];
+    for (let i = 0; i < slots.length; i++) pooled[slots[i]] += counts[i] * times;
   }
 
   private sample(total: number, mean: number, min: number, max: number): PooledSample {
