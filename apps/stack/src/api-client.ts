@@ -44,6 +44,38 @@ export interface TrendView {
   }>;
 }
 
+/** POST /comparisons, as the launcher reads it. */
+export interface ComparisonView {
+  baseline: { runs: number };
+  candidate: { runs: number };
+  resampling: { unit: string; why: string };
+  metrics: Array<{
+    metric: string;
+    statistic: string;
+    unit: string;
+    baseline: number | null;
+    candidate: number | null;
+    relativeDelta: number | null;
+    relativeCi: [number, number] | null;
+    pValue: number | null;
+    verdict: string;
+    insufficient?: string;
+  }>;
+  roofline: Record<
+    'baseline' | 'candidate',
+    {
+      floorMs: number | null;
+      tpotP50Ms: number | null;
+      achievedFraction: number | null;
+      gpu?: string;
+      reason?: string;
+    }
+  > | null;
+  verdict: string;
+  notes: string[];
+  reason?: string;
+}
+
 interface Page<T> {
   items: T[];
   nextCursor: string | null;
@@ -130,6 +162,11 @@ export class TeapotApiClient {
   /** GET /trends with these query parameters (arrays repeat the parameter). */
   trend(query: Record<string, string | string[]>): Promise<TrendView> {
     return this.request('GET', `/trends?${trendQuery(query)}`);
+  }
+
+  /** POST /comparisons with this body. */
+  compare(body: Record<string, unknown>): Promise<ComparisonView> {
+    return this.request('POST', '/comparisons', body);
   }
 
   private async all<T>(path: string, query: Record<string, string>): Promise<T[]> {

@@ -1,6 +1,6 @@
 import { HEADLINES, type HeadlineFigures } from '@teapot/contracts';
 import type { RunView } from './api-client';
-import { medianFigures, ratios, renderTable, renderTrend } from './report';
+import { medianFigures, ratios, renderComparison, renderTable, renderTrend } from './report';
 
 function run(figures: Partial<RunView>): RunView {
   return {
@@ -118,5 +118,59 @@ describe('renderTrend', () => {
         reason: 'none',
       }),
     ).toBe('(no points: none)\n');
+  });
+});
+
+describe('renderComparison', () => {
+  it('prints each row with its change, interval, p-value and verdict, then the floor and the overall verdict', () => {
+    const text = renderComparison(
+      {
+        baseline: { runs: 3 },
+        candidate: { runs: 3 },
+        resampling: { unit: 'requests', why: 'few runs' },
+        metrics: [
+          {
+            metric: 'itl',
+            statistic: 'p50',
+            unit: 'ms',
+            baseline: 6.5,
+            candidate: 3.25,
+            relativeDelta: -0.5,
+            relativeCi: [-0.52, -0.48],
+            pValue: 1e-9,
+            verdict: 'improved',
+          },
+          {
+            metric: 'ttft',
+            statistic: 'p99',
+            unit: 'ms',
+            baseline: 30,
+            candidate: 31,
+            relativeDelta: 1 / 30,
+            relativeCi: null,
+            pValue: null,
+            verdict: 'inconclusive',
+            insufficient: 'baseline has 96 requests: p99 needs at least 1000',
+          },
+        ],
+        roofline: {
+          baseline: { floorMs: 4.794, tpotP50Ms: 6.4, achievedFraction: 0.749, gpu: 'h100-sxm' },
+          candidate: { floorMs: null, tpotP50Ms: 3.3, achievedFraction: null, reason: 'no gpuModel' },
+        },
+        verdict: 'improved',
+        notes: ['a note'],
+      },
+      { baseline: 'FP16', candidate: 'FP8' },
+    );
+    expect(text.split('\n')).toEqual([
+      '            unit  FP16   FP8    change  95% interval      p (MWU)  verdict',
+      '  P50 ITL   ms    6.50   3.25   -50.0%  [-52.0%, -48.0%]  <1e-4    improved',
+      '  P99 TTFT  ms    30.00  31.00  +3.3%   -                 -        inconclusive (baseline has 96 requests: p99 needs at least 1000)',
+      '  memory-bound TPOT floor (weight bytes / HBM bandwidth, h100-sxm): FP16 4.79 ms (P50 TPOT 6.40 ms: 75% of it); FP8 - (no gpuModel)',
+      '  resampled: requests (few runs)',
+      '  note: a note',
+      '  overall: improved',
+      '',
+    ]);
   });
 });

@@ -1,6 +1,6 @@
 import { HEADLINES, type Headline, type HeadlineField } from '@teapot/contracts';
 import { percentile } from '@teapot/measure';
-import type { RunView, TrendView } from './api-client';
+import type { ComparisonView, RunView, TrendView } from './api-client';
 
 const SHOWN = ['itlP99Ms', 'tpotP50Ms', 'tpotP99Ms', 'ttftP50Ms', 'ttftP99Ms', 'outputTokensPerS'] as const;
 export type FigureKey = (typeof SHOWN)[number] & HeadlineField;
@@ -88,5 +88,73 @@ export function renderTrend(trend: TrendView): string {
   });
   if (trend.excludedSaturatedRuns > 0)
     lines.push(`  (${trend.excludedSaturatedRuns} client-saturated runs left out)`);
+  return lines.join('\n') + '\n';
+}
+
+const LABELS: Record<string, string> = {
+  itl: 'ITL',
+  tpot: 'TPOT',
+  ttft: 'TTFT',
+  e2e: 'E2E',
+  output_tokens_per_s: 'output tok/s',
+  requests_per_s: 'req/s',
+  error_rate: 'error rate',
+};
+
+const percent = (value: number) => `${value >= 0 ? '+' : ''}${(value * 100).toFixed(1)}%`;
+
+/** A comparison as a table: per metric both values, the change and its interval, the p-value and the verdict. */
+export function renderComparison(
+  view: ComparisonView,
+  names: { baseline: string; candidate: string },
+): string {
+  if (view.metrics.length === 0) return `(no comparison: ${view.reason ?? 'nothing matched'})\n`;
+  const rows = view.metrics.map((m) => {
+    const name =
+      m.unit === 'ms' || m.unit === 'ratio'
+        ? `${m.statistic.toUpperCase()} ${LABELS[m.metric] ?? m.metric}`
+        : (LABELS[m.metric] ?? m.metric);
+    const value = (v: number | null) => (v === null ? '-' : `${v.toFixed(m.unit === 'fraction' ? 3 : 2)}`);
+    return [
+      name,
+      m.unit,
+      value(m.baseline),
+      value(m.candidate),
+      m.relativeDelta === null ? '-' : percent(m.relativeDelta),
+      m.relativeCi ? `[${percent(m.relativeCi[0])}, ${percent(m.relativeCi[1])}]` : '-',
+      m.pValue === null ? '-' : m.pValue < 1e-4 ? '<1e-4' : m.pValue.toFixed(4),
+      m.insufficient ? `${m.verdict} (${m.insufficient})` : m.verdict,
+    ];
+  });
+  const header = [
+    '',
+    'unit',
+    names.baseline,
+    names.candidate,
+    'change',
+    '95% interval',
+    'p (MWU)',
+    'verdict',
+  ];
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
+  const line = (cells: string[]) =>
+    `  ${cells.map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i]))).join('  ')}`.trimEnd();
+  const lines = [line(header), ...rows.map(line)];
+  if (view.roofline) {
+    const side = (name: string, r: NonNullable<ComparisonView['roofline']>['baseline']) =>
+      r.floorMs === null
+        ? `${name} - (${r.reason ?? 'unknown'})`
+        : `${name} ${r.floorMs.toFixed(2)} ms` +
+          (r.achievedFraction === null
+            ? ''
+            : ` (P50 TPOT ${r.tpotP50Ms!.toFixed(2)} ms: ${(r.achievedFraction * 100).toFixed(0)}% of it)`);
+    lines.push(
+      `  memory-bound TPOT floor (weight bytes / HBM bandwidth${view.roofline.baseline.gpu ? `, ${view.roofline.baseline.gpu}` : ''}): ` +
+        `${side(names.baseline, view.roofline.baseline)}; ${side(names.candidate, view.roofline.candidate)}`,
+    );
+  }
+  lines.push(`  resampled: ${view.resampling.unit} (${view.resampling.why})`);
+  for (const note of view.notes) lines.push(`  note: ${note}`);
+  lines.push(`  overall: ${view.verdict}`);
   return lines.join('\n') + '\n';
 }

@@ -19,7 +19,14 @@ import {
 } from './demo';
 import { DEV_ENV_FILE, REPO_ROOT, resolveStackEnv, type StackEnv } from './dev-env';
 import { checkServices, explainServiceProblems, maskPassword } from './preflight';
-import { medianFigures, ratios, renderTable, renderTrend, type EndpointRow } from './report';
+import {
+  medianFigures,
+  ratios,
+  renderComparison,
+  renderTable,
+  renderTrend,
+  type EndpointRow,
+} from './report';
 import { StackError, StackInterrupted, StackSession } from './session';
 
 export interface StackIo {
@@ -134,6 +141,11 @@ async function launch(
     () => reportTrend(api, registered, since, say),
     REGISTER_TIMEOUT_MS,
   );
+  await session.guard(
+    'reading the comparison',
+    () => reportComparison(api, registered, runs, say),
+    REGISTER_TIMEOUT_MS,
+  );
 
   if (options.once) {
     await session.stop();
@@ -147,6 +159,7 @@ async function launch(
       `  API key       TEAPOT_API_KEY in ${apiKeyFromEnvironment ? 'your environment' : shownDevEnvFile} (send it as "Authorization: Bearer <key>")`,
       `  try           ${apiKeyFromEnvironment ? '' : `. ${shownDevEnvFile} && `}curl -H "Authorization: Bearer $TEAPOT_API_KEY" "${api.baseUrl}/runs?limit=5"`,
       `  trend         curl -H "Authorization: Bearer $TEAPOT_API_KEY" "${api.baseUrl}/trends?metric=itl&statistic=p99&bucket=hour&from=${since.toISOString()}&groupBy=weightQuant"`,
+      `  compare       curl -H "Authorization: Bearer $TEAPOT_API_KEY" -H 'content-type: application/json' ${api.baseUrl}/comparisons -d '${JSON.stringify(comparisonBody(registered, since))}'`,
       `  endpoints     ${registered.map((endpoint) => `${endpoint.name} -> ${endpoint.baseUrl}`).join(', ')}`,
     ].join('\n'),
   );
@@ -253,6 +266,36 @@ async function reportTrend(
   const trend = await api.trend(query);
   say(`P99 ITL per run, over every token of each run's histogram (GET /trends?${trendQuery(query)}):\n`);
   say(renderTrend(trend));
+}
+
+/** FP16 vs FP8 over a window and the demo's profiles: the body the README's curl and the report use. */
+function comparisonBody(registered: RegisteredEndpoint[], since: Date, runs?: Map<string, RunView[]>) {
+  const side = (quant: DemoQuant) => {
+    const endpoint = registered.find((e) => e.quant === quant)!;
+    // The same runs as the table (a busy machine may saturate the client); else the window since start.
+    const measured = runs ? measuredRuns(runs.get(endpoint.profileId) ?? []).map((run) => run.id) : [];
+    return measured.length > 0
+      ? { runIds: measured, includeSaturated: true }
+      : { from: since.toISOString(), profileIds: [endpoint.profileId], config: { weightQuant: [quant] } };
+  };
+  return {
+    baseline: side('fp16'),
+    candidate: side('fp8'),
+    metrics: ['itl', 'tpot', 'ttft', 'e2e', 'output_tokens_per_s', 'error_rate'],
+    statistics: ['p50', 'p99'],
+  };
+}
+
+/** FP8 against FP16 over the table's runs, read through POST /comparisons, with its verdicts. */
+async function reportComparison(
+  api: TeapotApiClient,
+  registered: RegisteredEndpoint[],
+  runs: Map<string, RunView[]>,
+  say: (text?: string) => void,
+): Promise<void> {
+  const comparison = await api.compare(comparisonBody(registered, new Date(0), runs));
+  say('FP8 against FP16 over the same runs (POST /comparisons; change = FP8 / FP16 - 1):\n');
+  say(renderComparison(comparison, { baseline: 'FP16', candidate: 'FP8' }));
 }
 
 /** The table of medians, the FP8/FP16 ratios, and any run that did not measure. */

@@ -71,6 +71,11 @@ describe('the one-machine launcher (npm start)', () => {
         expect(Number(/\((\d+) points, \d+ runs\)/.exec(line)?.[1])).toBeGreaterThanOrEqual(2);
       }
 
+      // The comparison read through POST /comparisons: FP8's P50 TPOT improved; both floors printed.
+      const tpotRow = output.text.split('\n').find((l) => l.startsWith('  P50 TPOT ')) ?? '';
+      expect(tpotRow).toMatch(/ improved$/);
+      expect(output.text).toMatch(/memory-bound TPOT floor .*FP16 4\.79 ms .*FP8 2\.40 ms/);
+
       // Both children's secrets were generated once and kept for the next start.
       const kept = readEnvFile(devEnvFile);
       expect(kept.get('TEAPOT_SECRET_KEY')).toMatch(/^[A-Za-z0-9+/]{43}=$/);
