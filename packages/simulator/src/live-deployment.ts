@@ -15,7 +15,7 @@ import {
   type GpuName,
   type KvCacheDtype,
   type WeightQuant,
-} from './presets';
+} from '@teapot/hardware';
 
 /** What a redeployment may change on a running simulator (the model and its served name stay). */
 export interface SimulatorReconfiguration {
