@@ -1,4 +1,5 @@
 import { EnvError, loadApiEnv } from '@teapot/config';
+import { DatabaseNotMigratedError } from '@teapot/db';
 import { Logger } from '@nestjs/common';
 import { createApp, listen } from './app';
 
@@ -13,9 +14,10 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  // A bad environment is the operator's to fix: say what, without a stack trace.
+  // A bad environment or an unmigrated database is the operator's to fix: say what, without a stack trace.
+  const operators = error instanceof EnvError || error instanceof DatabaseNotMigratedError;
   process.stderr.write(
-    `${error instanceof EnvError ? error.message : error instanceof Error ? error.stack : String(error)}\n`,
+    `${operators ? error.message : error instanceof Error ? error.stack : String(error)}\n`,
   );
   process.exit(1);
 });

@@ -356,6 +356,8 @@ function childBaseEnv(source: EnvSource, env: StackEnv): Record<string, string> 
     ...inherited,
     ...env,
     LOG_LEVEL: 'info',
+    // The simulated endpoints listen on this machine's loopback, which endpoints may use only when allowed.
+    TEAPOT_ENDPOINT_URL_ALLOW: 'public,private,loopback',
   };
 }
 

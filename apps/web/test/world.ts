@@ -49,6 +49,7 @@ export async function startDashboardWorld(runsPerEndpoint = 3): Promise<Dashboar
     TEAPOT_SECRET_KEY: randomBytes(32).toString('base64'),
     TEAPOT_API_KEY: `tpk_test_${randomBytes(18).toString('base64url')}`,
     TEAPOT_WEB_DIR: WEB_DIST,
+    TEAPOT_ENDPOINT_URL_ALLOW: 'public,private,loopback',
     LOG_LEVEL: 'warn',
     PORT: '0',
   });

@@ -1,5 +1,6 @@
 import { Logger } from '@nestjs/common';
 import { EnvError } from '@teapot/config';
+import { DatabaseNotMigratedError } from '@teapot/db';
 import { createWorkerApp } from './worker-app';
 
 async function main(): Promise<void> {
@@ -13,7 +14,8 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  // The env error already names every variable to fix; anything else gets its stack.
-  console.error(error instanceof EnvError ? error.message : error);
+  // These already say what to fix (variables, migrations); anything else gets its stack.
+  const operators = error instanceof EnvError || error instanceof DatabaseNotMigratedError;
+  console.error(operators ? error.message : error);
   process.exit(1);
 });

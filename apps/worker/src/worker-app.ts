@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import type { INestApplicationContext } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
+import { assertDatabaseMigrated } from '@teapot/db';
 import { loadWorkerEnv, type EnvSource, type WorkerEnv } from '@teapot/config';
 import { Logger } from 'nestjs-pino';
 import { systemClock, type Clock } from './env/worker-env';
@@ -23,12 +24,14 @@ export interface CreateWorkerAppOptions {
 /**
  * The worker as an application context (no HTTP server but the optional metrics listener), with
  * the modules of the roles in WORKER_QUEUES. It refuses to start (rejects) when a configured queue
- * has a job without a handler, or a job has two.
+ * has a job without a handler, or a job has two, and when the database lacks a migration.
  */
 export async function createWorkerApp(
   options: CreateWorkerAppOptions = {},
 ): Promise<INestApplicationContext> {
   const env: WorkerEnv = loadWorkerEnv(options.env ?? process.env);
+  // Before any module opens Redis or a pool: a refusal here leaves nothing behind to close.
+  await assertDatabaseMigrated(env.DATABASE_URL);
   const module = WorkerModule.forRoot({
     env,
     clock: options.clock ?? systemClock,

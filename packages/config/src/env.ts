@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { parseSecretKey } from './secrets';
+import { endpointUrlPolicy, type UrlPolicy } from '@teapot/webhooks';
 import { webhookUrlAllow } from './webhooks';
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -47,8 +48,26 @@ export const logLevel = z
   .enum(LOG_LEVELS, { error: `must be one of ${LOG_LEVELS.join(', ')}` })
   .default('info');
 
-/** What every teapot process needs: the database, Redis, the secrets key and logging. */
+/**
+ * TEAPOT_ENDPOINT_URL_ALLOW, read into a policy: the API checks base URLs at registration, the
+ * worker again at every connection. Default public + private (GPU boxes on private networks);
+ * loopback is opt-in; link-local and cloud metadata are never allowed.
+ */
+export const endpointUrlAllow = z
+  .string()
+  .optional()
+  .transform((text, ctx): UrlPolicy => {
+    try {
+      return endpointUrlPolicy(text);
+    } catch (error) {
+      ctx.addIssue({ code: 'custom', message: (error as Error).message });
+      return z.NEVER;
+    }
+  });
+
+/** What every teapot process needs: the database, Redis, the secrets key, logging, the endpoint URL policy. */
 export const sharedEnvShape = {
+  TEAPOT_ENDPOINT_URL_ALLOW: endpointUrlAllow,
   DATABASE_URL: databaseUrl,
   REDIS_URL: redisUrl,
   TEAPOT_REDIS_PREFIX: redisPrefix,

@@ -1,6 +1,7 @@
 export {
   apiEnvSchema,
   apiKey,
+  endpointUrlAllow,
   API_KEY_MIN_LENGTH,
   listenHost,
   databaseUrl,

@@ -1,6 +1,7 @@
 import { PrismaPg } from '@prisma/adapter-pg';
 import { Pool } from 'pg';
 import { PrismaClient } from './generated/prisma/client';
+import { assertMigrated } from './migrate';
 
 export interface CreatePrismaOptions {
   /** Share this pool with the bulk writer/reader instead of opening a second one. */
@@ -33,10 +34,18 @@ export class PooledPrismaClient extends PrismaClient {
   readonly pool: Pool;
   private closed: Promise<void> | undefined;
 
-  constructor(databaseUrl: string, options: CreateDatabaseOptions = {}) {
+  constructor(
+    private readonly databaseUrl: string,
+    options: CreateDatabaseOptions = {},
+  ) {
     const pool = new Pool({ connectionString: databaseUrl, max: options.max });
     super({ adapter: new PrismaPg(pool) });
     this.pool = pool;
+  }
+
+  /** Throws DatabaseNotMigratedError (what to run, no stack) unless every migration is applied. */
+  assertMigrated(): Promise<void> {
+    return assertMigrated(this.pool, this.databaseUrl);
   }
 
   /** Disconnects Prisma, then ends the pool; later calls wait for the first. */

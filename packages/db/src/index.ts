@@ -1,6 +1,13 @@
 export { createPrisma, createDatabase, PooledPrismaClient } from './client';
 export type { CreatePrismaOptions, Database, CreateDatabaseOptions } from './client';
-export { migrate, readMigrations, MIGRATIONS_DIR } from './migrate';
+export {
+  assertDatabaseMigrated,
+  assertMigrated,
+  DatabaseNotMigratedError,
+  migrate,
+  readMigrations,
+  MIGRATIONS_DIR,
+} from './migrate';
 export type { MigrateOptions, MigrateResult, MigrationFile } from './migrate';
 export { ensureDatabase, dropDatabase } from './connection';
 export { poolOf, type RunStore } from './run-store';

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Client } from 'pg';
 import { createDatabase } from './client';
-import { migrate, MIGRATIONS_DIR, readMigrations } from './migrate';
+import { assertMigrated, DatabaseNotMigratedError, migrate, MIGRATIONS_DIR, readMigrations } from './migrate';
 import { createTestDatabase, type TestDatabase } from './testing';
 
 async function query<T extends object>(url: string, sql: string): Promise<T[]> {
@@ -186,5 +186,35 @@ describe('migrate', () => {
     await expect(migrate('postgresql://postgres@127.0.0.1:1/nowhere')).rejects.toThrow(
       /unreachable \(ECONNREFUSED\): start it, e.g. docker compose up -d postgres/,
     );
+  });
+});
+
+describe('assertMigrated', () => {
+  it('says how to migrate an empty database, then one missing a migration, and passes a migrated one', async () => {
+    const empty = await createTestDatabase(undefined, { migrated: false });
+    const client = new Client({ connectionString: empty.url });
+    await client.connect();
+    try {
+      const refusal = await assertMigrated(client, empty.url).catch((error: unknown) => error);
+      expect(refusal).toBeInstanceOf(DatabaseNotMigratedError);
+      expect((refusal as Error).message).toContain('it has no teapot tables');
+      expect((refusal as Error).message).toContain('npm run db:migrate');
+
+      const dir = mkdtempSync(path.join(tmpdir(), 'teapot-migrations-'));
+      for (const file of readMigrations()) {
+        mkdirSync(path.join(dir, file.name));
+        writeFileSync(path.join(dir, file.name, 'migration.sql'), file.sql);
+      }
+      await migrate(empty.url, { migrationsDir: dir });
+      await expect(assertMigrated(client, empty.url, dir)).resolves.toBeUndefined();
+      mkdirSync(path.join(dir, '20991231000000_later'));
+      writeFileSync(path.join(dir, '20991231000000_later', 'migration.sql'), 'SELECT 1;');
+      await expect(assertMigrated(client, empty.url, dir)).rejects.toThrow(
+        /1 migration\(s\) are not applied \(20991231000000_later\)/,
+      );
+    } finally {
+      await client.end();
+      await empty.drop();
+    }
   });
 });

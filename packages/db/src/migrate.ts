@@ -2,7 +2,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { readdirSync, readFileSync, existsSync } from 'node:fs';
 import path from 'node:path';
 import type { Client } from 'pg';
-import { connect } from './connection';
+import { connect, redact } from './connection';
 import { backfillRollups } from './rollups';
 
 /** `prisma/migrations` of the repository (the same relative place from src/ and dist/). */
@@ -164,5 +164,65 @@ async function applyOne(client: Client, file: MigrationFile): Promise<void> {
     await client.query('ROLLBACK');
     const message = err instanceof Error ? err.message : String(err);
     throw new Error(`Migration ${file.name} failed and was rolled back: ${message}`, { cause: err });
+  }
+}
+
+/** The database lacks migrations this checkout has: the processes refuse to start on it. */
+export class DatabaseNotMigratedError extends Error {
+  constructor(
+    /** Migrations not applied; empty when the database has none at all. */
+    readonly pending: string[],
+    databaseUrl: string,
+  ) {
+    super(
+      `The database ${redact(databaseUrl)} is not migrated: ` +
+        (pending.length === 0
+          ? 'it has no teapot tables.'
+          : `${pending.length} migration(s) are not applied (${pending.slice(0, 3).join(', ')}${pending.length > 3 ? ', ...' : ''}).`) +
+        `\nRun the migrations, then start again:\n  DATABASE_URL=${redact(databaseUrl)} npm run db:migrate\n` +
+        '(or `prisma migrate deploy`, on a machine where the Prisma CLI can run).',
+    );
+    this.name = 'DatabaseNotMigratedError';
+  }
+}
+
+/**
+ * Throws DatabaseNotMigratedError unless every migration in `migrationsDir` is recorded as applied.
+ * Without the directory (a deployment that ships only dist/) it only checks that teapot's tables exist.
+ */
+export async function assertMigrated(
+  queryable: { query<R extends object>(sql: string): Promise<{ rows: R[] }> },
+  databaseUrl: string,
+  migrationsDir = MIGRATIONS_DIR,
+): Promise<void> {
+  const [{ present }] = (
+    await queryable.query<{ present: boolean }>(
+      `SELECT to_regclass('"_prisma_migrations"') IS NOT NULL AS present`,
+    )
+  ).rows;
+  const expected = existsSync(migrationsDir) ? readMigrations(migrationsDir).map((file) => file.name) : [];
+  if (!present) throw new DatabaseNotMigratedError([], databaseUrl);
+  const applied = new Set(
+    (
+      await queryable.query<{ migration_name: string }>(
+        'SELECT migration_name FROM "_prisma_migrations" WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL',
+      )
+    ).rows.map((row) => row.migration_name),
+  );
+  if (applied.size === 0) throw new DatabaseNotMigratedError([], databaseUrl);
+  const pending = expected.filter((name) => !applied.has(name));
+  if (pending.length > 0) throw new DatabaseNotMigratedError(pending, databaseUrl);
+}
+
+/** assertMigrated over a connection of its own, closed before returning. */
+export async function assertDatabaseMigrated(
+  databaseUrl: string,
+  migrationsDir = MIGRATIONS_DIR,
+): Promise<void> {
+  const client = await connect(databaseUrl);
+  try {
+    await assertMigrated(client, databaseUrl, migrationsDir);
+  } finally {
+    await client.end();
   }
 }

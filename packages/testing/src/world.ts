@@ -43,6 +43,8 @@ export async function createTestWorld(options: TestWorldOptions = {}): Promise<T
       REDIS_URL: redisUrl,
       TEAPOT_REDIS_PREFIX: prefix,
       TEAPOT_SECRET_KEY: secretKey.toString('hex'),
+      // Simulators listen on loopback, which endpoints may use only when allowed.
+      TEAPOT_ENDPOINT_URL_ALLOW: 'public,private,loopback',
       ...overrides,
     }),
     close() {

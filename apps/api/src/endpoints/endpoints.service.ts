@@ -1,4 +1,8 @@
-import { ConflictException, Injectable, NotFoundException } from '@nestjs/common';
+import { ConflictException, Inject, Injectable, NotFoundException } from '@nestjs/common';
+import type { ApiEnv } from '@teapot/config';
+import { checkUrl, UrlPolicyError } from '@teapot/webhooks';
+import { API_ENV } from '../env/env.module';
+import { RequestValidationException } from '../errors/request-validation.exception';
 import type { Endpoint, Prisma } from '@teapot/db';
 import { containsText } from '../common/query';
 import { afterCursor, type Page, toPage } from '../common/pagination';
@@ -17,9 +21,11 @@ export class EndpointsService {
   constructor(
     private readonly prisma: PrismaService,
     private readonly secrets: EndpointSecrets,
+    @Inject(API_ENV) private readonly env: ApiEnv,
   ) {}
 
   async create(input: CreateEndpointDto): Promise<EndpointDto> {
+    this.checkBaseUrl(input.baseUrl);
     const { authHeaders, tags, config, ...fields } = input;
     const endpoint = await this.prisma.endpoint.create({
       data: {
@@ -58,6 +64,7 @@ export class EndpointsService {
 
   async update(id: string, input: UpdateEndpointDto): Promise<EndpointDto> {
     const { authHeaders, tags, archived, ...fields } = input;
+    if (input.baseUrl !== undefined) this.checkBaseUrl(input.baseUrl);
     await this.find(id);
     const endpoint = await this.prisma.endpoint.update({
       where: { id },
@@ -88,6 +95,16 @@ export class EndpointsService {
     }
     await this.prisma.endpoint.delete({ where: { id } });
     return null;
+  }
+
+  /** The URL policy on the text (IP literals in every encoding); the worker checks resolved addresses. */
+  private checkBaseUrl(baseUrl: string): void {
+    try {
+      checkUrl(baseUrl, this.env.TEAPOT_ENDPOINT_URL_ALLOW);
+    } catch (error) {
+      if (!(error instanceof UrlPolicyError)) throw error;
+      throw new RequestValidationException([{ field: 'baseUrl', problem: `is refused: ${error.message}` }]);
+    }
   }
 
   private async find(id: string): Promise<Endpoint> {

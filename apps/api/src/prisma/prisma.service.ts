@@ -10,8 +10,10 @@ export class PrismaService extends PooledPrismaClient implements OnModuleInit, O
     super(env.DATABASE_URL);
   }
 
+  /** Refuses to start on a database without this checkout's migrations, saying how to apply them. */
   async onModuleInit(): Promise<void> {
     await this.$connect();
+    await this.assertMigrated();
   }
 
   async onModuleDestroy(): Promise<void> {

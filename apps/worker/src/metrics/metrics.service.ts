@@ -41,7 +41,7 @@ export class MetricsService implements OnApplicationBootstrap, BeforeApplication
 
   async onApplicationBootstrap(): Promise<void> {
     if (this.env.WORKER_METRICS_PORT !== undefined)
-      this.port = await this.listen(this.env.WORKER_METRICS_PORT);
+      this.port = await this.listen(this.env.WORKER_METRICS_PORT, this.env.WORKER_METRICS_HOST);
   }
 
   async beforeApplicationShutdown(): Promise<void> {
@@ -75,8 +75,8 @@ export class MetricsService implements OnApplicationBootstrap, BeforeApplication
     return queueHealthPrometheus([health.queue]) + lines.join('\n') + '\n';
   }
 
-  /** GET /metrics (Prometheus text) and GET /health (JSON) on WORKER_METRICS_PORT. */
-  async listen(port: number): Promise<number> {
+  /** GET /metrics (Prometheus text) and GET /health (JSON) on WORKER_METRICS_HOST:WORKER_METRICS_PORT. */
+  async listen(port: number, host = '127.0.0.1'): Promise<number> {
     const server = createServer((request, response) => {
       const path = (request.url ?? '/').split('?')[0];
       const reply = (status: number, type: string, body: string) => {
@@ -94,11 +94,15 @@ export class MetricsService implements OnApplicationBootstrap, BeforeApplication
     });
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
-      server.listen(port, '0.0.0.0', () => resolve());
+      server.listen(port, host, () => resolve());
     });
     this.server = server;
-    const bound = (server.address() as AddressInfo).port;
-    this.logger.log(`metrics on http://0.0.0.0:${bound}/metrics`);
+    // No authentication here: say plainly who can reach it.
+    const { address, port: bound } = server.address() as AddressInfo;
+    const shown = address.includes(':') ? `[${address}]` : address;
+    this.logger.log(
+      `metrics on http://${shown}:${bound}/metrics (no authentication; WORKER_METRICS_HOST sets the address)`,
+    );
     return bound;
   }
 

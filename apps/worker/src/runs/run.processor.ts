@@ -11,6 +11,7 @@ import {
 import { RUN_WORKER_DEFAULTS } from '@teapot/jobs';
 import { runBenchmark, type RunOptions, type RunResult, type Target } from '@teapot/measure';
 import { isTransientDbError } from '@teapot/db';
+import { checkUrl, guardedLookup } from '@teapot/webhooks';
 import { CLOCK, WORKER_ENV, type Clock } from '../env/worker-env';
 import { WorkerMetrics } from '../metrics/worker-metrics';
 import {
@@ -59,6 +60,8 @@ export class RunProcessor implements QueueProcessorHooks {
   private readonly logger = new Logger(RunProcessor.name);
   private readonly active = new Map<string, ActiveRun>();
   private closing = false;
+  /** Resolves endpoint hosts at connect time and refuses addresses outside TEAPOT_ENDPOINT_URL_ALLOW. */
+  private readonly lookup: Target['lookup'];
 
   constructor(
     @Inject(WORKER_ENV) private readonly env: WorkerEnv,
@@ -66,7 +69,9 @@ export class RunProcessor implements QueueProcessorHooks {
     private readonly redis: RedisService,
     private readonly runs: RunRepository,
     private readonly metrics: WorkerMetrics,
-  ) {}
+  ) {
+    this.lookup = guardedLookup(env.TEAPOT_ENDPOINT_URL_ALLOW) as Target['lookup'];
+  }
 
   workerOptions(): QueueWorkerOptions {
     return {
@@ -245,16 +250,26 @@ export class RunProcessor implements QueueProcessorHooks {
     if (delayMs !== null) this.metrics.lastStartDelayMs = delayMs;
   }
 
+  /**
+   * The endpoint as the measurement package connects to it: the URL policy is checked on the text
+   * here (IP literals never reach a lookup) and on every resolved address at connect time.
+   */
   private target(run: RunToProcess): Target {
     const { baseUrl, apiKind, model, authHeadersEnc } = run.endpoint;
-    if (!authHeadersEnc) return { baseUrl, apiKind, model };
+    try {
+      checkUrl(baseUrl, this.env.TEAPOT_ENDPOINT_URL_ALLOW);
+    } catch (error) {
+      throw new Error(`the endpoint's base URL is refused by the URL policy: ${message(error)}`);
+    }
+    const lookup = this.lookup;
+    if (!authHeadersEnc) return { baseUrl, apiKind, model, lookup };
     let headers: Record<string, string>;
     try {
       headers = decryptHeaders(authHeadersEnc, this.env.TEAPOT_SECRET_KEY);
     } catch (error) {
       throw new Error(`the endpoint's auth headers cannot be read: ${message(error)}`);
     }
-    return { baseUrl, apiKind, model, headers };
+    return { baseUrl, apiKind, model, headers, lookup };
   }
 
   /** A write retried while the database is away: PERSIST_RETRY_MAX_MS, or what is left of the grace on shutdown. */

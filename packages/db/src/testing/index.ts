@@ -15,7 +15,11 @@ const DEFAULT_SERVER_URL = 'postgresql://postgres@127.0.0.1:5432/postgres';
  * Creates `teapot_test_<random>` on the server of `serverUrl` (default: TEAPOT_TEST_DATABASE_URL,
  * then DATABASE_URL, then the local Postgres) and migrates it with the real `migrate()`.
  */
-export async function createTestDatabase(serverUrl?: string): Promise<TestDatabase> {
+export async function createTestDatabase(
+  serverUrl?: string,
+  /** false: an empty database, as before `npm run db:migrate`. */
+  { migrated = true }: { migrated?: boolean } = {},
+): Promise<TestDatabase> {
   const url = new URL(
     serverUrl ?? process.env.TEAPOT_TEST_DATABASE_URL ?? process.env.DATABASE_URL ?? DEFAULT_SERVER_URL,
   );
@@ -23,7 +27,7 @@ export async function createTestDatabase(serverUrl?: string): Promise<TestDataba
   const databaseUrl = url.toString();
   await ensureDatabase(databaseUrl);
   try {
-    await migrate(databaseUrl);
+    if (migrated) await migrate(databaseUrl);
   } catch (err) {
     await dropDatabase(databaseUrl);
     throw err;

@@ -31,10 +31,14 @@ export class CreateEndpointDto {
 
   @ApiProperty({
     example: 'http://10.0.0.7:8000/v1',
-    description: 'Up to and including the version segment.',
+    description:
+      'Up to and including the version segment; a query string (e.g. `?api-version=`) is kept and sent. ' +
+      'Public and private addresses are allowed; loopback only when TEAPOT_ENDPOINT_URL_ALLOW includes it; ' +
+      'link-local and cloud metadata never.',
   })
   @IsString()
   @MaxLength(2048)
+  @Matches(/^[^#]*$/, { message: 'baseUrl must not have a #fragment: it is never sent to the server' })
   @IsUrl(
     { protocols: ['http', 'https'], require_protocol: true, require_tld: false, disallow_auth: true },
     { message: 'baseUrl must be an http(s) URL without credentials (put those in authHeaders)' },

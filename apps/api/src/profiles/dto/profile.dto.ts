@@ -41,13 +41,13 @@ export class CreateProfileDto {
     type: Number,
     nullable: true,
     minimum: 1,
-    maximum: 1_000_000,
+    maximum: 100_000,
     description: 'Measured requests per run (warm-up excluded). Set this, durationS, or both.',
   })
   @IsOptional()
   @IsInt()
   @Min(1)
-  @Max(1_000_000)
+  @Max(100_000)
   requestCount?: number | null;
 
   @ApiPropertyOptional({
@@ -63,11 +63,11 @@ export class CreateProfileDto {
   @Max(DAY_S)
   durationS?: number | null;
 
-  @ApiPropertyOptional({ minimum: 0, maximum: 10_000, default: 0 })
+  @ApiPropertyOptional({ minimum: 0, maximum: 1000, default: 0 })
   @IsAbsentOr()
   @IsInt()
   @Min(0)
-  @Max(10_000)
+  @Max(1000)
   warmupRequests?: number;
 
   @ApiPropertyOptional({

@@ -18,8 +18,12 @@ import {
 import type { Load, Slo, Workload } from '@teapot/measure';
 import { IsAbsentOr, isPlainObject } from '../../common/validators';
 
-const MAX_TOKENS = 1_000_000;
-const MAX_CONCURRENCY = 10_000;
+// Bounds one worker process can honour (the accuracy bench measures up to 1024 streams); beyond
+// them a run would measure the client, not the server. Run more profiles or workers instead.
+const MAX_INPUT_TOKENS = 131_072;
+const MAX_OUTPUT_TOKENS = 32_768;
+const MAX_CONCURRENCY = 1024;
+const MAX_RATE_PER_S = 1000;
 const FINITE = { allowNaN: false, allowInfinity: false } as const;
 
 type SyntheticWorkload = Extract<Workload, { kind: 'synthetic' }>;
@@ -45,19 +49,19 @@ export class SyntheticWorkloadDto implements SyntheticWorkload {
 
   @ApiProperty({
     minimum: 1,
-    maximum: MAX_TOKENS,
+    maximum: MAX_INPUT_TOKENS,
     example: 512,
     description: 'Target prompt length in tokens.',
   })
   @IsInt()
   @Min(1)
-  @Max(MAX_TOKENS)
+  @Max(MAX_INPUT_TOKENS)
   inputTokens!: number;
 
-  @ApiProperty({ minimum: 1, maximum: MAX_TOKENS, example: 256 })
+  @ApiProperty({ minimum: 1, maximum: MAX_OUTPUT_TOKENS, example: 256 })
   @IsInt()
   @Min(1)
-  @Max(MAX_TOKENS)
+  @Max(MAX_OUTPUT_TOKENS)
   outputTokens!: number;
 
   @ApiPropertyOptional({ minimum: 0, maximum: 1, description: 'Relative spread of lengths; 0 = all equal.' })
@@ -74,11 +78,11 @@ export class DatasetPromptDto {
   @Length(1, 200_000)
   prompt!: string;
 
-  @ApiPropertyOptional({ minimum: 1, maximum: MAX_TOKENS })
+  @ApiPropertyOptional({ minimum: 1, maximum: MAX_OUTPUT_TOKENS })
   @IsAbsentOr()
   @IsInt()
   @Min(1)
-  @Max(MAX_TOKENS)
+  @Max(MAX_OUTPUT_TOKENS)
   outputTokens?: number;
 }
 
@@ -98,13 +102,13 @@ export class DatasetWorkloadDto implements DatasetWorkload {
 
   @ApiPropertyOptional({
     minimum: 1,
-    maximum: MAX_TOKENS,
+    maximum: MAX_OUTPUT_TOKENS,
     description: 'For prompts that do not set their own.',
   })
   @IsAbsentOr()
   @IsInt()
   @Min(1)
-  @Max(MAX_TOKENS)
+  @Max(MAX_OUTPUT_TOKENS)
   outputTokens?: number;
 }
 
@@ -131,10 +135,10 @@ export class OpenLoadDto implements OpenLoad {
   @IsIn(['open'])
   kind!: 'open';
 
-  @ApiProperty({ minimum: 0.001, maximum: 100_000, example: 4 })
+  @ApiProperty({ minimum: 0.001, maximum: MAX_RATE_PER_S, example: 4, description: 'Requests per second.' })
   @IsNumber(FINITE)
   @Min(0.001)
-  @Max(100_000)
+  @Max(MAX_RATE_PER_S)
   ratePerS!: number;
 
   @ApiProperty({ enum: ARRIVALS })
