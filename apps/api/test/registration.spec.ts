@@ -58,9 +58,7 @@ describe('endpoint registration refuses what every run would fail on', () => {
   ])('refuses %s (link-local or cloud metadata), also in a patch', async (baseUrl) => {
     const response = await post('/endpoints', endpointBody({ baseUrl }));
     expect(response.status).toBe(400);
-    expect(response.body.details).toEqual([
-      { field: 'baseUrl', problem: expect.any(String) },
-    ]);
+    expect(response.body.details).toEqual([{ field: 'baseUrl', problem: expect.any(String) }]);
     const endpoint = await created(api, '/endpoints', endpointBody());
     const patched = await api.http
       .patch(`/endpoints/${endpoint.id}`)
