@@ -86,7 +86,7 @@ describe('OpenAPI', () => {
     const doc = await api.http.get('/openapi.json');
     expect(doc.status).toBe(200);
     const schemas = doc.body.components.schemas;
-    expect(schemas.ClosedLoadDto.properties.concurrency).toMatchObject({ minimum: 1, maximum: 10_000 });
+    expect(schemas.ClosedLoadDto.properties.concurrency).toMatchObject({ minimum: 1, maximum: 1024 });
     expect(schemas.CreateEndpointDto.required).toEqual(
       expect.arrayContaining(['name', 'baseUrl', 'apiKind', 'model']),
     );
