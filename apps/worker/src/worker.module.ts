@@ -9,6 +9,7 @@ import {
 } from '@nestjs/common';
 import type { LogLevel, WorkerEnv } from '@teapot/config';
 import type { WorkerRole } from '@teapot/contracts';
+import { AnalysisModule } from './analysis/analysis.module';
 import { EnvModule } from './env/env.module';
 import { AUTO_START, WORKER_ENV, type Clock } from './env/worker-env';
 import { LoggingModule } from './logging/logging.module';
@@ -28,6 +29,7 @@ import { WebhooksModule } from './webhooks/webhooks.module';
 export const ROLE_MODULES: Record<WorkerRole, Type> = {
   runs: RunsModule,
   webhooks: WebhooksModule,
+  analysis: AnalysisModule,
   schedule: SchedulerModule,
   retention: RetentionModule,
 };

@@ -62,3 +62,5 @@ export type {
   ResampleUnit,
 } from './comparisons/compare';
 export type { SideRoofline } from './comparisons/roofline';
+export { verifyDeployment, overallOf, DEPLOYMENT_STATISTICS } from './deployments/verify';
+export type { DeploymentToVerify, VerificationProgress, VerifyOptions } from './deployments/verify';

@@ -57,6 +57,8 @@ export const workerEnvSchema = z.object({
   ENDPOINT_LOCK_TTL_MS: wholeNumber(1_000, HOUR_MS, 30_000),
   /** When an endpoint is busy, try the run again after this long. */
   ENDPOINT_BUSY_RETRY_MS: wholeNumber(100, HOUR_MS, 5_000),
+  /** How often a deployment's verification checks whether its runs are done. */
+  DEPLOYMENT_POLL_MS: wholeNumber(100, HOUR_MS, 5_000),
   /** A run that has not started this long after it was queued (manual runs) is aborted. */
   RUN_MAX_WAIT_MS: wholeNumber(1_000, 7 * 24 * HOUR_MS, HOUR_MS),
   /** How long to keep retrying the write of a finished run while the database is down. */

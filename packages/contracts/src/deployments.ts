@@ -34,7 +34,11 @@ export interface MetricVerification {
   relative: boolean;
   /** The bootstrap interval of `delta`. */
   interval: [number, number] | null;
+  /** The change that matters, in the terms of `delta`. */
+  threshold: number;
   verdict: MetricVerdictName;
+  /** Why this row has no interval (too few runs or samples); it does not count in the verdict. */
+  insufficient?: string;
 }
 
 export interface ProfileVerification {

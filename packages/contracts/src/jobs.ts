@@ -67,7 +67,11 @@ export const QUEUE_OF_JOB = {
  * (ROLE_MODULES in apps/worker/src/worker.module.ts); until then producers may fill it, no worker
  * takes its jobs.
  */
-export const WORKER_ROLES = ['runs', 'webhooks', 'schedule', 'retention'] as const satisfies readonly (
-  QueueName | 'schedule' | 'retention'
-)[];
+export const WORKER_ROLES = [
+  'runs',
+  'webhooks',
+  'analysis',
+  'schedule',
+  'retention',
+] as const satisfies readonly (QueueName | 'schedule' | 'retention')[];
 export type WorkerRole = (typeof WORKER_ROLES)[number];

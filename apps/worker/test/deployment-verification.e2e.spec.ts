@@ -1,0 +1,137 @@
+import type { INestApplicationContext } from '@nestjs/common';
+import { persistRunResult } from '@teapot/db';
+import { syntheticRunResult } from '@teapot/db/testing';
+import { AnalysisQueueProducer, createRedis, verificationJobId } from '@teapot/jobs';
+import { seedEndpoint, seedProfile, seedWebhookSubscription, waitFor } from '@teapot/testing';
+import type { Redis } from 'ioredis';
+import { createWorkerApp } from '../src/worker-app';
+import { createWorld, type WorkerWorld } from './support/harness';
+
+// The `analysis` queue in a worker that runs only it: a deployment's verification stores the verdict
+// and its webhook event once, in one transaction, however often its job runs.
+describe('deployment verification on the analysis queue', () => {
+  let world: WorkerWorld;
+  let app: INestApplicationContext;
+  let connection: Redis;
+  let producer: AnalysisQueueProducer;
+  let endpointId: string;
+  let profileId: string;
+
+  const measuredRun = async (seed: number, gapScale: number, deploymentId?: string) => {
+    const profile = await world.db.prisma.profile.findUniqueOrThrow({ where: { id: profileId } });
+    const run = await world.db.prisma.run.create({
+      data: {
+        endpointId,
+        profileId,
+        deploymentId: deploymentId ?? null,
+        profileSnapshot: { workload: profile.workload, load: profile.load, requestCount: 24 },
+        trigger: deploymentId ? 'deployment' : 'manual',
+        status: 'running',
+        startedAt: new Date(),
+      },
+    });
+    await persistRunResult(
+      world.db,
+      run.id,
+      syntheticRunResult({ requests: 24, tokensPerRequest: 48, seed, gapScale }),
+    );
+    return run.id;
+  };
+
+  beforeAll(async () => {
+    world = await createWorld();
+    endpointId = await seedEndpoint(world, { baseUrl: 'http://127.0.0.1:9/v1' });
+    profileId = await seedProfile(world, endpointId);
+    connection = createRedis(world.redisUrl);
+    producer = new AnalysisQueueProducer({ redis: connection, prefix: world.prefix });
+    app = await createWorkerApp({
+      env: world.workerEnv({ WORKER_QUEUES: 'analysis', DEPLOYMENT_POLL_MS: '100', WORKER_ID: 'analysis-1' }),
+      logs: false,
+    });
+  }, 60_000);
+
+  afterAll(async () => {
+    await app?.close();
+    await producer?.close();
+    await connection?.quit();
+    await world?.close();
+  });
+
+  it('waits for the runs, stores regressed with one deployment.regressed event, and never twice', async () => {
+    const subscription = await seedWebhookSubscription(world, {
+      url: 'https://hooks.example.com/teapot',
+      eventTypes: ['deployment.regressed', 'deployment.verified'],
+      endpointId,
+    });
+    for (let i = 0; i < 3; i++) await measuredRun(i + 1, 1);
+    const deployment = await world.db.prisma.deployment.create({
+      data: {
+        endpointId,
+        label: 'fp8 -> fp16',
+        effectiveAt: new Date(),
+        runsPerProfile: 3,
+        profileIds: [profileId],
+        firstRunDelayS: 0,
+        baselineRuns: 3,
+        threshold: 0.1,
+      },
+    });
+    await measuredRun(11, 2, deployment.id);
+    const unfinished = await world.db.prisma.run.create({
+      data: {
+        endpointId,
+        profileId,
+        deploymentId: deployment.id,
+        profileSnapshot: {},
+        trigger: 'deployment',
+      },
+    });
+    await producer.enqueueVerification(deployment.id);
+    // While a run is unfinished the job keeps delaying itself and stores nothing.
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    expect(
+      (await world.db.prisma.deployment.findUniqueOrThrow({ where: { id: deployment.id } })).verdict,
+    ).toBeNull();
+    const job = await producer.queue.getJob(verificationJobId(deployment.id));
+    expect(['delayed', 'active', 'waiting']).toContain(await job?.getState());
+
+    await world.db.prisma.run.delete({ where: { id: unfinished.id } });
+    await measuredRun(12, 2, deployment.id);
+    await measuredRun(13, 2, deployment.id);
+    await waitFor(
+      'the verdict',
+      async () =>
+        (await world.db.prisma.deployment.findUniqueOrThrow({ where: { id: deployment.id } })).verdict !==
+        null,
+      30_000,
+      100,
+    );
+    const stored = await world.db.prisma.deployment.findUniqueOrThrow({ where: { id: deployment.id } });
+    expect(stored.verdict).toBe('regressed');
+    expect(stored.verifiedAt).not.toBeNull();
+    const events = await world.db.prisma.webhookEvent.findMany({ include: { deliveries: true } });
+    expect(events).toHaveLength(1);
+    expect(events[0]).toMatchObject({ type: 'deployment.regressed', endpointId });
+    expect(events[0].deliveries.map((d) => d.subscriptionId)).toEqual([subscription.id]);
+    const data = events[0].data as {
+      deployment: { id: string };
+      verdict: string;
+      profiles: Array<{ metrics: unknown[] }>;
+    };
+    expect(data).toMatchObject({ deployment: { id: deployment.id }, verdict: 'regressed' });
+    expect(data.profiles[0].metrics.length).toBeGreaterThan(0);
+    expect(events[0].links).toMatchObject({ deployment: `/deployments/${deployment.id}` });
+
+    // A second job for the same deployment (a retry, or the sweep) changes nothing.
+    await (await producer.queue.getJob(verificationJobId(deployment.id)))?.remove();
+    await producer.enqueueVerification(deployment.id);
+    await waitFor(
+      'the second job',
+      async () =>
+        (await (await producer.queue.getJob(verificationJobId(deployment.id)))?.getState()) === 'completed',
+      30_000,
+      100,
+    );
+    expect(await world.db.prisma.webhookEvent.count()).toBe(1);
+  }, 90_000);
+});
