@@ -83,7 +83,7 @@ describe('the one-machine launcher (npm start)', () => {
 
       // Two simulators, the API, and the worker split by WORKER_QUEUES: one process only measures.
       expect(output.text).toMatch(/^ {2}worker-runs: runs$/m);
-      expect(output.text).toMatch(/^ {2}worker-background: webhooks, schedule, retention/m);
+      expect(output.text).toMatch(/^ {2}worker-background: webhooks, analysis, schedule, retention/m);
       expect(result.childPids).toHaveLength(5);
       for (const pid of result.childPids) expect(isAlive(pid)).toBe(false);
     });

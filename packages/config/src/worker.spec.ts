@@ -13,7 +13,7 @@ describe('loadWorkerEnv', () => {
     expect(env.WORKER_CONCURRENCY).toBe(1);
     expect(env.SCHEDULER_TICK_MS).toBe(1000);
     expect(env.RETENTION_RAW_DAYS).toBe(30);
-    expect(env.WORKER_QUEUES).toEqual(['runs', 'webhooks', 'schedule', 'retention']);
+    expect(env.WORKER_QUEUES).toEqual(['runs', 'webhooks', 'analysis', 'schedule', 'retention']);
     expect(env.WORKER_METRICS_PORT).toBeUndefined();
     expect(env.WORKER_ID).toMatch(new RegExp(`-${process.pid}$`));
   });
@@ -51,7 +51,7 @@ describe('loadWorkerEnv', () => {
     expect(variables).toEqual(['REDIS_URL', 'WORKER_CONCURRENCY', 'WORKER_QUEUES']);
     expect((error as EnvError).message).toContain('teapot worker cannot start');
     expect((error as EnvError).message).toContain(
-      'WORKER_QUEUES is invalid: unknown webhook; must be all or a comma-separated list of runs, webhooks, schedule, retention',
+      'WORKER_QUEUES is invalid: unknown webhook; must be all or a comma-separated list of runs, webhooks, analysis, schedule, retention',
     );
   });
 
