@@ -2,7 +2,8 @@
  * The machine's floor for the accuracy benchmark: the least a client can do per token chunk.
  * epoll, one read() per ready socket, CLOCK_MONOTONIC (the clock of process.hrtime) right after
  * it, nothing else. Closed loop: each connection sends the next request when its stream ends.
- * Prints "responseId arrivalNs" for every chunk that carries content; see src/accuracy.ts.
+ * Prints "responseId arrivalNs" for every chunk that carries content, then "cpu <user+system us>"
+ * of the whole process; see src/accuracy.ts.
  *
  *   cc -O2 -o epoll-reader epoll-reader.c && ./epoll-reader PORT STREAMS REQUESTS BODY
  */
@@ -14,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -101,6 +103,11 @@ int main(int argc, char **argv) {
       }
     }
   }
+  struct rusage usage;
+  getrusage(RUSAGE_SELF, &usage);
+  long long cpu_us = usage.ru_utime.tv_sec * 1000000LL + usage.ru_utime.tv_usec +
+                     usage.ru_stime.tv_sec * 1000000LL + usage.ru_stime.tv_usec;
   for (long i = 0; i < count; i++) printf("%s %lld\n", arrivals[i].id, arrivals[i].ns);
+  printf("cpu %lld\n", cpu_us);
   return 0;
 }

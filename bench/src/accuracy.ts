@@ -1,57 +1,61 @@
 /**
- * Measurement accuracy: how late does the client timestamp a token chunk, compared with the
- * instant the simulator wrote it? Both sides read CLOCK_MONOTONIC (process.hrtime.bigint()), so
- * the difference is the delay the client adds (kernel + event loop + its own parsing).
+ * Measurement accuracy: how late does a client timestamp a token chunk, compared with the instant
+ * the simulator wrote it? Both sides read CLOCK_MONOTONIC (process.hrtime.bigint()), so the
+ * difference is the delay the client adds (kernel + event loop + its own parsing).
  *
  * The simulator runs in a separate process at a fixed ~20 ms per decode step (~50 tokens/s per
- * stream, whatever the batch), and teapot's client is compared with a baseline written the way
- * one-off scripts are: fetch + TextDecoder + line splitting + JSON.parse, timestamped after parsing.
- * The simulator is its own CLI with `--step-ms 20`: a GPU with unlimited bandwidth and FLOPs plus a
- * 20 ms step overhead.
+ * stream, whatever the batch). Every client runs in a fresh process per level and repetition
+ * (accuracy-client.ts; the Python peer in bench/clients/aiohttp_client.py; the C floor in
+ * bench/floor), so no client profits from JIT work or connections left by an earlier level; the
+ * clients of one repetition are interleaved, and each figure is the median of the repetitions.
+ * Clients: teapot through each transport; two baselines written the way such clients are (a naive
+ * fetch script, and a Python aiohttp client with one coroutine per stream); and two floors: a Node
+ * reader that only timestamps each read (what any Node client can reach here) and the same in C.
  *
- *   pnpm --filter @teapot/bench build && pnpm --filter @teapot/bench accuracy [--levels 1,64,512]
+ *   pnpm --filter @teapot/bench build && pnpm --filter @teapot/bench accuracy
+ *     [--levels 1,64,512] [--reps 3] [--clients http1,node-floor] [--no-pin]
  */
 import { execFile, spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
-import * as net from 'node:net';
+import { mkdtempSync } from 'node:fs';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { monitorEventLoopDelay } from 'node:perf_hooks';
 import {
-  CHUNK_KIND,
+  DEFAULT_TRANSPORT,
+  percentile,
   percentileSummary,
-  runBenchmark,
   TRANSPORTS,
-  type PercentileSummary,
-  type RunResult,
   type Transport,
 } from '@teapot/measure';
 import { fetchGroundTruth } from '@teapot/simulator';
 import { freePort } from '@teapot/testing';
+import { PLAIN_BODY, type ClientDocument, type ClientJob, type ClientName } from './accuracy-setup';
 
 const DEFAULT_LEVELS = [1, 64, 256, 512, 1024];
-const OUTPUT_TOKENS = 50;
-const INPUT_TOKENS = 32;
+const DEFAULT_REPS = 3;
 const STEP_MS = 20;
-/** The goal (issue #13): the default transport's P99 within this factor of node-floor at every level... */
+/** The goals (issue #13): the default transport's P99 within this factor of node-floor at every level... */
 const FLOOR_FACTOR = 2;
-/** ...and its median added delay under this. */
+/** ...its median added delay under this... */
 const TARGET_P50_MS = 0.5;
-const LOOP_RESOLUTION_MS = 10;
-const MODEL = 'llama-8b';
+/** ...at least this much better at P99 than the aiohttp peer from PEER_MIN_STREAMS streams, never worse... */
+const PEER_FACTOR = 2;
+const PEER_MIN_STREAMS = 64;
+/** ...and under this much client CPU per token chunk. */
+const TARGET_CPU_US = 10;
+/** The start of a run: chunks written within this long of its first write. */
+const START_WINDOW_MS = 500;
 const REPO = join(__dirname, '..', '..');
 const SIMULATOR_MAIN = join(REPO, 'packages', 'simulator', 'dist', 'main.js');
+const CLIENT_MAIN = join(__dirname, 'accuracy-client.js');
+const AIOHTTP_CLIENT = join(REPO, 'bench', 'clients', 'aiohttp_client.py');
 const RESULTS = join(REPO, 'bench', 'results', 'accuracy.json');
 const C_FLOOR_SOURCE = join(REPO, 'bench', 'floor', 'epoll-reader.c');
 /** With two cores or more, the simulator gets core 0 and every client core 1 (see pinCores). */
 const SIMULATOR_CORE = 0;
 const CLIENT_CORE = 1;
+const ALL_CLIENTS: ClientName[] = [...TRANSPORTS, 'aiohttp', 'baseline', 'node-floor', 'c-floor'];
 
-/**
- * teapot through each transport, the one-off-script baseline, and two floors: a Node reader that only
- * timestamps each read (what any Node client can reach here) and the same in C (what the machine allows).
- */
-type ClientName = Transport | 'baseline' | 'node-floor' | 'c-floor';
 function isTransport(client: ClientName): client is Transport {
   return (TRANSPORTS as readonly string[]).includes(client);
 }
@@ -60,92 +64,139 @@ function label(client: ClientName): string {
   return isTransport(client) ? `teapot/${client}` : client;
 }
 
-/** Enough requests for a few thousand token samples, bounded so one level takes seconds. */
+/** Enough requests for a few thousand token samples, bounded so one run takes seconds. */
 function requestsFor(streams: number): number {
-  return streams === 1 ? 20 : Math.min(2 * streams, 1024);
+  return streams === 1 ? 10 : Math.min(2 * streams, 1024);
 }
 
-/** Arrival times of the token-carrying chunks of one response, on the monotonic clock. */
-interface MeasuredStream {
-  responseId: string;
-  arrivalsNs: bigint[];
-  /** Tokens per chunk as the client counted them; null where it does not count (the baseline). */
-  tokens: number[] | null;
-}
-
-interface ClientFigures {
-  client: ClientName;
-  streams: number;
-  requests: number;
-  failed: number;
+/** One client process at one level, against the simulator's ground truth. */
+interface RepFigures {
   /** Token chunks compared with the simulator's ground truth. */
   chunks: number;
-  /** Streams whose chunks did not line up one to one with the ground truth (left out). */
-  unmatched: number;
+  /** Requests that failed plus streams whose chunks did not line up one to one with the ground truth. */
+  lost: number;
   /** Arrival minus the simulator's writtenNs (just after its write returned). */
-  addedDelayMs: PercentileSummary | null;
+  p50: number;
+  p99: number;
+  max: number;
   /**
    * Share of chunks timestamped before writtenNs: on loopback the kernel hands the bytes to the reader
    * inside the simulator's write call, so a client on the other core can see them before that call returns.
    */
-  earlyShare: number;
-  /** Arrival minus writeStartNs (just before the write): an upper bound of the delay the client adds. */
-  fromWriteStartMs: PercentileSummary | null;
-  /** |measured gap - written gap| over consecutive token chunks of a stream: the error an ITL carries. */
-  gapErrorMs: PercentileSummary | null;
-  eventLoopDelayMs: { p99: number; max: number };
+  early: number;
+  /** P99 of |measured gap - written gap| over consecutive token chunks of a stream: the error an ITL carries. */
+  gapP99: number;
+  /** P99 added delay of the chunks written in the first START_WINDOW_MS of the run... */
+  startP99: number | null;
+  /** ...and of those written in the middle third of the run. */
+  middleP99: number | null;
+  /** Client CPU (user + system) per token chunk, us. */
+  cpuUsPerChunk: number | null;
+  loopP99: number | null;
   /** Median gap between the simulator's writes of consecutive token chunks: the decode step it ran at. */
-  simulatorStepP50Ms: number | null;
+  simStepMs: number | null;
   wallS: number;
 }
 
-/** `--levels 1,64` runs only those stream counts (a quick look); the default is every level. */
-function levelsFromArgs(argv: string[]): number[] {
-  const at = argv.indexOf('--levels');
-  if (at < 0) return DEFAULT_LEVELS;
-  const levels = (argv[at + 1] ?? '').split(',').map(Number);
+/** Medians over the repetitions of one client at one level. */
+interface ClientFigures extends RepFigures {
+  client: ClientName;
+  streams: number;
+  requests: number;
+  /** P99 added delay of each repetition, in the order run. */
+  p99s: number[];
+}
+
+interface Args {
+  levels: number[];
+  reps: number;
+  clients: ClientName[];
+  pin: boolean;
+}
+
+function parseArgs(argv: string[]): Args {
+  const value = (flag: string) => {
+    const at = argv.indexOf(flag);
+    return at < 0 ? null : (argv[at + 1] ?? '');
+  };
+  const levelsText = value('--levels');
+  const levels = levelsText === null ? DEFAULT_LEVELS : levelsText.split(',').map(Number);
   if (levels.length === 0 || !levels.every((n) => Number.isInteger(n) && n >= 1))
-    throw new Error(`--levels: expected stream counts like 1,64,512, got "${argv[at + 1] ?? ''}"`);
-  return levels;
+    throw new Error(`--levels: expected stream counts like 1,64,512, got "${levelsText}"`);
+  const reps = Number(value('--reps') ?? DEFAULT_REPS);
+  if (!Number.isInteger(reps) || reps < 1) throw new Error(`--reps: expected a positive integer`);
+  const clientsText = value('--clients');
+  const clients = clientsText === null ? ALL_CLIENTS : (clientsText.split(',') as ClientName[]);
+  const unknown = clients.find((c) => !ALL_CLIENTS.includes(c));
+  if (unknown !== undefined)
+    throw new Error(`--clients: unknown "${unknown}", expected ${ALL_CLIENTS.join(',')}`);
+  if (!clients.includes('node-floor')) clients.push('node-floor');
+  return { levels, reps, clients, pin: !argv.includes('--no-pin') };
 }
 
 async function main(): Promise<void> {
-  const argv = process.argv.slice(2);
-  const levels = levelsFromArgs(argv);
+  const args = parseArgs(process.argv.slice(2));
   const startedAt = Date.now();
   const loadBefore = loadavg();
-  const pinned = argv.includes('--no-pin') ? null : pinCores();
-  const cFloor = await buildCFloor();
-  const clients: ClientName[] = [...TRANSPORTS, 'baseline', 'node-floor'];
-  if (cFloor !== null) clients.push('c-floor');
-  const port = await freePort();
-  const simulator = await startSeparateSimulator(port, pinned !== null);
-  const baseUrl = `http://127.0.0.1:${port}/v1`;
+  const pinned = args.pin ? pinCores() : null;
+  const notes: string[] = [];
+  const cFloor = args.clients.includes('c-floor') ? buildCFloor(notes) : null;
+  const python = args.clients.includes('aiohttp') ? findPython(notes) : null;
+  const clients = args.clients.filter(
+    (c) => (c !== 'c-floor' || cFloor !== null) && (c !== 'aiohttp' || python !== null),
+  );
   const figures: ClientFigures[] = [];
-  try {
-    for (const streams of levels) {
-      for (const client of clients) {
-        const measured = await measureLevel(baseUrl, client, streams, cFloor);
-        figures.push(measured);
-        process.stderr.write(`${formatRow(measured)}\n`);
+  const loadByLevel: Array<{ streams: number; load1: number }> = [];
+  for (const streams of args.levels) {
+    loadByLevel.push({ streams, load1: loadavg()[0] });
+    const requests = requestsFor(streams);
+    const port = await freePort();
+    const simulator = await startSeparateSimulator(port, pinned !== null);
+    const baseUrl = `http://127.0.0.1:${port}/v1`;
+    const reps = new Map<ClientName, RepFigures[]>(clients.map((c) => [c, []]));
+    try {
+      for (let rep = 0; rep < args.reps; rep++) {
+        // interleaved, and rotated per repetition, so that no client always runs right after another
+        const order = clients.map((_, i) => clients[(i + rep) % clients.length]);
+        for (const client of order) {
+          const job: ClientJob = { client, baseUrl, streams, requests };
+          const started = performance.now();
+          const document = await runClientProcess(job, cFloor, python);
+          const wallS = (performance.now() - started) / 1000;
+          const measured = await compareWithTruth(baseUrl, document, wallS);
+          reps.get(client)!.push(measured);
+          process.stderr.write(
+            `  rep ${rep + 1}: ${formatRow({ ...medianOf([measured]), client, streams, requests })}\n`,
+          );
+        }
       }
+    } finally {
+      await stopProcess(simulator);
     }
-  } finally {
-    await stopProcess(simulator);
+    for (const client of clients) {
+      const all = reps.get(client)!;
+      figures.push({ ...medianOf(all), client, streams, requests, p99s: all.map((r) => r.p99) });
+    }
   }
 
   const loadAfter = loadavg();
-  process.stdout.write(renderTable(levels, figures));
-  const verdicts = levels.flatMap((streams) =>
-    TRANSPORTS.map((client) => verdictAt(figures, streams, client)),
+  const defaultTransport = DEFAULT_TRANSPORT;
+  process.stdout.write(renderTable(args.levels, figures, args.reps));
+  const verdicts = args.levels.flatMap((streams) =>
+    TRANSPORTS.filter((t) => clients.includes(t)).map((client) => verdictAt(figures, streams, client)),
   );
+  const machine =
+    `machine: ${cpus().length} cores, ${pinned ?? 'not pinned'}; load average ${loadBefore.map((l) => l.toFixed(2)).join(' ')} before, ` +
+    `${loadAfter.map((l) => l.toFixed(2)).join(' ')} after; 1-min load at each level's start: ` +
+    `${loadByLevel.map((l) => `${l.streams}: ${l.load1.toFixed(2)}`).join(', ')}; ` +
+    `${args.reps} repetitions, fresh process per client, level and repetition; ${((Date.now() - startedAt) / 1000).toFixed(0)} s in all`;
   process.stdout.write(
-    `\ngoal: P99 added delay and P99 gap error within ${FLOOR_FACTOR}x of node-floor, P50 < ${TARGET_P50_MS} ms:\n` +
+    `\ngoals (default transport: ${defaultTransport}): P50 < ${TARGET_P50_MS} ms; P99 added delay and P99 gap error within ${FLOOR_FACTOR}x of node-floor; ` +
+      `P99 at least ${PEER_FACTOR}x better than aiohttp from ${PEER_MIN_STREAMS} streams, never worse; CPU < ${TARGET_CPU_US} us/chunk:\n` +
       verdicts
-        .map((v) => `  ${String(v.streams).padStart(5)} streams ${label(v.client)}: ${v.text}`)
+        .map((v) => `  ${String(v.streams).padStart(5)} streams ${label(v.client).padEnd(14)} ${v.text}`)
         .join('\n') +
-      `\nmachine: ${cpus().length} cores, ${pinned ?? 'not pinned'}; load average ${loadBefore[0].toFixed(2)} before, ` +
-      `${loadAfter[0].toFixed(2)} after; ${((Date.now() - startedAt) / 1000).toFixed(0)} s in all\n`,
+      `\n${notes.map((n) => `note: ${n}\n`).join('')}${machine}\n`,
   );
 
   await mkdir(join(REPO, 'bench', 'results'), { recursive: true });
@@ -155,10 +206,17 @@ async function main(): Promise<void> {
     node: process.version,
     cores: cpus().length,
     pinned,
-    loadAverage: { before: loadBefore, after: loadAfter },
-    setup: { stepMs: STEP_MS, outputTokens: OUTPUT_TOKENS, inputTokens: INPUT_TOKENS, levels },
-    goal: { floorFactor: FLOOR_FACTOR, p50Ms: TARGET_P50_MS, verdicts },
-    levels: levels.map((streams) => ({
+    loadAverage: { before: loadBefore, after: loadAfter, byLevel: loadByLevel },
+    setup: { stepMs: STEP_MS, outputTokens: 50, levels: args.levels, reps: args.reps, defaultTransport },
+    goal: {
+      floorFactor: FLOOR_FACTOR,
+      p50Ms: TARGET_P50_MS,
+      peerFactor: PEER_FACTOR,
+      cpuUs: TARGET_CPU_US,
+      verdicts,
+    },
+    notes,
+    levels: args.levels.map((streams) => ({
       streams,
       clients: figures.filter((f) => f.streams === streams),
     })),
@@ -167,64 +225,161 @@ async function main(): Promise<void> {
   process.stdout.write(`figures written to ${RESULTS}\n`);
 }
 
-async function measureLevel(
-  baseUrl: string,
-  client: ClientName,
-  streams: number,
+/** Runs one client in a fresh process (pinned like this one: children inherit the affinity). */
+async function runClientProcess(
+  job: ClientJob,
   cFloor: string | null,
-): Promise<ClientFigures> {
-  const requests = requestsFor(streams);
-  const loop = monitorEventLoopDelay({ resolution: LOOP_RESOLUTION_MS });
-  const started = performance.now();
-  loop.enable();
-  let run: ClientRun;
-  if (isTransport(client)) run = await runTeapot(baseUrl, streams, requests, client);
-  else if (client === 'baseline') run = await runBaseline(baseUrl, streams, requests);
-  else if (client === 'node-floor') run = await runNodeFloor(baseUrl, streams, requests);
-  else run = await runCFloor(cFloor!, baseUrl, streams, requests);
-  loop.disable();
-  const wallS = (performance.now() - started) / 1000;
+  python: string | null,
+): Promise<ClientDocument> {
+  const concurrency = String(Math.min(job.streams, job.requests));
+  if (job.client === 'c-floor') {
+    const { port } = new URL(job.baseUrl);
+    const output = await execOutput(cFloor!, [port, concurrency, String(job.requests), PLAIN_BODY]);
+    return cFloorDocument(output);
+  }
+  if (job.client === 'aiohttp') {
+    const url = `${job.baseUrl}/chat/completions`;
+    const output = await execOutput(python!, [
+      AIOHTTP_CLIENT,
+      url,
+      concurrency,
+      String(job.requests),
+      PLAIN_BODY,
+    ]);
+    return JSON.parse(output) as ClientDocument;
+  }
+  return JSON.parse(await execOutput(process.execPath, [CLIENT_MAIN, JSON.stringify(job)])) as ClientDocument;
+}
 
+function execOutput(command: string, args: string[]): Promise<string> {
+  return new Promise((resolve, reject) => {
+    execFile(command, args, { maxBuffer: 1 << 28 }, (error, stdout, stderr) =>
+      error ? reject(new Error(`${command} ${args[0]}: ${error.message}\n${stderr}`)) : resolve(stdout),
+    );
+  });
+}
+
+/** The C floor prints "responseId arrivalNs" per content chunk, then "cpu <us>". */
+function cFloorDocument(output: string): ClientDocument {
+  const lines = output.trim().split('\n');
+  const cpuLine = lines.pop() ?? '';
+  const byId = new Map<string, number[]>();
+  let origin: bigint | null = null;
+  const parsed = lines.map((line) => {
+    const [id, ns] = line.split(' ');
+    const at = BigInt(ns);
+    if (origin === null || at < origin) origin = at;
+    return [id, at] as const;
+  });
+  for (const [id, at] of parsed) {
+    const list = byId.get(id) ?? [];
+    list.push(Number(at - (origin ?? 0n)));
+    byId.set(id, list);
+  }
+  return {
+    originNs: String(origin ?? 0n),
+    streams: [...byId].map(([id, ns]) => ({ id, ns, tokens: null })),
+    failed: 0,
+    cpuUs: cpuLine.startsWith('cpu ') ? Number(cpuLine.slice(4)) : null,
+    loop: null,
+  };
+}
+
+async function compareWithTruth(baseUrl: string, run: ClientDocument, wallS: number): Promise<RepFigures> {
+  const originNs = BigInt(run.originNs);
   const truth = await fetchGroundTruth(
     baseUrl,
-    run.streams.map((s) => s.responseId),
+    run.streams.map((s) => s.id),
   );
   const delaysMs: number[] = [];
-  const fromStartMs: number[] = [];
+  const writtenNs: bigint[] = [];
   const stepsMs: number[] = [];
   const gapErrorsMs: number[] = [];
   let unmatched = 0;
   for (const stream of run.streams) {
-    const sent = truth.get(stream.responseId)?.events.filter((e) => e.kind === 'content' && e.tokens > 0);
+    const sent = truth.get(stream.id)?.events.filter((e) => e.kind === 'content' && e.tokens > 0);
     const miscounted = stream.tokens !== null && sent?.some((e, i) => e.tokens !== stream.tokens?.[i]);
-    if (!sent || sent.length !== stream.arrivalsNs.length || miscounted) {
+    if (!sent || sent.length !== stream.ns.length || miscounted) {
       unmatched++;
       continue;
     }
+    const arrivals = stream.ns.map((ns) => originNs + BigInt(Math.round(ns)));
     sent.forEach((event, i) => {
-      delaysMs.push(Number(stream.arrivalsNs[i] - event.writtenNs) / 1e6);
-      fromStartMs.push(Number(stream.arrivalsNs[i] - event.writeStartNs) / 1e6);
+      delaysMs.push(Number(arrivals[i] - event.writtenNs) / 1e6);
+      writtenNs.push(event.writtenNs);
       if (i === 0) return;
       const writtenGapNs = event.writtenNs - sent[i - 1].writtenNs;
       stepsMs.push(Number(writtenGapNs) / 1e6);
-      const measuredGapNs = stream.arrivalsNs[i] - stream.arrivalsNs[i - 1];
+      const measuredGapNs = arrivals[i] - arrivals[i - 1];
       gapErrorsMs.push(Math.abs(Number(measuredGapNs - writtenGapNs)) / 1e6);
     });
   }
+  // where in the run a chunk was written: its first half-second against its middle third
+  let first = writtenNs[0] ?? 0n;
+  let last = first;
+  for (const w of writtenNs) {
+    if (w < first) first = w;
+    if (w > last) last = w;
+  }
+  const spanNs = Number(last - first);
+  const start: number[] = [];
+  const middle: number[] = [];
+  writtenNs.forEach((w, k) => {
+    const at = Number(w - first);
+    if (at < START_WINDOW_MS * 1e6) start.push(delaysMs[k]);
+    if (at >= spanNs / 3 && at <= (2 * spanNs) / 3) middle.push(delaysMs[k]);
+  });
+  const delays = percentileSummary(delaysMs);
+  const p99Of = (values: number[]) =>
+    values.length === 0
+      ? null
+      : percentile(
+          [...values].sort((a, b) => a - b),
+          0.99,
+        );
   return {
-    client,
-    streams,
-    requests,
-    failed: run.failed,
     chunks: delaysMs.length,
-    unmatched,
-    addedDelayMs: percentileSummary(delaysMs),
-    earlyShare: delaysMs.length === 0 ? 0 : delaysMs.filter((d) => d < 0).length / delaysMs.length,
-    fromWriteStartMs: percentileSummary(fromStartMs),
-    gapErrorMs: percentileSummary(gapErrorsMs),
-    eventLoopDelayMs: { p99: loopExcessMs(loop.percentile(99)), max: loopExcessMs(loop.max) },
-    simulatorStepP50Ms: percentileSummary(stepsMs)?.p50 ?? null,
+    lost: run.failed + unmatched,
+    p50: delays?.p50 ?? NaN,
+    p99: delays?.p99 ?? NaN,
+    max: delays?.max ?? NaN,
+    early: delaysMs.length === 0 ? 0 : delaysMs.filter((d) => d < 0).length / delaysMs.length,
+    gapP99: percentileSummary(gapErrorsMs)?.p99 ?? NaN,
+    startP99: p99Of(start),
+    middleP99: p99Of(middle),
+    cpuUsPerChunk: run.cpuUs === null || delaysMs.length === 0 ? null : run.cpuUs / delaysMs.length,
+    loopP99: run.loop?.p99 ?? null,
+    simStepMs: percentileSummary(stepsMs)?.p50 ?? null,
     wallS,
+  };
+}
+
+/** The median of every figure over the repetitions (each figure on its own). */
+function medianOf(reps: RepFigures[]): RepFigures {
+  const median = (pick: (r: RepFigures) => number | null): number | null => {
+    const values = reps.map(pick).filter((v): v is number => v !== null && !Number.isNaN(v));
+    return values.length === 0
+      ? null
+      : percentile(
+          values.sort((a, b) => a - b),
+          0.5,
+        );
+  };
+  const required = (pick: (r: RepFigures) => number) => median(pick) ?? NaN;
+  return {
+    chunks: required((r) => r.chunks),
+    lost: required((r) => r.lost),
+    p50: required((r) => r.p50),
+    p99: required((r) => r.p99),
+    max: required((r) => r.max),
+    early: required((r) => r.early),
+    gapP99: required((r) => r.gapP99),
+    startP99: median((r) => r.startP99),
+    middleP99: median((r) => r.middleP99),
+    cpuUsPerChunk: median((r) => r.cpuUsPerChunk),
+    loopP99: median((r) => r.loopP99),
+    simStepMs: median((r) => r.simStepMs),
+    wallS: required((r) => r.wallS),
   };
 }
 
@@ -235,253 +390,74 @@ interface Verdict {
   text: string;
 }
 
-/** One transport at one level against the goal, with the figures it was judged on. */
+/** One transport at one level against the goals, with the figures it was judged on. */
 function verdictAt(figures: ClientFigures[], streams: number, client: Transport): Verdict {
   const at = (name: ClientName) => figures.find((f) => f.client === name && f.streams === streams);
   const teapot = at(client);
   const floor = at('node-floor');
-  const p50 = teapot?.addedDelayMs?.p50;
-  const p99 = teapot?.addedDelayMs?.p99;
-  const gap = teapot?.gapErrorMs?.p99;
-  const floorP99 = floor?.addedDelayMs?.p99;
-  const floorGap = floor?.gapErrorMs?.p99;
-  if ([p50, p99, gap, floorP99, floorGap].some((v) => v === undefined))
+  const peer = at('aiohttp');
+  if (teapot === undefined || floor === undefined || Number.isNaN(teapot.p99) || Number.isNaN(floor.p99))
     return { streams, client, met: null, text: 'no data' };
-  const met = p50! < TARGET_P50_MS && p99! <= FLOOR_FACTOR * floorP99! && gap! <= FLOOR_FACTOR * floorGap!;
+  const misses: string[] = [];
+  if (!(teapot.p50 < TARGET_P50_MS)) misses.push('P50');
+  if (!(teapot.p99 <= FLOOR_FACTOR * floor.p99)) misses.push('P99 vs floor');
+  if (!(teapot.gapP99 <= FLOOR_FACTOR * floor.gapP99)) misses.push('gap vs floor');
+  let peerText = 'aiohttp: -';
+  if (peer !== undefined && !Number.isNaN(peer.p99)) {
+    const better = peer.p99 / teapot.p99;
+    const needed = streams >= PEER_MIN_STREAMS ? PEER_FACTOR : 1;
+    if (!(better >= needed)) misses.push('vs aiohttp');
+    peerText = `aiohttp/teapot P99 ${better.toFixed(1)}x (need ${needed}x)`;
+  }
+  if (!(teapot.cpuUsPerChunk !== null && teapot.cpuUsPerChunk < TARGET_CPU_US)) misses.push('CPU');
   const text =
-    `${met ? 'met' : 'MISSED'} (P50 ${ms(p50)}; P99 ${ms(p99)} vs floor ${ms(floorP99)} = ${(p99! / floorP99!).toFixed(1)}x; ` +
-    `gap P99 ${ms(gap)} vs floor ${ms(floorGap)} = ${(gap! / floorGap!).toFixed(1)}x)`;
-  return { streams, client, met, text };
-}
-
-/** The histogram holds whole timer periods: the delay is what exceeds one (as @teapot/measure reports it). */
-function loopExcessMs(ns: number): number {
-  return Math.max(0, ns / 1e6 - LOOP_RESOLUTION_MS);
-}
-
-interface ClientRun {
-  streams: MeasuredStream[];
-  failed: number;
-}
-
-async function runTeapot(
-  baseUrl: string,
-  streams: number,
-  requests: number,
-  transport: Transport,
-): Promise<ClientRun> {
-  const result: RunResult = await runBenchmark({
-    transport,
-    target: { baseUrl, apiKind: 'chat', model: MODEL },
-    workload: { kind: 'synthetic', inputTokens: INPUT_TOKENS, outputTokens: OUTPUT_TOKENS },
-    load: { kind: 'closed', concurrency: streams },
-    requests,
-    seed: 1,
-    timeoutMs: 120_000,
-    forceOutputLength: true,
-  });
-  const anchorNs = BigInt(result.monotonicAnchorNs);
-  const measured: MeasuredStream[] = [];
-  for (const record of result.requests) {
-    if (record.outcome !== 'ok' || record.responseId === null) continue;
-    const arrivalsNs: bigint[] = [];
-    const tokens: number[] = [];
-    for (let i = 0; i < record.chunkOffsetsUs.length; i++) {
-      if (record.chunkKinds[i] === CHUNK_KIND.empty || record.chunkTokens[i] === 0) continue;
-      arrivalsNs.push(anchorNs + BigInt(record.startUs + record.chunkOffsetsUs[i]) * 1000n);
-      tokens.push(record.chunkTokens[i]);
-    }
-    measured.push({ responseId: record.responseId, arrivalsNs, tokens });
-  }
-  return { streams: measured, failed: result.summary.requests.failed };
-}
-
-/** The one-off-script client: fetch, decode, split lines, parse, and only then read the clock. */
-/** The request every client but teapot sends. */
-const PLAIN_BODY = JSON.stringify({
-  model: MODEL,
-  messages: [{ role: 'user', content: 'word '.repeat(INPUT_TOKENS) }],
-  max_tokens: OUTPUT_TOKENS,
-  ignore_eos: true,
-  stream: true,
-  stream_options: { include_usage: true },
-});
-
-async function runBaseline(baseUrl: string, streams: number, requests: number): Promise<ClientRun> {
-  const measured: MeasuredStream[] = [];
-  let issued = 0;
-  let failed = 0;
-  const body = PLAIN_BODY;
-  const worker = async () => {
-    while (issued < requests) {
-      issued++;
-      try {
-        measured.push(await baselineStream(`${baseUrl}/chat/completions`, body));
-      } catch {
-        failed++;
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: streams }, worker));
-  return { streams: measured, failed };
-}
-
-async function baselineStream(url: string, body: string): Promise<MeasuredStream> {
-  const response = await fetch(url, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body,
-  });
-  if (!response.ok || !response.body) throw new Error(`HTTP ${response.status}`);
-  const reader = response.body.getReader();
-  const decoder = new TextDecoder();
-  const stream: MeasuredStream = { responseId: '', arrivalsNs: [], tokens: null };
-  let buffer = '';
-  for (;;) {
-    const { value, done } = await reader.read();
-    if (done) break;
-    buffer += decoder.decode(value, { stream: true });
-    const lines = buffer.split('\n');
-    buffer = lines.pop() ?? '';
-    for (const line of lines) {
-      if (!line.startsWith('data: ') || line === 'data: [DONE]') continue;
-      const chunk = JSON.parse(line.slice(6));
-      const now = process.hrtime.bigint();
-      stream.responseId ||= chunk.id;
-      if (chunk.choices?.[0]?.delta?.content) stream.arrivalsNs.push(now);
-    }
-  }
-  return stream;
-}
-
-/** Request bytes for the floor readers, which speak HTTP/1.1 themselves. */
-function plainRequest(baseUrl: string): Buffer {
-  const url = new URL(`${baseUrl}/chat/completions`);
-  return Buffer.from(
-    `POST ${url.pathname} HTTP/1.1\r\nhost: ${url.host}\r\ncontent-type: application/json\r\n` +
-      `content-length: ${Buffer.byteLength(PLAIN_BODY)}\r\n\r\n${PLAIN_BODY}`,
-  );
-}
-
-const CONTENT_MARK = Buffer.from('"content":"');
-const ID_MARK = Buffer.from('"id":"');
-const STREAM_END = Buffer.from('\r\n0\r\n\r\n');
-
-/**
- * What any Node client can reach here: sockets read with `onread` into one buffer, a timestamp per
- * read, content chunks found with Buffer.indexOf, times kept in a typed array; no HTTP parsing at all.
- */
-async function runNodeFloor(baseUrl: string, streams: number, requests: number): Promise<ClientRun> {
-  const { port } = new URL(baseUrl);
-  const request = plainRequest(baseUrl);
-  const times = new Float64Array(requests * (OUTPUT_TOKENS + 8));
-  const owners = new Int32Array(times.length);
-  const ids: string[] = [];
-  const shared = Buffer.allocUnsafe(64 * 1024);
-  const originNs = process.hrtime.bigint();
-  let count = 0;
-  let started = 0;
-  let done = 0;
-  await new Promise<void>((resolve, reject) => {
-    const sockets: net.Socket[] = [];
-    for (let i = 0; i < Math.min(streams, requests); i++) {
-      let current = -1;
-      const socket = net.connect({
-        host: '127.0.0.1',
-        port: Number(port),
-        onread: {
-          buffer: shared,
-          callback: (length: number, buffer: Uint8Array) => {
-            const ns = Number(process.hrtime.bigint() - originNs);
-            const bytes = Buffer.from(buffer.buffer, buffer.byteOffset, length);
-            if (ids[current] === undefined) {
-              const at = bytes.indexOf(ID_MARK);
-              if (at >= 0) ids[current] = bytes.toString('latin1', at + 6, bytes.indexOf(0x22, at + 6));
-            }
-            for (let at = bytes.indexOf(CONTENT_MARK); at >= 0; at = bytes.indexOf(CONTENT_MARK, at + 11)) {
-              if (bytes[at + 11] === 0x22) continue;
-              times[count] = ns;
-              owners[count++] = current;
-            }
-            const ended = bytes.indexOf(STREAM_END) >= 0 || (bytes[0] === 0x30 && bytes[1] === 0x0d);
-            if (!ended) return true;
-            if (++done === requests) {
-              for (const s of sockets) s.destroy();
-              resolve();
-            } else if (started < requests) {
-              current = started++;
-              socket.write(request);
-            }
-            return true;
-          },
-        },
-      });
-      socket.setNoDelay(true);
-      socket.once('connect', () => {
-        current = started++;
-        socket.write(request);
-      });
-      socket.once('error', reject);
-      sockets.push(socket);
-    }
-  });
-  return { streams: groupArrivals(count, (k) => [ids[owners[k]], originNs + BigInt(times[k])]), failed: 0 };
-}
-
-/** The floor of the machine: the C reader in bench/floor, pinned like every client. */
-async function runCFloor(
-  binary: string,
-  baseUrl: string,
-  streams: number,
-  requests: number,
-): Promise<ClientRun> {
-  const { port } = new URL(baseUrl);
-  const args = [String(port), String(Math.min(streams, requests)), String(requests), PLAIN_BODY];
-  const output = await new Promise<string>((resolve, reject) => {
-    execFile(binary, args, { maxBuffer: 1 << 28 }, (error, stdout) =>
-      error ? reject(error) : resolve(stdout),
-    );
-  });
-  const lines = output.trim().split('\n');
-  return {
-    streams: groupArrivals(lines.length, (k) => {
-      const [id, ns] = lines[k].split(' ');
-      return [id, BigInt(ns)];
-    }),
-    failed: 0,
-  };
-}
-
-function groupArrivals(count: number, arrival: (k: number) => [string, bigint]): MeasuredStream[] {
-  const byId = new Map<string, MeasuredStream>();
-  for (let k = 0; k < count; k++) {
-    const [responseId, ns] = arrival(k);
-    let stream = byId.get(responseId);
-    if (stream === undefined) {
-      stream = { responseId, arrivalsNs: [], tokens: null };
-      byId.set(responseId, stream);
-    }
-    stream.arrivalsNs.push(ns);
-  }
-  return [...byId.values()];
+    `${misses.length === 0 ? 'met' : `MISSED ${misses.join(', ')}`}: P50 ${ms(teapot.p50)}; ` +
+    `P99 ${ms(teapot.p99)} = ${(teapot.p99 / floor.p99).toFixed(1)}x floor; ` +
+    `gap P99 ${ms(teapot.gapP99)} = ${(teapot.gapP99 / floor.gapP99).toFixed(1)}x floor; ${peerText}; ` +
+    `CPU ${teapot.cpuUsPerChunk?.toFixed(1) ?? '-'} us/chunk`;
+  return { streams, client, met: misses.length === 0, text };
 }
 
 /** Compiles the C floor into a temporary directory; null (and the row left out) without a C compiler. */
-async function buildCFloor(): Promise<string | null> {
+function buildCFloor(notes: string[]): string | null {
   if (process.platform === 'win32') return null;
-  const binary = join(await mkdtemp(join(tmpdir(), 'teapot-floor-')), 'epoll-reader');
+  const binary = join(mkdtempSync(join(tmpdir(), 'teapot-floor-')), 'epoll-reader');
   const built = spawnSync('cc', ['-O2', '-o', binary, C_FLOOR_SOURCE], { stdio: 'ignore' });
   if (built.status !== 0) {
-    process.stderr.write('accuracy: no C compiler (cc), so the c-floor row is left out\n');
+    notes.push('no C compiler (cc): the c-floor row is left out');
     return null;
   }
   return binary;
 }
 
 /**
- * On Linux with two cores or more: this process (every thread, and the C floor it starts) on one core,
- * the simulator on another. Otherwise the scheduler may run a client on the simulator's core, where it
- * waits for the simulator's whole write burst: that is the scheduler's delay, not the client's.
+ * A Python that imports aiohttp: TEAPOT_BENCH_PYTHON, else python3, else the system's /usr/bin/python3
+ * (Debian's python3-aiohttp installs there, which a pyenv python3 on PATH does not see).
+ */
+function findPython(notes: string[]): string | null {
+  const candidates = [process.env.TEAPOT_BENCH_PYTHON, 'python3', '/usr/bin/python3'].filter(
+    (c): c is string => c !== undefined && c !== '',
+  );
+  for (const candidate of candidates) {
+    const probe = spawnSync(candidate, ['-c', 'import aiohttp; print(aiohttp.__version__)'], {
+      encoding: 'utf8',
+    });
+    if (probe.status === 0) {
+      notes.push(`aiohttp ${probe.stdout.trim()} through ${candidate}`);
+      return candidate;
+    }
+  }
+  notes.push(
+    'the aiohttp row is left out: no Python with aiohttp (Debian: apt-get install -y python3-aiohttp; or set TEAPOT_BENCH_PYTHON)',
+  );
+  return null;
+}
+
+/**
+ * On Linux with two cores or more: this process (every thread, and every client process it starts,
+ * which inherit the affinity) on one core, the simulator on another. Otherwise the scheduler may run a
+ * client on the simulator's core, where it waits for the simulator's whole write burst: that is the
+ * scheduler's delay, not the client's.
  */
 function pinCores(): string | null {
   if (process.platform !== 'linux' || cpus().length < 2) return null;
@@ -502,7 +478,9 @@ async function startSeparateSimulator(port: number, pinned: boolean): Promise<Ch
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   // A benchmark stopped by Ctrl-C or `timeout` must not leave its simulator running.
-  process.once('exit', () => child.kill('SIGKILL'));
+  const kill = () => child.kill('SIGKILL');
+  process.once('exit', kill);
+  child.once('exit', () => process.off('exit', kill));
   for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => process.exit(130));
   const deadline = Date.now() + 15_000;
   while (Date.now() < deadline) {
@@ -527,59 +505,66 @@ async function stopProcess(child: ChildProcess): Promise<void> {
   clearTimeout(timer);
 }
 
-function ratio(baseline: ClientFigures | undefined, teapot: ClientFigures | undefined): number | null {
-  const b = baseline?.addedDelayMs?.p99;
-  const t = teapot?.addedDelayMs?.p99;
-  return b === undefined || t === undefined || t <= 0 ? null : b / t;
-}
+const ms = (value: number | null | undefined): string =>
+  value == null || Number.isNaN(value) ? '-' : value.toFixed(3);
 
-const ms = (value: number | null | undefined): string => (value == null ? '-' : value.toFixed(3));
+type Row = RepFigures & { client: ClientName; streams: number; requests: number; p99s?: number[] };
 
-const COLUMNS: Array<[header: string, cell: (f: ClientFigures) => string]> = [
+const COLUMNS: Array<[header: string, cell: (f: Row) => string]> = [
   ['streams', (f) => String(f.streams)],
   ['client', (f) => label(f.client)],
   ['chunks', (f) => String(f.chunks)],
-  ['P50', (f) => ms(f.addedDelayMs?.p50)],
-  ['P99', (f) => ms(f.addedDelayMs?.p99)],
-  ['max', (f) => ms(f.addedDelayMs?.max)],
-  ['early', (f) => `${(100 * f.earlyShare).toFixed(1)}%`],
-  ['P99 start', (f) => ms(f.fromWriteStartMs?.p99)],
-  ['gap P99', (f) => ms(f.gapErrorMs?.p99)],
-  ['loop P99', (f) => ms(f.eventLoopDelayMs.p99)],
-  ['loop max', (f) => ms(f.eventLoopDelayMs.max)],
-  ['sim step', (f) => ms(f.simulatorStepP50Ms)],
-  ['lost', (f) => String(f.failed + f.unmatched)],
+  ['P50', (f) => ms(f.p50)],
+  ['P99', (f) => ms(f.p99)],
+  ['max', (f) => ms(f.max)],
+  ['early', (f) => `${(100 * f.early).toFixed(1)}%`],
+  ['gap P99', (f) => ms(f.gapP99)],
+  ['start P99', (f) => ms(f.startP99)],
+  ['mid P99', (f) => ms(f.middleP99)],
+  ['cpu us', (f) => (f.cpuUsPerChunk === null ? '-' : f.cpuUsPerChunk.toFixed(1))],
+  ['loop P99', (f) => ms(f.loopP99)],
+  ['sim step', (f) => ms(f.simStepMs)],
+  ['lost', (f) => String(f.lost)],
+  ['P99 of each rep', (f) => (f.p99s ?? []).map((v) => v.toFixed(2)).join(' ')],
 ];
 
 function formatCells(cells: string[]): string {
-  return cells.map((cell, i) => (i === 1 ? cell.padEnd(14) : cell.padStart(9))).join(' ');
+  return cells
+    .map((cell, i) => (i === 1 ? cell.padEnd(14) : i === cells.length - 1 ? ` ${cell}` : cell.padStart(9)))
+    .join(' ');
 }
 
-function formatRow(f: ClientFigures): string {
+function formatRow(f: Row): string {
   return formatCells(COLUMNS.map(([, cell]) => cell(f)));
 }
 
-function renderTable(levels: number[], figures: ClientFigures[]): string {
+function renderTable(levels: number[], figures: ClientFigures[], reps: number): string {
   const lines = [
     '',
-    "Added delay per token chunk, ms: client timestamp minus the simulator's writtenNs (P50, P99, max);",
+    `Added delay per token chunk, ms, median of ${reps} repetitions: client timestamp minus the simulator's writtenNs (P50, P99, max);`,
     'early: chunks timestamped before writtenNs (loopback delivers inside the write call; the figures can dip below 0);',
-    'P99 start: from just before the write (an upper bound); gap P99: |measured - written gap| of consecutive chunks;',
-    'loop: client event-loop delay; sim step: decode step P50.',
+    `gap P99: |measured - written gap| of consecutive chunks; start P99: chunks written in the run's first ${START_WINDOW_MS} ms;`,
+    "mid P99: chunks written in the run's middle third; cpu us: client CPU (user + system) per token chunk;",
+    'loop: client event-loop delay; sim step: decode step P50; lost: failed or unmatched streams.',
     formatCells(COLUMNS.map(([header]) => header)),
   ];
   for (const streams of levels) {
     const rows = figures.filter((f) => f.streams === streams);
     for (const f of rows) lines.push(formatRow(f));
-    const baseline = rows.find((f) => f.client === 'baseline');
-    const ratios = TRANSPORTS.map((client) => {
-      const r = ratio(
-        baseline,
-        rows.find((f) => f.client === client),
-      );
-      return `${label(client)} ${r === null ? '-' : `${r.toFixed(1)}x`}`;
+    const at = (name: ClientName) => rows.find((f) => f.client === name);
+    const floor = at('node-floor');
+    const cFloor = at('c-floor');
+    const ratios = TRANSPORTS.filter((t) => at(t) !== undefined).map((t) => {
+      const teapot = at(t)!;
+      const parts = [`${(teapot.p99 / (floor?.p99 ?? NaN)).toFixed(1)}x node-floor`];
+      if (cFloor) parts.push(`${(teapot.p99 / cFloor.p99).toFixed(1)}x c-floor`);
+      for (const peer of ['aiohttp', 'baseline'] as const) {
+        const p = at(peer);
+        if (p) parts.push(`${peer}/teapot ${(p.p99 / teapot.p99).toFixed(1)}x`);
+      }
+      return `${label(t)}: ${parts.join(', ')}`;
     });
-    lines.push(`${''.padStart(9)} P99 baseline/teapot: ${ratios.join(', ')}`);
+    lines.push(`${''.padStart(9)} P99 ${ratios.join('; ')}`);
   }
   return lines.join('\n') + '\n';
 }

@@ -29,7 +29,8 @@ export function watchClientHealth(): { stop(): ClientHealth } {
         max: excessMs(histogram.max),
         mean: excessMs(histogram.mean),
       };
-      return { eventLoopDelayMs, cpuPercent, ...saturation(eventLoopDelayMs, cpuPercent) };
+      const cpuUs = cpu.user + cpu.system;
+      return { eventLoopDelayMs, cpuPercent, cpuUs, ...saturation(eventLoopDelayMs, cpuPercent) };
     },
   };
 }

@@ -157,6 +157,8 @@ export interface ClientHealth {
   saturatedReason?: string;
   /** Client process CPU time over the run, as a percentage of one core. */
   cpuPercent?: number;
+  /** Client process CPU time (user + system) over the run, us. */
+  cpuUs?: number;
 }
 
 export interface StreamOptionsReport {
