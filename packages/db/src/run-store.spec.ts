@@ -97,6 +97,7 @@ function mixedRun(overrides: Partial<RunResult> = {}): RunResult {
     streamOptions: { requested: true, rejectedByServer: true },
     transport: 'http1',
     aborted: false,
+    warmUp: { chunks: 0, connections: 0, durationMs: 0 },
     ...overrides,
   };
 }

@@ -5,7 +5,8 @@ import * as net from 'node:net';
 import { join } from 'node:path';
 import * as tls from 'node:tls';
 import type { Dispatcher } from 'undici';
-import { Http1Pool, type StreamRequestOptions } from './http1';
+import { Http1Pool } from './http1';
+import type { StreamRequestOptions } from './transport';
 
 /** What a handler saw of one exchange. */
 interface Seen {

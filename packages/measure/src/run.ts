@@ -1,14 +1,14 @@
-import { Pool } from 'undici';
 import { arrivalSchedule } from './arrivals';
 import { watchClientHealth } from './client-health';
-import { Http1Pool, type StreamTransport } from './http1';
 import { summarize } from './metrics';
 import { deriveSeed } from './random';
-import { invalidRequestHeader } from './request-headers';
-import { ArrivalInbox, StreamAttempt, type AttemptIdentity, type RequestContext } from './stream-request';
+import { validateRunOptions } from './run-options';
+import { warmUp, type WarmUpReport } from './warm-up';
+import { createTransport, type StreamTransport } from './transport';
+import { ArrivalInbox } from './arrival-inbox';
+import { StreamAttempt, type AttemptIdentity, type RequestContext } from './stream-request';
 import {
   DEFAULT_TRANSPORT,
-  TRANSPORTS,
   type ClientHealth,
   type Progress,
   type RequestRecord,
@@ -26,65 +26,9 @@ const PROGRESS_WINDOW_MS = 1000;
 const EARLY_SEND_TOLERANCE_US = 200;
 const KEEP_ALIVE_MS = 60_000;
 
-function requirePositiveInteger(name: string, value: number | undefined, allowZero = false): void {
-  if (value === undefined) return;
-  if (!Number.isInteger(value) || value < (allowZero ? 0 : 1)) {
-    throw new RangeError(`${name} must be an integer >= ${allowZero ? 0 : 1}, got ${value}`);
-  }
-}
-
-function requirePositive(name: string, value: number | undefined): void {
-  if (value !== undefined && !(value > 0 && Number.isFinite(value))) {
-    throw new RangeError(`${name} must be a positive number, got ${value}`);
-  }
-}
-
-/** Options that cannot describe a run are the caller's bug: they throw; endpoint faults never do. */
-function validate(options: RunOptions): URL {
-  let url: URL;
-  try {
-    url = new URL(options.target.baseUrl);
-  } catch {
-    throw new TypeError(`target.baseUrl is not a URL: ${options.target.baseUrl}`);
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new TypeError(`target.baseUrl must be http(s), got ${url.protocol}`);
-  }
-  const badHeader = invalidRequestHeader(options.target.headers ?? {});
-  if (badHeader !== null) throw new TypeError(`target.headers: ${badHeader}`);
-  if (options.transport !== undefined && !TRANSPORTS.includes(options.transport)) {
-    throw new TypeError(
-      `transport must be one of ${TRANSPORTS.join(', ')}, got ${String(options.transport)}`,
-    );
-  }
-  if (options.requests === undefined && options.durationS === undefined) {
-    throw new RangeError('set requests or durationS: a run needs an end');
-  }
-  requirePositiveInteger('requests', options.requests);
-  requirePositive('durationS', options.durationS);
-  requirePositiveInteger('warmupRequests', options.warmupRequests, true);
-  requirePositive('timeoutMs', options.timeoutMs);
-  requirePositive('stallTimeoutMs', options.stallTimeoutMs);
-  if (options.load.kind === 'closed') {
-    requirePositiveInteger('load.concurrency', options.load.concurrency);
-  } else {
-    requirePositive('load.ratePerS', options.load.ratePerS);
-    requirePositiveInteger('load.maxConcurrency', options.load.maxConcurrency);
-    if (options.load.arrival === 'gamma') requirePositive('load.burstiness', options.load.burstiness ?? 1);
-  }
-  const { workload } = options;
-  if (workload.kind === 'synthetic') {
-    requirePositiveInteger('workload.inputTokens', workload.inputTokens);
-    requirePositiveInteger('workload.outputTokens', workload.outputTokens);
-  } else if (workload.prompts.length === 0) {
-    throw new RangeError('workload.prompts is empty');
-  }
-  return url;
-}
-
 /** Runs one benchmark to the end and returns its raw records and summary (metrics: packages/measure/README.md). */
 export async function runBenchmark(options: RunOptions): Promise<RunResult> {
-  const url = validate(options);
+  const url = validateRunOptions(options);
   const run = new BenchmarkRun(options, url);
   return run.execute();
 }
@@ -113,18 +57,11 @@ class BenchmarkRun {
   ) {
     const { load, target } = options;
     const connections = load.kind === 'closed' ? load.concurrency : (load.maxConcurrency ?? null);
-    const { lookup } = target;
-    this.pool =
-      options.transport === 'http1'
-        ? new Http1Pool(url, { connections, keepAliveMs: KEEP_ALIVE_MS, lookup })
-        : new Pool(url.origin, {
-            connections,
-            pipelining: 1,
-            keepAliveTimeout: KEEP_ALIVE_MS,
-            headersTimeout: 0,
-            bodyTimeout: 0,
-            connect: lookup === undefined ? undefined : { lookup },
-          });
+    this.pool = createTransport(options.transport ?? DEFAULT_TRANSPORT, url, {
+      connections,
+      keepAliveMs: KEEP_ALIVE_MS,
+      lookup: target.lookup,
+    });
     const basePath = url.pathname.replace(/\/+$/, '');
     const route = target.apiKind === 'chat' ? '/chat/completions' : '/completions';
     this.context = {
@@ -149,7 +86,7 @@ class BenchmarkRun {
 
   async execute(): Promise<RunResult> {
     const { options } = this;
-    const health = watchClientHealth();
+    let health = watchClientHealth();
     const onAbort = () => {
       this.aborted = true;
       this.stop('the run was aborted');
@@ -162,13 +99,25 @@ class BenchmarkRun {
     let measuredEndUs = measuredStartUs;
     let deadline: NodeJS.Timeout | undefined;
     let client: ClientHealth;
+    let warmedUp: WarmUpReport = { chunks: 0, connections: 0, durationMs: 0 };
     try {
+      if (options.warmUp !== false && !this.stopped) {
+        warmedUp = await warmUp(
+          options.transport ?? DEFAULT_TRANSPORT,
+          this.pool,
+          this.connectionsAhead(),
+          this.context,
+        );
+      }
       const warmup = options.warmupRequests ?? 0;
       if (warmup > 0 && !this.stopped) {
         const { load } = options;
         const concurrency = load.kind === 'closed' ? load.concurrency : (load.maxConcurrency ?? warmup);
         await this.closedLoop(warmup, concurrency, true);
       }
+      // client health describes the measured window, not the warm-up's JIT and connection work
+      health.stop();
+      health = watchClientHealth();
       measuredStartUs = this.nowUs();
       if (options.durationS !== undefined && !this.stopped) {
         deadline = setTimeout(
@@ -211,7 +160,15 @@ class BenchmarkRun {
       },
       aborted: this.aborted,
       transport: options.transport ?? DEFAULT_TRANSPORT,
+      warmUp: warmedUp,
     };
+  }
+
+  /** Connections worth opening before the first request: as many as the run will use at once. */
+  private connectionsAhead(): number {
+    const { load } = this.options;
+    if (load.kind === 'closed') return Math.min(load.concurrency, this.options.requests ?? load.concurrency);
+    return load.maxConcurrency ?? Math.min(64, Math.ceil(load.ratePerS));
   }
 
   /** Stops issuing and cuts off whatever is still running: those requests are `incomplete`. */

@@ -144,6 +144,23 @@ describe.each(['undici', 'http1'] as const)('%s transport', (each) => {
     });
   });
 
+  describe('warm-up before the measured window', () => {
+    it('runs the hot path on loopback chunks (the endpoint sees only measured requests) and opens the connections', async () => {
+      await withSimulator({}, async (sim) => {
+        const result = await runBenchmark(
+          options(sim, { requests: 6, load: { kind: 'closed', concurrency: 3 } }),
+        );
+        expect(result.summary.requests).toMatchObject({ total: 6, succeeded: 6 });
+        expect(sim.stats().groundTruthResponses).toBe(6);
+        expect(result.warmUp.chunks).toBeGreaterThan(2000);
+        // undici's Pool cannot open a connection without sending a request
+        expect(result.warmUp.connections).toBe(transport === 'undici' ? 0 : 3);
+        const off = await runBenchmark(options(sim, { warmUp: false }));
+        expect(off.warmUp).toEqual({ chunks: 0, connections: 0, durationMs: 0 });
+      });
+    });
+  });
+
   describe("the target's lookup", () => {
     it('resolves every connection at connect time', async () => {
       await withSimulator({}, async (sim) => {

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { errors } from 'undici';
 import { ClientConfigError } from './client-config-error';
 import { runBenchmark } from './run';
-import { classifyTransportError, parseRetryAfter } from './stream-request';
+import { classifyTransportError, parseRetryAfter } from './request-errors';
 import { CHUNK_KIND, type RunOptions, type RunResult } from './types';
 
 /**

@@ -1,7 +1,7 @@
 import type { Dispatcher } from 'undici';
 import type { IncomingHttpHeaders } from 'node:http';
 import { ChunkFields, chunkFieldsFromJson, scanChunk } from './chunk-scan';
-import type { StreamTransport } from './http1';
+import type { StreamTransport } from './transport';
 import { SseLineTooLongError, SseParser } from './sse';
 import { attributeTokens, NO_USAGE } from './tokens';
 import {
@@ -13,11 +13,18 @@ import {
   type RequestRecord,
 } from './types';
 import type { PromptSpec } from './workload';
+import { ARRIVAL, type ArrivalInbox, type ArrivalSink } from './arrival-inbox';
+import {
+  classifyTransportError,
+  describeStreamError,
+  errorMessage,
+  parseRetryAfter,
+  truncate,
+} from './request-errors';
 
 const MAX_OFFSET_US = 0xffffffff;
 const INITIAL_CHUNK_CAPACITY = 64;
 const ERROR_BODY_LIMIT = 4096;
-const MESSAGE_LIMIT = 500;
 
 /** Settings shared by every request of a run. */
 export interface RequestContext {
@@ -61,75 +68,9 @@ function nsSince(anchorNs: bigint): number {
   return Number(process.hrtime.bigint() - anchorNs);
 }
 
-function truncate(text: string, limit = MESSAGE_LIMIT): string {
-  return text.length > limit ? `${text.slice(0, limit)}...` : text;
-}
-
 function headerValue(headers: IncomingHttpHeaders, name: string): string | undefined {
   const value = headers[name];
   return Array.isArray(value) ? value[0] : value;
-}
-
-/** Retry-After as seconds: delta-seconds, or an HTTP date relative to now. */
-export function parseRetryAfter(value: string | undefined, nowMs = Date.now()): number | undefined {
-  if (value === undefined || value.trim() === '') return undefined;
-  const seconds = Number(value);
-  if (Number.isFinite(seconds) && seconds >= 0) return seconds;
-  const date = Date.parse(value);
-  return Number.isNaN(date) ? undefined : Math.max(0, (date - nowMs) / 1000);
-}
-
-function errorCode(err: unknown): string | undefined {
-  if (typeof err !== 'object' || err === null) return undefined;
-  const code = (err as { code?: unknown }).code;
-  if (typeof code === 'string') return code;
-  // autoSelectFamily tries each address: an AggregateError whose parts carry the code.
-  const parts = (err as { errors?: unknown }).errors;
-  if (Array.isArray(parts) && parts.length > 0) return errorCode(parts[0]);
-  return undefined;
-}
-
-function errorMessage(err: unknown): string {
-  if (typeof err !== 'object' || err === null) return String(err);
-  const { message, errors } = err as { message?: unknown; errors?: unknown };
-  let text = typeof message === 'string' && message !== '' ? message : String(err);
-  // autoSelectFamily failures are AggregateErrors with an empty message
-  if (text === String(err) && Array.isArray(errors)) text = errors.map((e) => errorMessage(e)).join('; ');
-  const code = errorCode(err);
-  return code && !text.includes(code) ? `${code}: ${text}` : text;
-}
-
-/** Errors raised by the client refusing what it was asked to send or connect to (Node's, undici's, ours). */
-const CLIENT_CONFIG_CODES = new Set([
-  'TEAPOT_CLIENT_CONFIG',
-  'UND_ERR_INVALID_ARG',
-  'UND_ERR_NOT_SUPPORTED',
-  'ERR_INVALID_ARG_TYPE',
-  'ERR_INVALID_ARG_VALUE',
-  'ERR_INVALID_HTTP_TOKEN',
-  'ERR_INVALID_CHAR',
-  'ERR_INVALID_IP_ADDRESS',
-]);
-
-/** Why the transport failed a request that we did not abort ourselves. */
-export function classifyTransportError(err: unknown, responseStarted: boolean): ErrorClass {
-  const code = errorCode(err);
-  if (code !== undefined && CLIENT_CONFIG_CODES.has(code)) return 'client_config';
-  if (code === 'ECONNREFUSED') return 'connect_refused';
-  if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT' || code === 'ETIMEDOUT')
-    return 'timeout';
-  if (responseStarted) return 'truncated_stream';
-  // DNS, unreachable, TLS, connect timeout (either transport's), or closed/reset before any response byte.
-  return 'connect_error';
-}
-
-function describeStreamError(value: unknown): string {
-  if (typeof value === 'string') return value;
-  if (typeof value === 'object' && value !== null) {
-    const message = (value as { message?: unknown }).message;
-    if (typeof message === 'string') return message;
-  }
-  return JSON.stringify(value) ?? 'error';
 }
 
 /** The body of one completion request. */
@@ -158,7 +99,7 @@ export function requestBody(
  * arrival time and hand the bytes to the run's ArrivalInbox; parsing happens when the inbox drains,
  * every event stamped with the arrival time of the read that completed it.
  */
-export class StreamAttempt implements Dispatcher.DispatchHandler {
+export class StreamAttempt implements Dispatcher.DispatchHandler, ArrivalSink {
   /** ns since anchor: when the request was handed to the pool, then just before it was written. */
   startNs: number;
   /** ns since anchor of the latest response bytes; starts at the response headers. */
@@ -474,49 +415,5 @@ export class StreamAttempt implements Dispatcher.DispatchHandler {
     };
     if (this.error !== null) record.error = this.error;
     return record;
-  }
-}
-
-/** What reached an attempt; tagged rather than told apart by instanceof, which fails across realms. */
-const ARRIVAL = { data: 0, end: 1, error: 2 } as const;
-type ArrivalKind = (typeof ARRIVAL)[keyof typeof ARRIVAL];
-
-/**
- * Arrivals wait here until the event loop's check phase, so that every socket read of one poll phase
- * is timestamped before any of them is parsed: parsing one stream never delays another's timestamp.
- */
-export class ArrivalInbox {
-  private attempts: StreamAttempt[] = [];
-  private kinds: ArrivalKind[] = [];
-  private payloads: unknown[] = [];
-  private times: number[] = [];
-  private scheduled = false;
-  private readonly drainBound = () => this.drain();
-
-  push(attempt: StreamAttempt, kind: ArrivalKind, payload: unknown, arrivalNs: number): void {
-    this.attempts.push(attempt);
-    this.kinds.push(kind);
-    this.payloads.push(payload);
-    this.times.push(arrivalNs);
-    if (!this.scheduled) {
-      this.scheduled = true;
-      setImmediate(this.drainBound);
-    }
-  }
-
-  /** Processes everything that arrived; also called before cutting requests off, so none is lost. */
-  drain(): void {
-    const { attempts, kinds, payloads, times } = this;
-    for (let i = 0; i < attempts.length; i++) {
-      const kind = kinds[i];
-      if (kind === ARRIVAL.data) attempts[i].handleRead(payloads[i] as Buffer, times[i]);
-      else if (kind === ARRIVAL.end) attempts[i].handleEnd();
-      else attempts[i].handleTransportError(payloads[i]);
-    }
-    attempts.length = 0;
-    kinds.length = 0;
-    payloads.length = 0;
-    times.length = 0;
-    this.scheduled = false;
   }
 }

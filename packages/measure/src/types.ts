@@ -185,6 +185,8 @@ export interface RunResult {
   aborted: boolean;
   /** How the streams were read: part of the measurement method, so kept with the figures. */
   transport: Transport;
+  /** What was done before the measured window so that it pays no JIT or connection set-up (see RunOptions.warmUp). */
+  warmUp: { chunks: number; connections: number; durationMs: number };
 }
 
 export interface Target {
@@ -262,6 +264,13 @@ export interface RunOptions {
   timeoutMs?: number;
   /** Longest silence allowed between chunks before the request counts as stalled. */
   stallTimeoutMs?: number;
+  /**
+   * Before the first request (default true): run the read and parse path on canned chunks from an
+   * in-process loopback responder (the endpoint sees nothing) and open the run's connections, so that
+   * the first measured tokens pay no JIT compilation or connection set-up. Not `warmupRequests`, which
+   * sends real requests to the endpoint and leaves them out of the figures.
+   */
+  warmUp?: boolean;
   /** Ask the server to produce exactly the output length (ignore_eos / min_tokens). */
   forceOutputLength?: boolean;
   slo?: Slo;

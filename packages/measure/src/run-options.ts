@@ -1,0 +1,58 @@
+import { invalidRequestHeader } from './request-headers';
+import { TRANSPORTS, type RunOptions } from './types';
+
+function requirePositiveInteger(name: string, value: number | undefined, allowZero = false): void {
+  if (value === undefined) return;
+  if (!Number.isInteger(value) || value < (allowZero ? 0 : 1)) {
+    throw new RangeError(`${name} must be an integer >= ${allowZero ? 0 : 1}, got ${value}`);
+  }
+}
+
+function requirePositive(name: string, value: number | undefined): void {
+  if (value !== undefined && !(value > 0 && Number.isFinite(value))) {
+    throw new RangeError(`${name} must be a positive number, got ${value}`);
+  }
+}
+
+/** Options that cannot describe a run are the caller's bug: they throw; endpoint faults never do. */
+export function validateRunOptions(options: RunOptions): URL {
+  let url: URL;
+  try {
+    url = new URL(options.target.baseUrl);
+  } catch {
+    throw new TypeError(`target.baseUrl is not a URL: ${options.target.baseUrl}`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new TypeError(`target.baseUrl must be http(s), got ${url.protocol}`);
+  }
+  const badHeader = invalidRequestHeader(options.target.headers ?? {});
+  if (badHeader !== null) throw new TypeError(`target.headers: ${badHeader}`);
+  if (options.transport !== undefined && !TRANSPORTS.includes(options.transport)) {
+    throw new TypeError(
+      `transport must be one of ${TRANSPORTS.join(', ')}, got ${String(options.transport)}`,
+    );
+  }
+  if (options.requests === undefined && options.durationS === undefined) {
+    throw new RangeError('set requests or durationS: a run needs an end');
+  }
+  requirePositiveInteger('requests', options.requests);
+  requirePositive('durationS', options.durationS);
+  requirePositiveInteger('warmupRequests', options.warmupRequests, true);
+  requirePositive('timeoutMs', options.timeoutMs);
+  requirePositive('stallTimeoutMs', options.stallTimeoutMs);
+  if (options.load.kind === 'closed') {
+    requirePositiveInteger('load.concurrency', options.load.concurrency);
+  } else {
+    requirePositive('load.ratePerS', options.load.ratePerS);
+    requirePositiveInteger('load.maxConcurrency', options.load.maxConcurrency);
+    if (options.load.arrival === 'gamma') requirePositive('load.burstiness', options.load.burstiness ?? 1);
+  }
+  const { workload } = options;
+  if (workload.kind === 'synthetic') {
+    requirePositiveInteger('workload.inputTokens', workload.inputTokens);
+    requirePositiveInteger('workload.outputTokens', workload.outputTokens);
+  } else if (workload.prompts.length === 0) {
+    throw new RangeError('workload.prompts is empty');
+  }
+  return url;
+}
