@@ -43,6 +43,7 @@ function bigRun(): RunResult {
     streamOptions: { requested: true, rejectedByServer: false },
     aborted: false,
     transport: 'undici',
+    measureVersion: '0.2.0',
     warmUp: { chunks: 0, connections: 0, durationMs: 0 },
   };
 }

@@ -29,6 +29,8 @@ export interface RunView extends HeadlineFigures {
   error: string | null;
   queuedAt: string;
   clientSaturated: boolean | null;
+  transport: string | null;
+  measureVersion: string | null;
 }
 
 /** GET /trends, as the launcher reads it. */

@@ -1,6 +1,6 @@
 import { HEADLINES, type HeadlineFigures } from '@teapot/contracts';
 import type { RunView } from './api-client';
-import { medianFigures, ratios, renderComparison, renderTable, renderTrend } from './report';
+import { describeMethod, medianFigures, ratios, renderComparison, renderTable, renderTrend } from './report';
 
 function run(figures: Partial<RunView>): RunView {
   return {
@@ -11,6 +11,8 @@ function run(figures: Partial<RunView>): RunView {
     queuedAt: '2026-12-02T10:00:00Z',
     ...(Object.fromEntries(HEADLINES.map((h) => [h.field, null])) as HeadlineFigures),
     clientSaturated: false,
+    transport: 'http1',
+    measureVersion: '0.2.0',
     ...figures,
   };
 }
@@ -172,5 +174,18 @@ describe('renderComparison', () => {
       '  overall: improved',
       '',
     ]);
+  });
+});
+
+describe('describeMethod', () => {
+  it('names the transport and measurement version of the runs, and says what a saturated client means', () => {
+    expect(describeMethod([run({}), run({})])).toBe(
+      'Measured with: http1 transport, @teapot/measure 0.2.0 (2 runs).\n',
+    );
+    const text = describeMethod([run({}), run({ transport: 'undici', clientSaturated: true })]);
+    expect(text).toContain(
+      'http1 transport, @teapot/measure 0.2.0 (1 run); undici transport, @teapot/measure 0.2.0 (1 run)',
+    );
+    expect(text).toContain('Client saturated on 1 of 2 runs: the measuring process itself lagged');
   });
 });

@@ -67,6 +67,23 @@ export function renderTable(rows: EndpointRow[], ratio?: { label: string; figure
   return [line(header), line(widths.map((width) => '-'.repeat(width))), ...body.map(line)].join('\n') + '\n';
 }
 
+/** How the runs were measured (transport, measurement package version), and how many the client lagged on. */
+export function describeMethod(runs: RunView[]): string {
+  const methods = new Map<string, number>();
+  for (const run of runs) {
+    const key = `${run.transport ?? 'unknown'} transport, @teapot/measure ${run.measureVersion ?? 'unknown'}`;
+    methods.set(key, (methods.get(key) ?? 0) + 1);
+  }
+  const saturated = runs.filter((run) => run.clientSaturated === true).length;
+  const parts = [...methods].map(([method, n]) => `${method} (${n} run${n === 1 ? '' : 's'})`);
+  let text = `Measured with: ${parts.join('; ') || 'no runs'}.`;
+  if (saturated > 0)
+    text +=
+      ` Client saturated on ${saturated} of ${runs.length} runs: the measuring process itself lagged enough` +
+      ' to add timing error (see clientHealth.saturatedReason); rerun those with fewer concurrent streams or runs per worker.';
+  return `${text}\n`;
+}
+
 function formatFigure(unit: string, value: number | null): string {
   if (value === null) return '-';
   if (unit === 'tokens/s') return Math.round(value).toLocaleString('en-US');

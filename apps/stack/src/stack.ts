@@ -20,6 +20,7 @@ import {
 import { DEV_ENV_FILE, REPO_ROOT, resolveStackEnv, type StackEnv } from './dev-env';
 import { checkServices, explainServiceProblems, maskPassword } from './preflight';
 import {
+  describeMethod,
   medianFigures,
   ratios,
   renderComparison,
@@ -316,6 +317,7 @@ function report(
   const [fp16, fp8] = rows;
   say('\nWhat the scheduled runs measured (read back through GET /runs; median over the runs):\n');
   say(renderTable(rows, { label: 'FP8 / FP16', figures: ratios(fp8.figures, fp16.figures) }));
+  say(describeMethod(registered.flatMap((endpoint) => measuredRuns(runs.get(endpoint.profileId) ?? []))));
   const failures = registered.flatMap((endpoint) =>
     failedRuns(runs.get(endpoint.profileId) ?? []).map(
       (run) => `  ${endpoint.name}: run ${run.id} ${run.status}: ${run.error ?? 'no reason given'}`,

@@ -183,7 +183,7 @@ describe('teapot bench with bad flags', () => {
     [['--output-tokens', ''], '--output-tokens: expected a whole number >= 1, got ""'],
     [['--seed', '1e3'], '--seed: expected a whole number >= 0, got "1e3"'],
     [['--timeout', '-'], '--timeout: expected a number > 0, got "-"'],
-    [['--transport', 'h2'], '--transport: expected one of undici, http1, got "h2"'],
+    [['--transport', 'h2'], '--transport: expected one of http1, undici, got "h2"'],
     [['--dataset', 'p.jsonl', '--input-tokens', '10'], '--input-tokens cannot be combined with --dataset'],
     [['--raw'], '--raw needs --json PATH|-'],
     [['--json', ''], '--json: expected a file path or - for stdout'],

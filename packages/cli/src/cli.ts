@@ -104,6 +104,7 @@ async function bench(args: BenchArgs, io: CliIo): Promise<number> {
       summary: result.summary,
       client: result.client,
       transport: result.transport,
+      measureVersion: result.measureVersion,
       streamOptions: result.streamOptions,
       slo: verdicts,
       aborted: result.aborted,

@@ -36,8 +36,8 @@ Workload
   --no-force-length         do not ask the server for exactly --output-tokens (ignore_eos / min_tokens)
   --seed N                  reproducible prompts, lengths and arrival times
   --timeout S               whole-request timeout in seconds
-  --transport undici|http1  how streams are read (default undici); http1 is teapot's own reader, cheaper
-                            per chunk: use it at hundreds of concurrent streams (see the accuracy bench)
+  --transport http1|undici  how streams are read (default http1, teapot's own reader: timestamps each read
+                            first, least CPU per chunk); undici for comparison (see the accuracy bench)
 
 Gates and output
   --slo NAME=VALUE          repeatable; exit code 2 when one is missed. Latency ceilings in ms:

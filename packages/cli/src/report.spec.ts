@@ -19,6 +19,7 @@ function report(overrides: Partial<BenchReport> = {}): BenchReport {
       cpuPercent: 41.6,
     },
     transport: 'http1',
+    measureVersion: '0.2.0',
     streamOptions: { requested: true, rejectedByServer: false },
     slo: [],
     aborted: false,
@@ -51,7 +52,7 @@ describe('renderReport', () => {
     expect(text).toMatch(/^counted by +server usage on every chunk: 62 requests$/m);
     expect(text).toMatch(/^errors +http_status 1 · timeout 1$/m);
     expect(text).toMatch(
-      /^client +http1 · event-loop delay p99 1\.25 ms · max 3\.50 ms · CPU 42% of a core$/m,
+      /^client +http1 transport · @teapot\/measure 0\.2\.0 · event-loop delay p99 1\.25 ms · max 3\.50 ms · CPU 42% of a core$/m,
     );
     expect(text).not.toMatch(/goodput|WARNING|SLO/);
     expect(text).toContain('ITL is token-weighted');

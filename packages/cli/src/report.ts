@@ -24,6 +24,7 @@ export interface BenchReport {
   summary: RunSummary;
   client: ClientHealth;
   transport: Transport;
+  measureVersion: string;
   streamOptions: StreamOptionsReport;
   slo: SloVerdict[];
   aborted: boolean;
@@ -91,7 +92,7 @@ export function renderReport(report: BenchReport): string {
     report.client.cpuPercent === undefined ? '' : ` · CPU ${fixed(report.client.cpuPercent, 0)}% of a core`;
   facts.push([
     'client',
-    `${report.transport} · event-loop delay p99 ${ms(loop.p99)} ms · max ${ms(loop.max)} ms${cpu}`,
+    `${report.transport} transport · @teapot/measure ${report.measureVersion} · event-loop delay p99 ${ms(loop.p99)} ms · max ${ms(loop.max)} ms${cpu}`,
   ]);
   if (report.client.saturated)
     facts.push([

@@ -18,6 +18,7 @@ const profileRow = {
   timeoutMs: 120_000,
   stallTimeoutMs: 30_000,
   forceOutputLength: true,
+  transport: 'undici',
   slo: { ttftMs: 500 },
   scheduleCron: null,
   scheduleIntervalS: 3600,
@@ -44,6 +45,12 @@ describe('snapshotOf', () => {
 
 describe('parseProfileSnapshot', () => {
   const stored = () => JSON.parse(JSON.stringify(snapshotOf(profileRow))) as Record<string, unknown>;
+
+  it('reads snapshots queued before profiles had a transport as the default transport', () => {
+    const { transport: _dropped, ...old } = stored();
+    expect(parseProfileSnapshot(old).transport).toBe('http1');
+    expect(parseProfileSnapshot(stored()).transport).toBe('undici');
+  });
 
   it('reads snapshots written with extra fields (the API once stored the whole row)', () => {
     const old = { ...stored(), enabled: true, createdAt: '2026-01-01T00:00:00.000Z' };

@@ -1,4 +1,4 @@
-import type { Load, Slo, Workload } from '@teapot/measure';
+import { DEFAULT_TRANSPORT, TRANSPORTS, type Load, type Slo, type Workload } from '@teapot/measure';
 import { z } from 'zod';
 
 const positiveInt = z.number().int().positive();
@@ -55,6 +55,8 @@ export const profileSnapshotSchema = z
     timeoutMs: positiveInt,
     stallTimeoutMs: positiveInt,
     forceOutputLength: z.boolean(),
+    // snapshots queued before profiles had a transport read as the default
+    transport: z.enum(TRANSPORTS).default(DEFAULT_TRANSPORT),
     slo: sloSchema,
     scheduleCron: z.string().nullable(),
     scheduleIntervalS: positiveInt.nullable(),

@@ -97,6 +97,7 @@ function mixedRun(overrides: Partial<RunResult> = {}): RunResult {
     streamOptions: { requested: true, rejectedByServer: true },
     transport: 'http1',
     aborted: false,
+    measureVersion: '0.2.0',
     warmUp: { chunks: 0, connections: 0, durationMs: 0 },
     ...overrides,
   };
@@ -160,6 +161,8 @@ describe('run store', () => {
       clientHealth: result.client,
       streamOptionsRequested: true,
       streamOptionsRejected: true,
+      transport: 'http1',
+      measureVersion: '0.2.0',
       summary: JSON.parse(JSON.stringify(result.summary)),
     });
     expect(run.startedAt).toEqual(new Date(result.wallAnchorMs));

@@ -169,6 +169,8 @@ async function updateRun(
     options.configId !== undefined,
     options.configId ?? null,
     options.attempt ?? null,
+    result.transport,
+    result.measureVersion,
   ];
   const headlineSet = HEADLINES.map((h, i) => `${h.column} = $${fixed.length + 1 + i}`).join(', ');
   const updated = await client.query<RunPlace>(
@@ -179,6 +181,7 @@ async function updateRun(
        event_loop_delay_p99_ms = $13, event_loop_delay_max_ms = $14, client_saturated = $15, client_health = $16,
        stream_options_requested = $17, stream_options_rejected = $18,
        config_id = CASE WHEN $19 THEN $20::uuid ELSE config_id END,
+       transport = $22::"MeasureTransport", measure_version = $23,
        ${headlineSet}
      WHERE id = $1 AND ($21::int IS NULL OR attempts = $21)
      RETURNING endpoint_id, started_at`,

@@ -1,5 +1,6 @@
 export * from './types';
 export { runBenchmark } from './run';
+export { MEASURE_VERSION } from './version';
 export { summarize, requestMetrics, meetsSlo, type RequestMetrics } from './metrics';
 export { percentile, percentileSummary } from './stats';
 export { mulberry32, deriveSeed, standardNormal, type Random } from './random';

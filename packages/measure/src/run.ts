@@ -3,6 +3,7 @@ import { watchClientHealth } from './client-health';
 import { summarize } from './metrics';
 import { deriveSeed } from './random';
 import { validateRunOptions } from './run-options';
+import { MEASURE_VERSION } from './version';
 import { warmUp, type WarmUpReport } from './warm-up';
 import { createTransport, type StreamTransport } from './transport';
 import { ArrivalInbox } from './arrival-inbox';
@@ -120,10 +121,14 @@ class BenchmarkRun {
       health = watchClientHealth();
       measuredStartUs = this.nowUs();
       if (options.durationS !== undefined && !this.stopped) {
-        deadline = setTimeout(
-          () => this.stop("still running when the run's duration ended"),
-          options.durationS * 1000,
-        );
+        // on the run's clock: a libuv timer counts from the loop's cached time and may fire early
+        const deadlineUs = measuredStartUs + options.durationS * 1e6;
+        const checkDeadline = () => {
+          const leftUs = deadlineUs - this.nowUs();
+          if (leftUs > 0) deadline = setTimeout(checkDeadline, Math.ceil(leftUs / 1000));
+          else this.stop("still running when the run's duration ended");
+        };
+        checkDeadline();
       }
       if (options.load.kind === 'closed') {
         await this.closedLoop(options.requests ?? null, options.load.concurrency, false);
@@ -160,6 +165,7 @@ class BenchmarkRun {
       },
       aborted: this.aborted,
       transport: options.transport ?? DEFAULT_TRANSPORT,
+      measureVersion: MEASURE_VERSION,
       warmUp: warmedUp,
     };
   }

@@ -185,6 +185,8 @@ export interface RunResult {
   aborted: boolean;
   /** How the streams were read: part of the measurement method, so kept with the figures. */
   transport: Transport;
+  /** The version of @teapot/measure that measured (MEASURE_VERSION), also part of the method. */
+  measureVersion: string;
   /** What was done before the measured window so that it pays no JIT or connection set-up (see RunOptions.warmUp). */
   warmUp: { chunks: number; connections: number; durationMs: number };
 }
@@ -275,9 +277,9 @@ export interface RunOptions {
   forceOutputLength?: boolean;
   slo?: Slo;
   /**
-   * How streams are read. `undici` (default): undici's Pool. `http1`: teapot's own HTTP/1.1 reader,
-   * which timestamps each socket read before any other work and costs less per chunk; at hundreds of
-   * concurrent streams its median added delay is about 10x lower (see packages/measure/README.md).
+   * How streams are read. `http1` (default): teapot's own HTTP/1.1 reader, which timestamps each socket
+   * read before any other work and costs less per chunk. `undici`: undici's Pool, kept for comparison
+   * and for endpoints http1 cannot read. The accuracy bench compares them (packages/measure/README.md).
    */
   transport?: Transport;
   signal?: AbortSignal;
@@ -285,6 +287,6 @@ export interface RunOptions {
 }
 
 /** How a run reads its streams; the first is the default (see RunOptions.transport). */
-export const TRANSPORTS = ['undici', 'http1'] as const;
+export const TRANSPORTS = ['http1', 'undici'] as const;
 export type Transport = (typeof TRANSPORTS)[number];
 export const DEFAULT_TRANSPORT: Transport = TRANSPORTS[0];

@@ -123,6 +123,8 @@ function toRunDto(run: Run): RunDto {
     requestsIncomplete: run.requestsIncomplete,
     errorCounts: run.errorCounts,
     clientSaturated: run.clientSaturated,
+    transport: run.transport,
+    measureVersion: run.measureVersion,
   };
 }
 

@@ -18,6 +18,7 @@ export function runOptionsOf(snapshot: ProfileSnapshot, target: Target): RunOpti
     timeoutMs: snapshot.timeoutMs,
     stallTimeoutMs: snapshot.stallTimeoutMs,
     forceOutputLength: snapshot.forceOutputLength,
+    transport: snapshot.transport,
     ...(Object.keys(snapshot.slo).length > 0 ? { slo: snapshot.slo } : {}),
   };
 }

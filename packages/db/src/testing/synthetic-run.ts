@@ -69,6 +69,7 @@ export function syntheticRunResult(options: SyntheticRunOptions): RunResult {
     streamOptions: { requested: true, rejectedByServer: false },
     aborted: false,
     transport: 'undici',
+    measureVersion: '0.2.0',
     warmUp: { chunks: 0, connections: 0, durationMs: 0 },
   };
 }

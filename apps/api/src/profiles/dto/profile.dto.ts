@@ -1,7 +1,17 @@
 import { ApiExtraModels, ApiProperty, ApiPropertyOptional, OmitType, PartialType } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { IsBoolean, IsInt, IsObject, IsOptional, IsUUID, Max, Min, ValidateNested } from 'class-validator';
-import type { Load, Slo, Workload } from '@teapot/measure';
+import {
+  IsBoolean,
+  IsIn,
+  IsInt,
+  IsObject,
+  IsOptional,
+  IsUUID,
+  Max,
+  Min,
+  ValidateNested,
+} from 'class-validator';
+import { TRANSPORTS, type Load, type Slo, type Transport, type Workload } from '@teapot/measure';
 import { PageQueryDto } from '../../common/pagination';
 import { IsAbsentOr, IsCronExpression, IsName, MIN_SCHEDULE_INTERVAL_S } from '../../common/validators';
 import {
@@ -102,6 +112,17 @@ export class CreateProfileDto {
   @IsBoolean()
   forceOutputLength?: boolean;
 
+  @ApiPropertyOptional({
+    enum: TRANSPORTS,
+    default: 'http1',
+    description:
+      "How runs read the streams: `http1`, teapot's own HTTP/1.1 reader (timestamps each read first, least " +
+      "CPU per chunk), or `undici`, undici's connection pool (for comparison, or an endpoint http1 cannot read). Stored on every run.",
+  })
+  @IsAbsentOr()
+  @IsIn(TRANSPORTS)
+  transport?: Transport;
+
   @ApiPropertyOptional({ type: SloDto })
   @IsAbsentOr()
   @IsObject()
@@ -174,6 +195,7 @@ export class ProfileDto {
   @ApiProperty() timeoutMs!: number;
   @ApiProperty() stallTimeoutMs!: number;
   @ApiProperty() forceOutputLength!: boolean;
+  @ApiProperty({ enum: TRANSPORTS }) transport!: Transport;
   @ApiProperty({ type: SloDto }) slo!: Slo;
   @ApiProperty({ type: String, nullable: true }) scheduleCron!: string | null;
   @ApiProperty({ type: Number, nullable: true }) scheduleIntervalS!: number | null;

@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsOptional, IsUUID } from 'class-validator';
 import { HEADLINES, RUN_STATUSES, type HeadlineFigures, type RunStatusName } from '@teapot/contracts';
-import type { ClientHealth, RunSummary } from '@teapot/measure';
+import { TRANSPORTS, type ClientHealth, type RunSummary, type Transport } from '@teapot/measure';
 import { PageQueryDto } from '../../common/pagination';
 import { IsTimestamp } from '../../common/validators';
 import { QueryArray } from '../../common/query';
@@ -95,6 +95,20 @@ export class RunDto extends HeadlineFiguresDto {
     description: 'The client itself was the bottleneck: not a result.',
   })
   clientSaturated!: boolean | null;
+  @ApiProperty({
+    enum: TRANSPORTS,
+    nullable: true,
+    description: "How the streams were read (the profile's transport); null until measured.",
+  })
+  transport!: Transport | null;
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    example: '0.2.0',
+    description:
+      'Version of the measurement package (@teapot/measure) that measured the run; null until measured.',
+  })
+  measureVersion!: string | null;
 }
 
 export class RunDetailDto extends RunDto {
