@@ -29,6 +29,31 @@ describe('the built-in simulator in a worker thread', () => {
     expect(models.data[0]?.id).toBe('llama-8b');
   });
 
+  it("reads the simulator thread's own CPU time, apart from this thread's", async () => {
+    if (process.platform !== 'linux') return expect(simulator.cpuUs).toBeNull();
+    const before = simulator.cpuUs!();
+    // spin on this thread for 300 ms of CPU (not wall time: the machine may be shared)
+    const processBefore = process.cpuUsage();
+    let processUsed = process.cpuUsage(processBefore);
+    while (processUsed.user + processUsed.system < 300_000) processUsed = process.cpuUsage(processBefore);
+    const response = await fetch(`${simulator.baseUrl}/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        model: 'llama-8b',
+        messages: [{ role: 'user', content: 'hi' }],
+        max_tokens: 400,
+        ignore_eos: true,
+        stream: true,
+      }),
+    });
+    await response.text();
+    const used = simulator.cpuUs!() - before;
+    // the 300 ms this thread spun are not in it (ticks are 10 ms)
+    expect(used).toBeLessThan(250_000);
+    expect(used).toBeGreaterThanOrEqual(0);
+  });
+
   it('keeps writing tokens on time while the client thread is blocked', async () => {
     const response = await fetch(`${simulator.baseUrl}/chat/completions`, {
       method: 'POST',

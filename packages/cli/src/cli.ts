@@ -81,6 +81,8 @@ async function bench(args: BenchArgs, io: CliIo): Promise<number> {
       timeoutMs: args.timeoutMs,
       forceOutputLength: args.forceOutputLength,
       transport: args.transport,
+      // the built-in simulator's thread shares the process: its CPU is not the client's
+      otherThreadsCpuUs: simulator?.cpuUs ?? undefined,
       slo,
       signal: io.signal,
       onProgress: (p) => progress.update(p),

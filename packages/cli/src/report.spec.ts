@@ -73,14 +73,16 @@ describe('renderReport', () => {
         client: {
           eventLoopDelayMs: { p50: 20, p99: 80, max: 120, mean: 25 },
           saturated: true,
-          saturatedReason: 'event-loop delay p99 80 ms',
+          saturatedReason: 'The measuring client was the bottleneck: its event loop ran late (P99 80.0 ms).',
         },
         streamOptions: { requested: true, rejectedByServer: true, retriedRequests: 3 },
       }),
     );
     expect(text).toContain('simulated: H100 SXM · Llama 8B · FP16');
     expect(text).toMatch(/^goodput +7\.80 req\/s meet every latency SLO \(80\.0% of requests\)$/m);
-    expect(text).toMatch(/^ +WARNING client saturated: event-loop delay p99 80 ms/m);
+    expect(text).toMatch(
+      /^ +WARNING client saturated\. The measuring client was the bottleneck: its event loop ran late/m,
+    );
     expect(text).toContain('final server usage, spread over chunks: 60 requests · one token per chunk');
     expect(text).toContain('the server rejected stream_options: 3 requests were retried without');
     expect(row(text, 'itl_p99_ms')).toEqual(['<=', '50', '12.50', 'pass']);

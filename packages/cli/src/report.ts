@@ -87,6 +87,13 @@ export function renderReport(report: BenchReport): string {
   facts.push(['tokens', describeTokens(report)]);
   facts.push(['counted by', describeTokenCounts(report)]);
   facts.push(['errors', describeErrors(summary.errorsByClass)]);
+  const backoff = summary.connectBackoff;
+  if (backoff !== undefined && backoff.outages > 0)
+    facts.push([
+      'unreachable',
+      `the endpoint refused or dropped connections ${backoff.outages} time(s), longest ${fixed(backoff.longestOutageMs / 1000, 1)} s: ` +
+        `requests paused ${backoff.pauses} time(s), ${fixed(backoff.pausedMs / 1000, 1)} s in all${backoff.gaveUp ? '; the run gave up' : ''}`,
+    ]);
   const loop = report.client.eventLoopDelayMs;
   const cpu =
     report.client.cpuPercent === undefined ? '' : ` · CPU ${fixed(report.client.cpuPercent, 0)}% of a core`;
@@ -97,7 +104,7 @@ export function renderReport(report: BenchReport): string {
   if (report.client.saturated)
     facts.push([
       '',
-      `WARNING client saturated${report.client.saturatedReason ? `: ${report.client.saturatedReason}` : ''} — the timings may show the client, not the server`,
+      `WARNING client saturated. ${report.client.saturatedReason ?? 'The measuring client was the bottleneck: the timings may show the client, not the endpoint.'}`,
     ]);
   lines.push(...table(facts, 'left'));
 

@@ -1,7 +1,8 @@
 import { arrivalSchedule } from './arrivals';
-import { watchClientHealth } from './client-health';
+import { judgeClientHealth, watchClientHealth, type ClientLoad } from './client-health';
 import { summarize } from './metrics';
-import { deriveSeed } from './random';
+import { ConnectBackoff } from './connect-backoff';
+import { deriveSeed, mulberry32 } from './random';
 import { validateRunOptions } from './run-options';
 import { MEASURE_VERSION } from './version';
 import { warmUp, type WarmUpReport } from './warm-up';
@@ -10,7 +11,6 @@ import { ArrivalInbox } from './arrival-inbox';
 import { StreamAttempt, type AttemptIdentity, type RequestContext } from './stream-request';
 import {
   DEFAULT_TRANSPORT,
-  type ClientHealth,
   type Progress,
   type RequestRecord,
   type RunOptions,
@@ -43,6 +43,7 @@ class BenchmarkRun {
   private readonly inFlight = new Set<StreamAttempt>();
   private readonly records: RequestRecord[] = [];
   private readonly wakers = new Set<() => void>();
+  private readonly backoff: ConnectBackoff;
   private nextIndex = 0;
   private active = 0;
   private stopped = false;
@@ -79,6 +80,7 @@ class BenchmarkRun {
       live: { outputTokens: 0 },
     };
     this.nextPrompt = promptSource(options.workload, options.seed ?? 0);
+    this.backoff = new ConnectBackoff(mulberry32(deriveSeed(options.seed ?? 0, 3)));
   }
 
   private nowUs(): number {
@@ -87,7 +89,7 @@ class BenchmarkRun {
 
   async execute(): Promise<RunResult> {
     const { options } = this;
-    let health = watchClientHealth();
+    let health = watchClientHealth(options.otherThreadsCpuUs);
     const onAbort = () => {
       this.aborted = true;
       this.stop('the run was aborted');
@@ -99,7 +101,7 @@ class BenchmarkRun {
     let measuredStartUs = this.nowUs();
     let measuredEndUs = measuredStartUs;
     let deadline: NodeJS.Timeout | undefined;
-    let client: ClientHealth;
+    let clientLoad: ClientLoad;
     let warmedUp: WarmUpReport = { chunks: 0, connections: 0, durationMs: 0 };
     try {
       if (options.warmUp !== false && !this.stopped) {
@@ -118,7 +120,7 @@ class BenchmarkRun {
       }
       // client health describes the measured window, not the warm-up's JIT and connection work
       health.stop();
-      health = watchClientHealth();
+      health = watchClientHealth(options.otherThreadsCpuUs);
       measuredStartUs = this.nowUs();
       if (options.durationS !== undefined && !this.stopped) {
         // on the run's clock: a libuv timer counts from the loop's cached time and may fire early
@@ -142,21 +144,25 @@ class BenchmarkRun {
       clearInterval(progress);
       options.signal?.removeEventListener('abort', onAbort);
       this.stop('the run ended');
-      client = health.stop();
+      clientLoad = health.stop();
       await this.pool.destroy().catch(() => undefined);
     }
     this.reportProgress(measuredEndUs);
     if (this.progressError !== null) throw this.progressError;
 
     const requests = this.records.sort((a, b) => a.index - b.index);
+    const connectBackoff = this.backoff.summary();
     const durationUs = Math.max(0, Math.round(measuredEndUs - measuredStartUs));
+    const summary = summarize(requests, { slo: options.slo, durationUs });
+    const client = judgeClientHealth(clientLoad, summary.interChunkMs?.p50 ?? null);
     const { streamOptions } = this.context;
     return {
       wallAnchorMs: this.wallAnchorMs,
       monotonicAnchorNs: this.anchorNs.toString(),
       durationUs,
       requests,
-      summary: summarize(requests, { slo: options.slo, durationUs }),
+      summary: { ...summary, connectBackoff },
+      connectBackoff,
       client,
       streamOptions: {
         requested: true,
@@ -245,7 +251,22 @@ class BenchmarkRun {
     });
   }
 
+  /** Waits while the endpoint is unreachable (see ConnectBackoff); false when the run ends meanwhile. */
+  private async admitted(): Promise<boolean> {
+    for (;;) {
+      if (this.stopped) return false;
+      const admission = this.backoff.admit(this.nowUs() / 1000);
+      if (admission.kind === 'send') return true;
+      if (admission.kind === 'give_up') {
+        this.stop(admission.reason);
+        return false;
+      }
+      await this.sleep(admission.ms === null ? null : Math.max(1, Math.ceil(admission.ms)));
+    }
+  }
+
   private async issue(warmup: boolean, scheduledUs: number | null): Promise<void> {
+    if (!(await this.admitted())) return;
     const identity: AttemptIdentity = { index: this.nextIndex++, warmup, scheduledUs };
     const spec = this.nextPrompt();
     this.active++;
@@ -268,6 +289,10 @@ class BenchmarkRun {
         }
       }
       this.records.push(record);
+      const kind = record.error?.kind;
+      if (record.ttfbUs === null && (kind === 'connect_refused' || kind === 'connect_error'))
+        this.backoff.onConnectFailure(this.nowUs() / 1000);
+      else if (record.outcome !== 'incomplete') this.backoff.onResponse(this.nowUs() / 1000);
       if (record.outcome === 'ok') this.completed++;
       else if (record.outcome === 'error') this.failed++;
     } finally {

@@ -256,6 +256,34 @@ describe.each(['undici', 'http1'] as const)('%s transport', (each) => {
       expect(result.requests.every((r) => r.ttfbUs === null && r.chunkOffsetsUs.length === 0)).toBe(true);
     });
 
+    it('an endpoint down for under a second costs a short gap, not the run (pauses and one probe at a time)', async () => {
+      const closed = await startSimulator();
+      await closed.close();
+      let revived: RunningSimulator | null = null;
+      const revive = setTimeout(() => {
+        void startSimulator({ seed: 7, port: closed.port }).then((s) => (revived = s));
+      }, 700);
+      try {
+        // no warm-up: on a loaded machine it could outlast the outage
+        const result = await runBenchmark(
+          options(closed, { requests: 40, load: { kind: 'closed', concurrency: 4 }, warmUp: false }),
+        );
+        const { succeeded, failed } = result.summary.requests;
+        // the 4 in flight when it went down, then a probe per pause (100, 200, 400 ms... ceilings)
+        expect(failed).toBeLessThanOrEqual(10);
+        expect(succeeded).toBe(40 - failed);
+        expect(result.summary.errorsByClass).toEqual({ connect_refused: failed });
+        expect(result.connectBackoff).toMatchObject({ outages: 1, gaveUp: false });
+        expect(result.connectBackoff.pauses).toBeGreaterThanOrEqual(2);
+        expect(result.connectBackoff.longestOutageMs).toBeGreaterThan(500);
+        expect(result.summary.connectBackoff).toEqual(result.connectBackoff);
+      } finally {
+        clearTimeout(revive);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        await (revived as RunningSimulator | null)?.close();
+      }
+    });
+
     it('a slow response -> timeout', async () => {
       const result = await runBenchmark(
         options(sim, {

@@ -147,17 +147,41 @@ export interface RunSummary {
   tokenSources: Partial<Record<TokenCountSource, number>>;
   /** The measured wall time the rates are over. */
   durationS: number;
+  /** How the run paused while the endpoint could not be reached (set by runBenchmark). */
+  connectBackoff?: ConnectBackoffReport;
+}
+
+/**
+ * Connection failures and the pauses they caused (see connect-backoff.ts): after a request fails
+ * before any response byte, new requests wait and one probe at a time tests the endpoint.
+ */
+export interface ConnectBackoffReport {
+  /** Stretches of consecutive connection failures. */
+  outages: number;
+  /** Pauses taken (each one jittered, doubling up to a bound). */
+  pauses: number;
+  /** Sum of the pauses, ms. */
+  pausedMs: number;
+  longestOutageMs: number;
+  /** The endpoint stayed unreachable past the bound and the run ended early. */
+  gaveUp: boolean;
 }
 
 export interface ClientHealth {
   /** Event-loop delay over the run, in ms (perf_hooks.monitorEventLoopDelay). */
   eventLoopDelayMs: { p50: number; p99: number; max: number; mean: number };
-  /** The client itself may have distorted the timings: treat the run as unreliable. */
+  /**
+   * The measuring client lagged enough to distort this run's tail latencies (calibrated with the
+   * accuracy bench; see SATURATION): compare the run with care. `saturatedReason` says why and what
+   * to do, in plain words.
+   */
   saturated: boolean;
   saturatedReason?: string;
-  /** Client process CPU time over the run, as a percentage of one core. */
+  /** Estimated P99 error of a token timestamp from the event-loop delay (SATURATION.timingErrorPerLoopDelay x P99), ms. */
+  timingErrorP99Ms?: number;
+  /** Client CPU time over the measured window, as a percentage of one core. */
   cpuPercent?: number;
-  /** Client process CPU time (user + system) over the run, us. */
+  /** Client CPU time (user + system) over the measured window, us: the process's, less other threads' (RunOptions.otherThreadsCpuUs). */
   cpuUs?: number;
 }
 
@@ -187,6 +211,8 @@ export interface RunResult {
   transport: Transport;
   /** The version of @teapot/measure that measured (MEASURE_VERSION), also part of the method. */
   measureVersion: string;
+  /** Connection failures and the pauses they caused (also in summary.connectBackoff, which is stored). */
+  connectBackoff: ConnectBackoffReport;
   /** What was done before the measured window so that it pays no JIT or connection set-up (see RunOptions.warmUp). */
   warmUp: { chunks: number; connections: number; durationMs: number };
 }
@@ -284,6 +310,11 @@ export interface RunOptions {
   transport?: Transport;
   signal?: AbortSignal;
   onProgress?: (progress: Progress) => void;
+  /**
+   * CPU time (us, a running total) of threads in this process that are not the client, e.g. a simulator
+   * in a worker thread: read at the start and end of the measured window and left out of client health.
+   */
+  otherThreadsCpuUs?: () => number;
 }
 
 /** How a run reads its streams; the first is the default (see RunOptions.transport). */

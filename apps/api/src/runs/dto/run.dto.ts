@@ -92,7 +92,10 @@ export class RunDto extends HeadlineFiguresDto {
   @ApiProperty({
     type: Boolean,
     nullable: true,
-    description: 'The client itself was the bottleneck: not a result.',
+    description:
+      "The measuring client lagged enough that this run's tail latencies may show the client rather than " +
+      'the endpoint (its estimated P99 timestamp error is over 25% of the median gap between tokens, or it ' +
+      'used nearly a whole core); clientHealth.saturatedReason says why and what to do. Compare such runs with care.',
   })
   clientSaturated!: boolean | null;
   @ApiProperty({
