@@ -185,6 +185,7 @@ async function main(): Promise<void> {
   const verdicts = args.levels.flatMap((streams) =>
     TRANSPORTS.filter((t) => clients.includes(t)).map((client) => verdictAt(figures, streams, client)),
   );
+  process.stdout.write(renderCalibration(figures));
   const machine =
     `machine: ${cpus().length} cores, ${pinned ?? 'not pinned'}; load average ${loadBefore.map((l) => l.toFixed(2)).join(' ')} before, ` +
     `${loadAfter.map((l) => l.toFixed(2)).join(' ')} after; 1-min load at each level's start: ` +
@@ -567,6 +568,23 @@ function renderTable(levels: number[], figures: ClientFigures[], reps: number): 
     lines.push(`${''.padStart(9)} P99 ${ratios.join('; ')}`);
   }
   return lines.join('\n') + '\n';
+}
+
+/**
+ * What an event-loop delay means for the timestamps (client-health.ts's SATURATION): P99 added delay
+ * over loop delay P99, per client and level, where the loop was measurably late.
+ */
+function renderCalibration(figures: ClientFigures[]): string {
+  const rows = figures.filter((f) => f.loopP99 !== null && f.loopP99 >= 0.5 && !Number.isNaN(f.p99));
+  if (rows.length === 0) return '';
+  const byClient = new Map<ClientName, string[]>();
+  for (const f of rows) {
+    const list = byClient.get(f.client) ?? [];
+    list.push(`${f.streams}: ${(f.p99 / f.loopP99!).toFixed(1)}x (loop ${f.loopP99!.toFixed(1)} ms)`);
+    byClient.set(f.client, list);
+  }
+  const lines = [...byClient].map(([client, list]) => `  ${label(client).padEnd(14)} ${list.join(', ')}`);
+  return `\ncalibration, P99 added delay / event-loop delay P99 (saturation estimates 1.5x):\n${lines.join('\n')}\n`;
 }
 
 main().catch((error: unknown) => {

@@ -44,6 +44,7 @@ function bigRun(): RunResult {
     aborted: false,
     transport: 'undici',
     measureVersion: '0.2.0',
+    connectBackoff: { outages: 0, pauses: 0, pausedMs: 0, longestOutageMs: 0, gaveUp: false },
     warmUp: { chunks: 0, connections: 0, durationMs: 0 },
   };
 }

@@ -31,11 +31,16 @@ describe('the built-in simulator in a worker thread', () => {
 
   it("reads the simulator thread's own CPU time, apart from this thread's", async () => {
     if (process.platform !== 'linux') return expect(simulator.cpuUs).toBeNull();
+    // an idle simulator while this thread spins for 300 ms of CPU (not wall time: the machine may be shared)
     const before = simulator.cpuUs!();
-    // spin on this thread for 300 ms of CPU (not wall time: the machine may be shared)
     const processBefore = process.cpuUsage();
     let processUsed = process.cpuUsage(processBefore);
     while (processUsed.user + processUsed.system < 300_000) processUsed = process.cpuUsage(processBefore);
+    const whileSpinning = simulator.cpuUs!() - before;
+    expect(whileSpinning).toBeGreaterThanOrEqual(0);
+    expect(whileSpinning).toBeLessThan(100_000);
+    // then the simulator's own work shows up in it
+    const serving = simulator.cpuUs!();
     const response = await fetch(`${simulator.baseUrl}/chat/completions`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
@@ -48,10 +53,7 @@ describe('the built-in simulator in a worker thread', () => {
       }),
     });
     await response.text();
-    const used = simulator.cpuUs!() - before;
-    // the 300 ms this thread spun are not in it (ticks are 10 ms)
-    expect(used).toBeLessThan(250_000);
-    expect(used).toBeGreaterThanOrEqual(0);
+    expect(simulator.cpuUs!()).toBeGreaterThan(serving);
   });
 
   it('keeps writing tokens on time while the client thread is blocked', async () => {

@@ -98,6 +98,7 @@ function mixedRun(overrides: Partial<RunResult> = {}): RunResult {
     transport: 'http1',
     aborted: false,
     measureVersion: '0.2.0',
+    connectBackoff: { outages: 0, pauses: 0, pausedMs: 0, longestOutageMs: 0, gaveUp: false },
     warmUp: { chunks: 0, connections: 0, durationMs: 0 },
     ...overrides,
   };

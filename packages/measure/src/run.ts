@@ -97,7 +97,7 @@ class BenchmarkRun {
     options.signal?.addEventListener('abort', onAbort, { once: true });
     if (options.signal?.aborted) onAbort();
     const watchdog = this.startWatchdog();
-    const progress = this.startProgress();
+    let progress: NodeJS.Timeout | undefined;
     let measuredStartUs = this.nowUs();
     let measuredEndUs = measuredStartUs;
     let deadline: NodeJS.Timeout | undefined;
@@ -106,12 +106,15 @@ class BenchmarkRun {
     try {
       if (options.warmUp !== false && !this.stopped) {
         warmedUp = await warmUp(
+          () => this.stopped,
           options.transport ?? DEFAULT_TRANSPORT,
           this.pool,
           this.connectionsAhead(),
           this.context,
         );
       }
+      // progress counts requests: it starts after the warm-up, which sends none to the endpoint
+      progress = this.startProgress();
       const warmup = options.warmupRequests ?? 0;
       if (warmup > 0 && !this.stopped) {
         const { load } = options;

@@ -32,14 +32,15 @@ export interface WarmUpReport {
 }
 
 export async function warmUp(
+  stopped: () => boolean,
   transport: Transport,
   pool: StreamTransport,
   connections: number,
   template: RequestContext,
 ): Promise<WarmUpReport> {
   const started = process.hrtime.bigint();
-  const chunks = await exerciseHotPath(transport, template).catch(() => 0);
-  const opened = (await pool.preconnect?.(connections)) ?? 0;
+  const chunks = await exerciseHotPath(stopped, transport, template).catch(() => 0);
+  const opened = stopped() ? 0 : ((await pool.preconnect?.(connections)) ?? 0);
   return { chunks, connections: opened, durationMs: Number(process.hrtime.bigint() - started) / 1e6 };
 }
 
@@ -96,7 +97,11 @@ function loopbackResponder(): net.Server {
   });
 }
 
-async function exerciseHotPath(transport: Transport, template: RequestContext): Promise<number> {
+async function exerciseHotPath(
+  stopped: () => boolean,
+  transport: Transport,
+  template: RequestContext,
+): Promise<number> {
   const server = loopbackResponder();
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -121,7 +126,7 @@ async function exerciseHotPath(transport: Transport, template: RequestContext): 
   let chunks = 0;
   let index = 0;
   try {
-    for (let round = 0; round < ROUNDS; round++) {
+    for (let round = 0; round < ROUNDS && !stopped(); round++) {
       const attempts = Array.from({ length: STREAMS }, () => {
         const identity = { index: index++, warmup: true, scheduledUs: null };
         const spec = { prompt: 'warm up', outputTokens: CHUNKS, targetPromptTokens: 8 };

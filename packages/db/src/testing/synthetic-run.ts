@@ -70,6 +70,7 @@ export function syntheticRunResult(options: SyntheticRunOptions): RunResult {
     aborted: false,
     transport: 'undici',
     measureVersion: '0.2.0',
+    connectBackoff: { outages: 0, pauses: 0, pausedMs: 0, longestOutageMs: 0, gaveUp: false },
     warmUp: { chunks: 0, connections: 0, durationMs: 0 },
   };
 }
