@@ -21,6 +21,7 @@ function snapshot(schedule: { intervalS?: number; cron?: string; jitterS?: numbe
     timeoutMs: 60_000,
     stallTimeoutMs: 30_000,
     forceOutputLength: true,
+    transport: 'http1',
     slo: {},
     scheduleCron: schedule.cron ?? null,
     scheduleIntervalS: schedule.intervalS ?? null,
