@@ -155,6 +155,7 @@ async function launch(
   say(
     [
       'teapot is running; Ctrl-C stops it.',
+      `  dashboard     ${api.baseUrl}/  (open it and paste the API key below)`,
       `  API           ${api.baseUrl}`,
       `  API docs      ${api.baseUrl}/docs`,
       `  API key       TEAPOT_API_KEY in ${apiKeyFromEnvironment ? 'your environment' : shownDevEnvFile} (send it as "Authorization: Bearer <key>")`,
