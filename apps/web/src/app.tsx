@@ -2,6 +2,7 @@ import { useCallback, useState } from 'preact/hooks';
 import { type ApiError, apiKey } from './api/client';
 import { Failure } from './components/states';
 import { EndpointPage } from './pages/endpoint';
+import { ComparePage } from './pages/compare';
 import { EndpointsPage } from './pages/endpoints';
 import { RunPage } from './pages/run';
 import { href, useRoute } from './router';
@@ -68,6 +69,7 @@ export function App() {
         </a>
         <nav>
           <a href={href.endpoints()}>Endpoints</a>
+          <a href={href.compare()}>Compare</a>
         </nav>
         <button
           class="link"
@@ -84,9 +86,8 @@ export function App() {
         {route.page === 'endpoints' ? <EndpointsPage /> : null}
         {route.page === 'endpoint' ? <EndpointPage id={route.id} /> : null}
         {route.page === 'run' ? <RunPage id={route.id} /> : null}
-        {route.page === 'compare' || route.page === 'missing' ? (
-          <Failure message="There is no such page here." />
-        ) : null}
+        {route.page === 'compare' ? <ComparePage key={route.query.toString()} query={route.query} /> : null}
+        {route.page === 'missing' ? <Failure message="There is no such page here." /> : null}
       </main>
     </KeyRefused.Provider>
   );

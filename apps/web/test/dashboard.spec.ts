@@ -153,6 +153,61 @@ describe('the dashboard in chromium, on the real API over a seeded database', ()
     await context.close();
   });
 
+  it('compares two sides through POST /comparisons and shows the table, on a laptop and a phone in dark mode', async () => {
+    for (const size of [
+      { width: 1280, height: 860, dark: false, name: 'compare' },
+      { width: 390, height: 844, dark: true, name: 'compare-phone-dark' },
+    ]) {
+      const { context, page, errors } = await open({ key: world.readKey, ...size });
+      const [fp16, fp8] = ['fp16', 'fp8'].map((quant) => world.endpoints.find((e) => e.name.endsWith(quant)));
+      if (!fp16 || !fp8) throw new Error('seeded endpoints missing');
+      await page.click('nav a[href="#/compare"]');
+      await page.locator('.compare-form').waitFor();
+      await page.locator('.state.empty').waitFor();
+      await page.waitForFunction(
+        () => document.querySelectorAll('select[name="baseline.endpointId"] option').length > 2,
+      );
+      await page.selectOption('select[name="baseline.endpointId"]', fp16.id);
+      await page.fill('input[name="baseline.value"]', 'fp16');
+      await page.selectOption('select[name="candidate.endpointId"]', fp8.id);
+      await page.fill('input[name="candidate.value"]', 'fp8');
+      // On a loaded machine the seeded runs may all be client-saturated.
+      await page.check('.compare-form input[name=includeSaturated]');
+      const request = page.waitForRequest((r) => r.url().endsWith('/comparisons') && r.method() === 'POST');
+      await page.click('.compare-form button[type=submit]');
+      const body = (await request).postDataJSON() as Record<string, Record<string, unknown>>;
+      expect(body.baseline).toMatchObject({
+        endpointIds: [fp16.id],
+        config: { weightQuant: ['fp16'] },
+        includeSaturated: true,
+      });
+      expect(body.candidate).toMatchObject({ endpointIds: [fp8.id], config: { weightQuant: ['fp8'] } });
+      expect(typeof body.baseline.from).toBe('string');
+      expect(page.url()).toContain('candidate.value=fp8');
+
+      await page.locator('table.comparison tbody tr').first().waitFor();
+      const rows = await page.locator('table.comparison tbody tr').allTextContents();
+      expect(
+        rows.some((text) =>
+          /^ITL p99(regressed|improved|unchanged|inconclusive)[\d.]+ ms[\d.]+ ms[+-]/.test(text),
+        ),
+      ).toBe(true);
+      expect(await page.locator('.side-summary').first().textContent()).toContain(
+        `${fp16.runIds.length} runs`,
+      );
+      expect(await page.locator('.overall .verdict').textContent()).toMatch(
+        /^(regressed|improved|unchanged|inconclusive)$/,
+      );
+      if (size.width < 600) {
+        const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+        expect(overflow).toBeLessThanOrEqual(0);
+      }
+      await screenshot(page, size.name);
+      expect(errors).toEqual([]);
+      await context.close();
+    }
+  });
+
   it('fits a phone screen and follows the dark-mode preference', async () => {
     const { context, page, errors } = await open({ key: world.readKey, width: 390, height: 844, dark: true });
     await page.locator('.endpoint-card .figures').first().waitFor();

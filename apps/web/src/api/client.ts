@@ -65,13 +65,48 @@ export function urlOf(path: string, params: Record<string, unknown> = {}, query:
 }
 
 export async function get<P extends GetPath>(path: P, options: GetOptions<P> = {}): Promise<OkBody<P>> {
+  const url = urlOf(path, (options.path ?? {}) as Record<string, unknown>, options.query ?? {});
+  return (await send(url, { signal: options.signal })) as OkBody<P>;
+}
+
+type PostOperation<P extends keyof paths> = paths[P] extends { post: infer Op } ? Op : never;
+/** Paths that take a JSON body by POST and answer 200 with JSON (read routes such as comparisons). */
+export type PostPath = {
+  [P in keyof paths]: PostOperation<P> extends {
+    requestBody: { content: { 'application/json': unknown } };
+    responses: { 200: { content: { 'application/json': unknown } } };
+  }
+    ? P
+    : never;
+}[keyof paths];
+export type PostBody<P extends PostPath> =
+  PostOperation<P> extends { requestBody: { content: { 'application/json': infer Body } } } ? Body : never;
+export type PostOk<P extends PostPath> =
+  PostOperation<P> extends { responses: { 200: { content: { 'application/json': infer Body } } } }
+    ? Body
+    : never;
+
+export async function post<P extends PostPath>(
+  path: P,
+  body: PostBody<P>,
+  options: { signal?: AbortSignal } = {},
+): Promise<PostOk<P>> {
+  return (await send(path, { signal: options.signal, body: JSON.stringify(body) })) as PostOk<P>;
+}
+
+async function send(url: string, options: { signal?: AbortSignal; body?: string }): Promise<unknown> {
   const key = apiKey.get();
   if (!key) throw new ApiError(401, 'Paste an API key to see the dashboard.');
-  const url = urlOf(path, (options.path ?? {}) as Record<string, unknown>, options.query ?? {});
   let response: Response;
   try {
     response = await fetch(url, {
-      headers: { authorization: `Bearer ${key}`, accept: 'application/json' },
+      method: options.body === undefined ? 'GET' : 'POST',
+      headers: {
+        authorization: `Bearer ${key}`,
+        accept: 'application/json',
+        ...(options.body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
+      body: options.body,
       signal: options.signal,
     });
   } catch (error) {
@@ -81,7 +116,7 @@ export async function get<P extends GetPath>(path: P, options: GetOptions<P> = {
       `The API did not answer (${error instanceof Error ? error.message : String(error)}).`,
     );
   }
-  if (response.ok) return (await response.json()) as OkBody<P>;
+  if (response.ok) return response.json();
   throw new ApiError(response.status, await errorMessage(response));
 }
 

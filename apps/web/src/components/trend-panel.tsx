@@ -11,6 +11,7 @@ import {
   type TrendPlotData,
   xRange,
 } from '../shape/trend';
+import { CONFIG_FIELDS } from '../shape/config';
 import { useApi } from '../use-api';
 import { PALETTE, Plot, themedAxis } from './plot';
 import { Empty, Show } from './states';
@@ -33,18 +34,7 @@ const BUCKETS: Array<{ name: TrendBucket; label: string }> = [
 // `endpoint` is every run of this page: one series.
 const GROUPS: Array<{ name: GroupField; label: string }> = [
   { name: 'endpoint', label: 'nothing (one series)' },
-  { name: 'weightQuant', label: 'weight quantisation' },
-  { name: 'activationQuant', label: 'activation quantisation' },
-  { name: 'kvCacheQuant', label: 'KV-cache quantisation' },
-  { name: 'engineVersion', label: 'engine version' },
-  { name: 'gpuModel', label: 'GPU model' },
-  { name: 'gpuCount', label: 'GPU count' },
-  { name: 'tensorParallel', label: 'tensor parallel' },
-  { name: 'maxNumSeqs', label: 'max sequences' },
-  { name: 'maxBatchTokens', label: 'max batch tokens' },
-  { name: 'chunkedPrefill', label: 'chunked prefill' },
-  { name: 'prefixCaching', label: 'prefix caching' },
-  { name: 'specDecodeMethod', label: 'speculative decoding' },
+  ...CONFIG_FIELDS,
   { name: 'profile', label: 'profile' },
 ];
 

@@ -1,4 +1,4 @@
-import type { Schemas } from '../api/client';
+import type { GetOptions, Schemas } from '../api/client';
 
 type ServingConfig = Schemas['ServingConfigDto'];
 
@@ -23,3 +23,28 @@ export function configFacts(config: ServingConfig): string[] {
     facts.push(`spec: ${config.specDecodeMethod}${config.specNumTokens ? ` ×${config.specNumTokens}` : ''}`);
   return facts;
 }
+
+type ConfigFieldName = Exclude<
+  NonNullable<NonNullable<GetOptions<'/trends'>['query']>['groupBy']>[number],
+  'endpoint' | 'profile'
+>;
+
+/** The serving-configuration fields a page filters or groups by, with how a typed value is read. */
+export const CONFIG_FIELDS: ReadonlyArray<{
+  name: ConfigFieldName;
+  label: string;
+  type: 'text' | 'int' | 'bool';
+}> = [
+  { name: 'weightQuant', label: 'weight quantisation', type: 'text' },
+  { name: 'activationQuant', label: 'activation quantisation', type: 'text' },
+  { name: 'kvCacheQuant', label: 'KV-cache quantisation', type: 'text' },
+  { name: 'engineVersion', label: 'engine version', type: 'text' },
+  { name: 'gpuModel', label: 'GPU model', type: 'text' },
+  { name: 'gpuCount', label: 'GPU count', type: 'int' },
+  { name: 'tensorParallel', label: 'tensor parallel', type: 'int' },
+  { name: 'maxNumSeqs', label: 'max sequences', type: 'int' },
+  { name: 'maxBatchTokens', label: 'max batch tokens', type: 'int' },
+  { name: 'chunkedPrefill', label: 'chunked prefill', type: 'bool' },
+  { name: 'prefixCaching', label: 'prefix caching', type: 'bool' },
+  { name: 'specDecodeMethod', label: 'speculative decoding', type: 'text' },
+];
