@@ -4,6 +4,7 @@ import type { DestinationStream } from 'pino';
 import { AuthModule } from './auth/auth.module';
 import { ComparisonsModule } from './comparisons/comparisons.module';
 import { DeploymentsModule } from './deployments/deployments.module';
+import { ChangePointsModule } from './change-points/change-points.module';
 import { DashboardModule } from './dashboard/dashboard.module';
 import { EndpointsModule } from './endpoints/endpoints.module';
 import { EnvModule } from './env/env.module';
@@ -37,6 +38,7 @@ export class AppModule {
         ComparisonsModule,
         WebhooksModule,
         DeploymentsModule,
+        ChangePointsModule,
         DashboardModule.forRoot(env),
       ],
     };

@@ -342,26 +342,51 @@ describe('hostile input at every route never gets a 5xx', () => {
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
   }, 60_000);
 
-  it('trends: every parameter hostile inside an otherwise valid query', async () => {
-    const op = operations.find((o) => o.path === '/trends' && o.method === 'get') as Operation;
-    const valid: Record<string, string> = {
-      metric: 'itl',
-      statistic: 'p99',
-      bucket: 'day',
-      from: '2026-01-01T00:00:00Z',
-      to: '2026-02-01T00:00:00Z',
-    };
-    const tasks: Array<() => Promise<unknown>> = [];
-    for (const { name } of op.query) {
-      for (const value of [...HOSTILE_QUERY_VALUES, 'null', 'p99/p50', 'run', '1970-01-01T00:00:00Z']) {
-        const query = new URLSearchParams({ ...valid, [name]: value }).toString();
-        tasks.push(() => send(op, `valid query, ?${name}=${value.slice(0, 20)}`, { query }));
+  const VALID_QUERIES: Array<[string, Record<string, string>, string[], number]> = [
+    [
+      '/trends',
+      {
+        metric: 'itl',
+        statistic: 'p99',
+        bucket: 'day',
+        from: '2026-01-01T00:00:00Z',
+        to: '2026-02-01T00:00:00Z',
+      },
+      ['null', 'p99/p50', 'run', '1970-01-01T00:00:00Z'],
+      300,
+    ],
+    [
+      '/change-points',
+      {
+        metric: 'itl',
+        statistic: 'p99',
+        mode: 'robust',
+        kind: 'step',
+        from: '2026-01-01T00:00:00Z',
+        to: '2026-02-01T00:00:00Z',
+        limit: '10',
+      },
+      ['null', 'p99/p50', 'drift', 'otava', '1001'],
+      150,
+    ],
+  ];
+  it.each(VALID_QUERIES)(
+    '%s: every parameter hostile inside an otherwise valid query',
+    async (path, valid, extra, atLeast) => {
+      const op = operations.find((o) => o.path === path && o.method === 'get') as Operation;
+      const tasks: Array<() => Promise<unknown>> = [];
+      for (const { name } of op.query) {
+        for (const value of [...HOSTILE_QUERY_VALUES, ...extra]) {
+          const query = new URLSearchParams({ ...valid, [name]: value }).toString();
+          tasks.push(() => send(op, `valid query, ?${name}=${value.slice(0, 20)}`, { query }));
+        }
       }
-    }
-    await all(tasks);
-    expect(failures).toEqual([]);
-    expect(tasks.length).toBeGreaterThan(300);
-  }, 60_000);
+      await all(tasks);
+      expect(failures).toEqual([]);
+      expect(tasks.length).toBeGreaterThan(atLeast);
+    },
+    60_000,
+  );
 
   it('comparisons: every field and nested value hostile inside an otherwise valid body', async () => {
     const op = operations.find((o) => o.path === '/comparisons' && o.method === 'post') as Operation;

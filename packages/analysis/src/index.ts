@@ -64,3 +64,23 @@ export type {
 export type { SideRoofline } from './comparisons/roofline';
 export { verifyDeployment, overallOf, DEPLOYMENT_STATISTICS } from './deployments/verify';
 export type { DeploymentToVerify, VerificationProgress, VerifyOptions } from './deployments/verify';
+export {
+  recomputeChangePoints,
+  listChangePoints,
+  CHANGE_POINT_MODES,
+  CHANGE_POINT_KINDS,
+  CHANGE_POINT_SERIES,
+  MAX_SERIES_RUNS,
+  MIN_SERIES_RUNS,
+  MAX_CHANGE_POINTS_LIMIT,
+} from './change-points';
+export type {
+  ChangePoint,
+  ChangePointKind,
+  ChangePointList,
+  ChangePointMode,
+  ChangePointOptions,
+  ChangePointQuery,
+  Recomputation,
+  SeriesKey,
+} from './change-points';

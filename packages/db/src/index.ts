@@ -11,6 +11,7 @@ export {
 export type { MigrateOptions, MigrateResult, MigrationFile } from './migrate';
 export { ensureDatabase, dropDatabase } from './connection';
 export { poolOf, type RunStore } from './run-store';
+export type { PoolClient } from 'pg';
 export { persistRunResult, runStatusOf, buildHistograms } from './run-writer';
 export type { PersistRunOptions, PersistedRun } from './run-writer';
 export { HISTOGRAM_METRICS, type HistogramMetric } from '@teapot/contracts';

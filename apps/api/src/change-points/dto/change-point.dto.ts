@@ -1,0 +1,118 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import {
+  CHANGE_POINT_KINDS,
+  CHANGE_POINT_MODES,
+  MAX_CHANGE_POINTS_LIMIT,
+  type ChangePointKind,
+  type ChangePointMode,
+} from '@teapot/analysis';
+import { METRIC_NAMES, STATISTICS, type MetricName, type Statistic } from '@teapot/contracts';
+import { Type } from 'class-transformer';
+import { IsIn, IsInt, IsISO8601, IsOptional, IsUUID, Max, Min } from 'class-validator';
+import { QueryArray } from '../../common/query';
+
+const MAX_IDS = 20;
+
+export class ChangePointQueryDto {
+  @ApiPropertyOptional({
+    type: [String],
+    format: 'uuid',
+    description: 'Any of these endpoints (repeatable).',
+  })
+  @QueryArray(MAX_IDS)
+  @IsUUID('all', { each: true })
+  endpointId?: string[];
+
+  @ApiPropertyOptional({ type: [String], format: 'uuid', description: 'Any of these profiles (repeatable).' })
+  @QueryArray(MAX_IDS)
+  @IsUUID('all', { each: true })
+  profileId?: string[];
+
+  @ApiPropertyOptional({ enum: METRIC_NAMES, example: 'itl', description: 'A metric of the catalogue.' })
+  @IsOptional()
+  @IsIn(METRIC_NAMES)
+  metric?: MetricName;
+
+  @ApiPropertyOptional({ enum: STATISTICS, example: 'p99', description: 'A statistic the metric offers.' })
+  @IsOptional()
+  @IsIn(STATISTICS)
+  statistic?: Statistic;
+
+  @ApiPropertyOptional({
+    enum: CHANGE_POINT_MODES,
+    example: 'robust',
+    description:
+      '`otava` (E-Divisive + t-test, as Apache Otava) or `robust` (ranks; steps and drifts). Default: both.',
+  })
+  @IsOptional()
+  @IsIn(CHANGE_POINT_MODES)
+  mode?: ChangePointMode;
+
+  @ApiPropertyOptional({
+    enum: CHANGE_POINT_KINDS,
+    example: 'step',
+    description: 'Steps or drifts (drifts: robust mode).',
+  })
+  @IsOptional()
+  @IsIn(CHANGE_POINT_KINDS)
+  kind?: ChangePointKind;
+
+  @ApiPropertyOptional({ example: '2026-09-01T00:00:00Z', description: 'Changes at or after (ISO 8601).' })
+  @IsOptional()
+  @IsISO8601({ strict: true })
+  from?: string;
+
+  @ApiPropertyOptional({ example: '2026-12-01T00:00:00Z', description: 'Changes before (ISO 8601).' })
+  @IsOptional()
+  @IsISO8601({ strict: true })
+  to?: string;
+
+  @ApiPropertyOptional({
+    example: 100,
+    description: `At most this many, newest first (1-${MAX_CHANGE_POINTS_LIMIT}, default 100).`,
+  })
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(MAX_CHANGE_POINTS_LIMIT)
+  limit?: number;
+}
+
+class ChangePointDto {
+  @ApiProperty({ format: 'uuid' }) id!: string;
+  @ApiProperty({ format: 'uuid' }) endpointId!: string;
+  @ApiProperty({ format: 'uuid' }) profileId!: string;
+  @ApiProperty({ enum: METRIC_NAMES, example: 'itl' }) metric!: string;
+  @ApiProperty({ enum: STATISTICS, example: 'p99' }) statistic!: string;
+  @ApiProperty({ example: 'ms' }) unit!: string;
+  @ApiProperty({ enum: CHANGE_POINT_MODES, example: 'robust' }) mode!: string;
+  @ApiProperty({ enum: CHANGE_POINT_KINDS, example: 'step' }) kind!: string;
+  @ApiProperty({
+    example: '2026-11-30T06:00:00.000Z',
+    description: 'Start of the first run after the change (a drift: of its first run).',
+  })
+  at!: Date;
+  @ApiProperty({ format: 'uuid', description: 'The first run after the change.' }) runId!: string;
+  @ApiProperty({ type: String, format: 'uuid', nullable: true, description: 'The last run before it.' })
+  previousRunId!: string | null;
+  @ApiProperty({ type: String, format: 'uuid', nullable: true, description: "A drift's last run." })
+  endRunId!: string | null;
+  @ApiProperty({ type: Date, nullable: true, description: "A drift's last run's start." })
+  endAt!: Date | null;
+  @ApiProperty({ example: 212, description: 'Runs since the previous change.' }) runsBefore!: number;
+  @ApiProperty({ example: 87, description: 'Runs until the next change (a drift: its length).' })
+  runsAfter!: number;
+  @ApiProperty({ example: 11.9, description: 'Level before (in `unit`).' }) meanBefore!: number;
+  @ApiProperty({ example: 14.3, description: 'Level after (in `unit`).' }) meanAfter!: number;
+  @ApiProperty({ example: 0.2, description: 'meanAfter / meanBefore - 1.' }) magnitude!: number;
+  @ApiProperty({ example: 1.2e-9 }) pValue!: number;
+  @ApiProperty({ description: 'When it was first stored.' }) detectedAt!: Date;
+  @ApiProperty({ description: 'When a recomputation last confirmed it.' }) updatedAt!: Date;
+}
+
+export class ChangePointListDto {
+  @ApiProperty({ type: [ChangePointDto] }) changePoints!: ChangePointDto[];
+  @ApiProperty({ example: false, description: 'More matched than `limit`: narrow the filters or the range.' })
+  truncated!: boolean;
+}

@@ -1,0 +1,206 @@
+/**
+ * Change points: how well and how fast.
+ *
+ * 1. Quality: both detectors over seeded labelled latency series (@teapot/stats labelledSeries:
+ *    lengths 60-2,000, lognormal or t3 noise, single-run spikes; real steps of 3-8 noise levels,
+ *    steps below the noise, linear drifts). Precision and recall per mode: a step counts when placed
+ *    within 2 runs of a real one, a drift when it overlaps one; everything else is a false positive.
+ * 2. Speed: 2,000 runs of one (endpoint, profile) in a database the bench creates; the recomputation
+ *    the analysis queue runs (read, every metric and statistic in both modes, store), and one series'
+ *    detection alone, against the baseline of reading those runs, in the same run. Target: one
+ *    2,000-run series < 1 s.
+ *
+ *   npm run bench:change-points [-- --series 400 --runs 2000]
+ */
+import { loadavg } from 'node:os';
+import { performance } from 'node:perf_hooks';
+import { recomputeChangePoints } from '@teapot/analysis';
+import { METRICS, METRIC_NAMES, type MetricDefinition } from '@teapot/contracts';
+import { createDatabase, dropDatabase, ensureDatabase, migrate } from '@teapot/db';
+import {
+  labelledSeries,
+  otavaChangePoints,
+  robustChangePoints,
+  scoreDetections,
+  SERIES_KINDS,
+  type Detection,
+  type LabelledSeries,
+} from '@teapot/stats';
+
+const TARGET_SERIES_MS = 1_000;
+const REPEATS = 5;
+
+function option(name: string, fallback: number): number {
+  const at = process.argv.indexOf(`--${name}`);
+  if (at < 0) return fallback;
+  const value = Number(process.argv[at + 1]);
+  if (!Number.isInteger(value) || value < 1) throw new Error(`--${name} needs a positive integer`);
+  return value;
+}
+
+const SERIES = option('series', 400);
+const RUNS = option('runs', 2_000);
+
+type Mode = 'otava' | 'robust';
+const DETECTORS: Record<Mode, (values: number[]) => Detection[]> = {
+  otava: (values) => otavaChangePoints(values).map((c) => ({ kind: 'step', index: c.index, end: c.index })),
+  robust: (values) => robustChangePoints(values).findings,
+};
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)];
+}
+
+function quality(): void {
+  const series: LabelledSeries[] = Array.from({ length: SERIES }, (_, i) => labelledSeries(i + 1));
+  const count = (kind: string) => series.filter((s) => s.kind === kind).length;
+  console.log(
+    `quality over ${SERIES} labelled series (${SERIES_KINDS.map((k) => `${count(k)} ${k}`).join(', ')}), ` +
+      `${series.reduce((n, s) => n + s.steps.length, 0)} real steps, ${series.reduce((n, s) => n + s.drifts.length, 0)} drifts:`,
+  );
+  for (const mode of ['otava', 'robust'] as const) {
+    let tp = 0;
+    let fp = 0;
+    let steps = 0;
+    let stepsFound = 0;
+    let drifts = 0;
+    let driftsFound = 0;
+    let quietAlarms = 0;
+    let ms = 0;
+    for (const s of series) {
+      const start = performance.now();
+      const found = DETECTORS[mode](s.values);
+      ms += performance.now() - start;
+      const score = scoreDetections(s, found);
+      tp += score.truePositives;
+      fp += score.falsePositives;
+      steps += score.steps;
+      stepsFound += score.stepsFound;
+      drifts += score.drifts;
+      driftsFound += score.driftsFound;
+      if ((s.kind === 'noise' || s.kind === 'small-steps') && found.length > 0) quietAlarms++;
+    }
+    const quiet = count('noise') + count('small-steps');
+    console.log(
+      `  ${mode.padEnd(6)} precision ${(tp / Math.max(1, tp + fp)).toFixed(3)} (${tp} right, ${fp} spurious)` +
+        `  recall ${(tp / (steps + drifts)).toFixed(3)}: steps ${stepsFound}/${steps}, drifts ${driftsFound}/${drifts}` +
+        `  quiet series with a finding ${quietAlarms}/${quiet}  ${(ms / SERIES).toFixed(1)} ms/series`,
+    );
+  }
+}
+
+/** A run summary section whose every statistic follows `level` (ms), with the spread of a latency distribution. */
+function distribution(level: number) {
+  return {
+    count: 1000,
+    mean: level * 0.55,
+    std: level * 0.2,
+    min: level * 0.2,
+    max: level * 1.6,
+    p50: level * 0.5,
+    p90: level * 0.8,
+    p95: level * 0.9,
+    p99: level,
+    p999: level * 1.3,
+  };
+}
+
+async function speed(): Promise<void> {
+  const name = `teapot_bench_change_points_${process.pid}`;
+  const server = new URL(process.env.DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres');
+  server.pathname = `/${name}`;
+  const url = server.toString();
+  await ensureDatabase(url);
+  await migrate(url);
+  const db = createDatabase(url, { max: 4 });
+  try {
+    const endpoint = await db.prisma.endpoint.create({
+      data: { name: 'bench', baseUrl: 'http://127.0.0.1:1/v1', apiKind: 'chat', model: 'llama-8b' },
+    });
+    const profile = await db.prisma.profile.create({
+      data: { name: 'bench', endpointId: endpoint.id, workload: {}, load: {}, requestCount: 200 },
+    });
+    const series = labelledSeries(7, { kind: 'steps', length: RUNS });
+    const t0 = Date.UTC(2026, 0, 1);
+    const rateColumns = Object.fromEntries(
+      METRIC_NAMES.flatMap((metric) => {
+        const definition: MetricDefinition = METRICS[metric];
+        return definition.kind === 'rate' ? definition.headline.map((h) => [h.field, 1]) : [];
+      }),
+    );
+    for (let i = 0; i < RUNS; i += 500) {
+      await db.prisma.run.createMany({
+        data: series.values.slice(i, i + 500).map((level, k) => ({
+          endpointId: endpoint.id,
+          profileId: profile.id,
+          profileSnapshot: {},
+          trigger: 'schedule' as const,
+          status: 'succeeded' as const,
+          startedAt: new Date(t0 + (i + k) * 3_600_000),
+          summary: Object.fromEntries(
+            ['ttftMs', 'tpotMs', 'itlMs', 'interChunkMs', 'e2eMs'].map((key) => [key, distribution(level)]),
+          ),
+          ...rateColumns,
+        })),
+      });
+    }
+    await db.pool.query('ANALYZE');
+    const key = { endpointId: endpoint.id, profileId: profile.id };
+    const readTimes: number[] = [];
+    for (let i = 0; i < REPEATS; i++) {
+      const start = performance.now();
+      await db.pool.query(
+        `SELECT id, started_at, summary FROM runs WHERE endpoint_id = $1 AND profile_id = $2
+          ORDER BY started_at DESC LIMIT $3`,
+        [key.endpointId, key.profileId, RUNS],
+      );
+      readTimes.push(performance.now() - start);
+    }
+    const detectTimes: Record<Mode, number[]> = { otava: [], robust: [] };
+    for (let i = 0; i < REPEATS; i++) {
+      for (const mode of ['otava', 'robust'] as const) {
+        const start = performance.now();
+        DETECTORS[mode](series.values);
+        detectTimes[mode].push(performance.now() - start);
+      }
+    }
+    const recomputeTimes: number[] = [];
+    let result = await recomputeChangePoints(db, key);
+    for (let i = 0; i < 3; i++) {
+      const start = performance.now();
+      result = await recomputeChangePoints(db, key);
+      recomputeTimes.push(performance.now() - start);
+    }
+    const read = median(readTimes);
+    const oneSeries = median(detectTimes.otava) + median(detectTimes.robust);
+    const recompute = median(recomputeTimes);
+    const perSeries = recompute / result.series;
+    console.log(
+      [
+        `speed over one ${RUNS}-run series (${series.steps.length} real steps):`,
+        `baseline, reading the ${RUNS} runs from Postgres: ${read.toFixed(1)} ms (median of ${REPEATS})`,
+        `detection alone: otava ${median(detectTimes.otava).toFixed(1)} ms, robust ${median(detectTimes.robust).toFixed(1)} ms`,
+        `recomputing the pair's ${result.series} series in both modes (read + detect + store ${result.stored} change points): ` +
+          `${recompute.toFixed(0)} ms (median of 3) = ${(recompute / read).toFixed(1)}x the read`,
+        `one series (read share + both modes): ${(read + oneSeries).toFixed(1)} ms, ${perSeries.toFixed(1)} ms per series in the pair's recomputation ` +
+          `(target < ${TARGET_SERIES_MS} ms: ${read + oneSeries < TARGET_SERIES_MS && perSeries < TARGET_SERIES_MS ? 'met' : 'MISSED'})`,
+      ].join('\n  '),
+    );
+  } finally {
+    await db.close();
+    await dropDatabase(url);
+  }
+}
+
+async function main(): Promise<void> {
+  const load = loadavg()[0];
+  quality();
+  await speed();
+  console.log(`machine: load average ${load.toFixed(2)} before, ${loadavg()[0].toFixed(2)} after`);
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exitCode = 1;
+});
