@@ -10,12 +10,15 @@ import { checkSeries } from './otava';
  *    step is a relative change. The noise level sigma is 1.4826 * median|y[i+1] - y[i]| / sqrt(2):
  *    differences cancel steps and drifts, the median ignores spikes.
  * 2. Candidates: binary segmentation with a rank statistic (standardized Mann-Whitney, so one spike
- *    moves it by at most one rank), splitting while its Bonferroni p-value is at most `maxPValue`.
+ *    moves it by at most one rank), splitting while its Bonferroni p-value is at most `maxPValue`;
+ *    where no single split is, the stretch (up to 4 windows long) that differs most from the rest
+ *    (a bump that comes back) is tried, as circular binary segmentation does.
  * 3. Confirmation: each candidate is judged on the runs between its neighbours (at most `window` a
  *    side): a Mann-Whitney p-value at most `maxPValue`, a median shift of at least `minEffect` sigma,
  *    and a step must fit those runs better than a straight line (else it is part of a drift). The
  *    worst failing candidate is dropped and both neighbours recomputed, until every one passes.
- *    A confirmed step is then placed, within 6 runs, where two levels fit best in absolute error.
+ *    A confirmed step is then placed, within 6 runs, where two levels fit best in absolute error
+ *    capped at 3 sigma (a spike beside a step pulls it nowhere).
  * 4. Drifts: each stretch between confirmed steps gets a Mann-Kendall trend test; a significant
  *    trend whose total change (robust line) is at least 1.5 x `minEffect` sigma is a drift.
  */
@@ -76,7 +79,7 @@ export function robustChangePoints(series: ArrayLike<number>, options: RobustOpt
   const scale = positive ? 'log' : 'linear';
   if (n < 2 * minSegment) return { findings: [], noise, scale };
 
-  const candidates = segment(y, 0, n, maxPValue, minSegment).sort((a, b) => a - b);
+  const candidates = segment(y, 0, n, maxPValue, minSegment, 4 * window).sort((a, b) => a - b);
   const steps = confirm(y, candidates, { maxPValue, minEffect, window, noise });
   const level = (from: number, to: number) => {
     const trimmed = trimmedMean(y.subarray(from, to), 0.1);
@@ -142,18 +145,64 @@ export function noiseLevel(y: ArrayLike<number>): number {
  * number of splits tried (Bonferroni) is at most `maxPValue`. Standardizing finds steps near an end,
  * where Pettitt's unstandardized statistic is too weak.
  */
-function segment(y: Float64Array, from: number, to: number, maxPValue: number, minSegment: number): number[] {
+function segment(
+  y: Float64Array,
+  from: number,
+  to: number,
+  maxPValue: number,
+  minSegment: number,
+  maxStretch: number,
+): number[] {
   const found: number[] = [];
   const stack: Array<[number, number]> = [[from, to]];
   while (stack.length) {
     const [a, b] = stack.pop() as [number, number];
     if (b - a < 2 * minSegment) continue;
     const split = bestRankSplit(y, a, b, minSegment);
-    if (split.pValue > maxPValue) continue;
-    found.push(split.index);
-    stack.push([a, split.index], [split.index, b]);
+    if (split.pValue <= maxPValue) {
+      found.push(split.index);
+      stack.push([a, split.index], [split.index, b]);
+      continue;
+    }
+    // A bump (a level that comes back) hides from every single split: look for the stretch that
+    // differs most from the rest of the segment (circular binary segmentation).
+    const bump = bestRankStretch(y, a, b, minSegment, maxStretch);
+    if (bump.pValue > maxPValue) continue;
+    found.push(bump.start, bump.end);
+    stack.push([a, bump.start], [bump.start, bump.end], [bump.end, b]);
   }
   return found;
+}
+
+/**
+ * The stretch [start, end) of y[a..b) whose ranks differ most from the rest (standardized
+ * Mann-Whitney), `minSegment` to `maxStretch` long and leaving at least `minSegment` on each side;
+ * Bonferroni over the stretches tried. A longer bump moves a single split's statistic enough.
+ */
+function bestRankStretch(
+  y: Float64Array,
+  a: number,
+  b: number,
+  minSegment: number,
+  maxStretch: number,
+): { start: number; end: number; pValue: number } {
+  const length = b - a;
+  const ranks = midRanks(y, a, b);
+  const prefix = new Float64Array(length + 1);
+  for (let i = 0; i < length; i++) prefix[i + 1] = prefix[i] + ranks[i];
+  let best = { start: a, end: b, z: -1 };
+  let tried = 0;
+  for (let i = minSegment; i < length - 2 * minSegment; i++) {
+    for (let j = i + minSegment; j <= Math.min(length - minSegment, i + maxStretch); j++) {
+      tried++;
+      const inside = j - i;
+      const outside = length - inside;
+      const u = prefix[j] - prefix[i] - (inside * (inside + 1)) / 2;
+      const z = Math.abs(u - (inside * outside) / 2) / Math.sqrt((inside * outside * (length + 1)) / 12);
+      if (z > best.z) best = { start: a + i, end: a + j, z };
+    }
+  }
+  return { start: best.start, end: best.end, pValue: Math.min(1, 2 * normalSf(best.z) * Math.max(1, tried)) };
 }
 
 function bestRankSplit(
@@ -230,11 +279,11 @@ function confirm(
     if (worst < points.length) judge(worst);
   }
   // Place each confirmed step, within 6 runs, where two levels (the medians of each side away from the
-  // step) fit best in absolute error: a spike beside a step costs the same on either side of it.
+  // step) fit best in absolute error capped at 3 sigma, so a spike beside a step pulls it nowhere.
   for (let i = 0; i < points.length; i++) {
     const from = Math.max(i === 0 ? 0 : points[i - 1].index, points[i].index - limits.window);
     const to = Math.min(points[i + 1]?.index ?? y.length, points[i].index + limits.window);
-    const placed = placeStep(y, from, points[i].index, to);
+    const placed = placeStep(y, from, points[i].index, to, limits.noise);
     if (placed !== points[i].index) {
       points[i] = { ...points[i], ...stepTest(y, from, placed, to, limits.noise), index: placed };
     }
@@ -242,7 +291,9 @@ function confirm(
   return points;
 }
 
-function placeStep(y: Float64Array, from: number, index: number, to: number): number {
+function placeStep(y: Float64Array, from: number, index: number, to: number, noise: number): number {
+  // A spike costs the same whichever level it is put with: each point's cost is capped at 3 sigma.
+  const cap = 3 * noise;
   const zone = 6;
   const lo = Math.max(from + 1, index - zone);
   const hi = Math.min(to - 1, index + zone);
@@ -252,7 +303,8 @@ function placeStep(y: Float64Array, from: number, index: number, to: number): nu
   let bestError = Infinity;
   for (let split = lo; split <= hi; split++) {
     let error = 0;
-    for (let i = lo - 1; i <= hi; i++) error += Math.abs(y[i] - (i < split ? levelBefore : levelAfter));
+    for (let i = lo - 1; i <= hi; i++)
+      error += Math.min(cap, Math.abs(y[i] - (i < split ? levelBefore : levelAfter)));
     if (error < bestError || (error === bestError && Math.abs(split - index) < Math.abs(best - index))) {
       best = split;
       bestError = error;
