@@ -6,7 +6,7 @@
  *    steps below the noise, linear drifts). Precision and recall per mode: a step counts when placed
  *    within 2 runs of a real one, a drift when it overlaps one; everything else is a false positive.
  * 2. Speed: 2,000 runs of one (endpoint, profile) in a database the bench creates; the recomputation
- *    the analysis queue runs (read, every metric and statistic in both modes, store), and one series'
+ *    the change-points queue runs (read, every metric and statistic in both modes, store), and one series'
  *    detection alone, against the baseline of reading those runs, in the same run. Target: one
  *    2,000-run series < 1 s.
  *

@@ -10,6 +10,7 @@ import {
 import type { LogLevel, WorkerEnv } from '@teapot/config';
 import type { WorkerRole } from '@teapot/contracts';
 import { AnalysisModule } from './analysis/analysis.module';
+import { ChangePointsModule } from './change-points/change-points.module';
 import { EnvModule } from './env/env.module';
 import { AUTO_START, WORKER_ENV, type Clock } from './env/worker-env';
 import { LoggingModule } from './logging/logging.module';
@@ -32,6 +33,7 @@ export const ROLE_MODULES: Record<WorkerRole, Type> = {
   analysis: AnalysisModule,
   schedule: SchedulerModule,
   retention: RetentionModule,
+  'change-points': ChangePointsModule,
 };
 
 export interface WorkerModuleOptions {

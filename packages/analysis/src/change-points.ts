@@ -75,7 +75,7 @@ export interface ChangePointOptions {
    * Called inside the storing transaction for each change point that is new: none of its series,
    * mode and kind was stored within 2 runs of it before. Whatever it writes commits with it.
    */
-  onDetected?: (client: PoolClient, changePoint: ChangePoint) => Promise<void>;
+  onDetected?: (client: PoolClient, changePoint: ChangePoint) => Promise<unknown>;
 }
 
 export interface Recomputation {

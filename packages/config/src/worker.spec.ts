@@ -13,7 +13,14 @@ describe('loadWorkerEnv', () => {
     expect(env.WORKER_CONCURRENCY).toBe(1);
     expect(env.SCHEDULER_TICK_MS).toBe(1000);
     expect(env.RETENTION_RAW_DAYS).toBe(30);
-    expect(env.WORKER_QUEUES).toEqual(['runs', 'webhooks', 'analysis', 'schedule', 'retention']);
+    expect(env.WORKER_QUEUES).toEqual([
+      'runs',
+      'webhooks',
+      'analysis',
+      'schedule',
+      'retention',
+      'change-points',
+    ]);
     expect(env.WORKER_METRICS_PORT).toBeUndefined();
     expect(env.WORKER_ID).toMatch(new RegExp(`-${process.pid}$`));
   });

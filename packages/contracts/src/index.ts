@@ -44,6 +44,7 @@ export type {
   QueueOf,
   RunJobData,
   VerifyDeploymentJobData,
+  ChangePointsJobData,
   WebhookJobData,
   WorkerRole,
 } from './jobs';

@@ -18,6 +18,15 @@ export interface WebhookJobData {
 }
 
 /**
+ * Payload of a `change-points` job: recompute every change-point series of one (endpoint, profile)
+ * from its latest runs. One job id per pair, so a burst of runs makes one job.
+ */
+export interface ChangePointsJobData {
+  endpointId: string;
+  profileId: string;
+}
+
+/**
  * Every queue, the jobs it carries and each job's payload: producers and handlers are typed from
  * here, so a payload cannot drift between the API and the worker. Job names are unique across
  * queues. A new queue is one entry here, one in QUEUE_NAMES, its jobs in JOB_NAMES and
@@ -27,6 +36,7 @@ export interface QueueJobs {
   runs: { run: RunJobData };
   webhooks: { deliver: WebhookJobData };
   analysis: { 'verify-deployment': VerifyDeploymentJobData };
+  'change-points': { 'change-points': ChangePointsJobData };
 }
 
 export type QueueName = keyof QueueJobs;
@@ -41,13 +51,19 @@ export type QueueOf<N extends JobName> = {
   [Q in QueueName]: N extends keyof QueueJobs[Q] ? Q : never;
 }[QueueName];
 
-export const QUEUE_NAMES = { runs: 'runs', webhooks: 'webhooks', analysis: 'analysis' } as const satisfies {
+export const QUEUE_NAMES = {
+  runs: 'runs',
+  webhooks: 'webhooks',
+  analysis: 'analysis',
+  'change-points': 'change-points',
+} as const satisfies {
   [Q in QueueName]: Q;
 };
 export const JOB_NAMES = {
   run: 'run',
   deliver: 'deliver',
   'verify-deployment': 'verify-deployment',
+  'change-points': 'change-points',
 } as const satisfies {
   [N in JobName]: N;
 };
@@ -57,6 +73,7 @@ export const QUEUE_OF_JOB = {
   run: 'runs',
   deliver: 'webhooks',
   'verify-deployment': 'analysis',
+  'change-points': 'change-points',
 } as const satisfies {
   [N in JobName]: QueueOf<N>;
 };
@@ -73,5 +90,6 @@ export const WORKER_ROLES = [
   'analysis',
   'schedule',
   'retention',
+  'change-points',
 ] as const satisfies readonly (QueueName | 'schedule' | 'retention')[];
 export type WorkerRole = (typeof WORKER_ROLES)[number];

@@ -4,6 +4,9 @@ export {
   WEBHOOK_JOB_OPTIONS,
   webhookJobId,
   ANALYSIS_JOB_OPTIONS,
+  CHANGE_POINT_JOB_OPTIONS,
+  CHANGE_POINT_DEBOUNCE_MS,
+  changePointsJobId,
 } from './options';
 export {
   AnalysisQueueProducer,
@@ -19,3 +22,4 @@ export {
 } from './producer';
 export { queueHealth, queueHealthPrometheus, type QueueHealth } from './health';
 export { WebhookQueueProducer, type WebhookAttemptRequest } from './webhook-producer';
+export { ChangePointQueueProducer } from './change-point-producer';

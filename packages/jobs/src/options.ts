@@ -48,3 +48,23 @@ export const ANALYSIS_JOB_OPTIONS = {
   removeOnComplete: { age: 24 * 3600, count: 1_000 },
   removeOnFail: { age: 7 * 24 * 3600, count: 5_000 },
 } as const satisfies JobsOptions;
+
+/**
+ * A change-point recomputation reads and writes the database only: retried a few times for an
+ * outage. Removed when done, so the pair's job id is free for the next run's job (the id
+ * de-duplicates only while a job waits); `CHANGE_POINT_DEBOUNCE_MS` lets a burst of finished runs
+ * share one recomputation.
+ */
+export const CHANGE_POINT_JOB_OPTIONS = {
+  attempts: 3,
+  backoff: { type: 'exponential', delay: 10_000 },
+  removeOnComplete: true,
+  removeOnFail: { age: 7 * 24 * 3600, count: 1_000 },
+} as const satisfies JobsOptions;
+
+export const CHANGE_POINT_DEBOUNCE_MS = 2_000;
+
+/** The job id of a pair's recomputation (BullMQ ids may not hold `:`). */
+export function changePointsJobId(endpointId: string, profileId: string): string {
+  return `change-points.${endpointId}.${profileId}`;
+}

@@ -1,21 +1,23 @@
 import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
 import type { Redis } from 'ioredis';
 import type { WorkerEnv } from '@teapot/config';
-import { RunQueueProducer, createRedis } from '@teapot/jobs';
+import { ChangePointQueueProducer, RunQueueProducer, createRedis } from '@teapot/jobs';
 import { WORKER_ENV } from '../env/worker-env';
 
-/** One Redis connection for the run queue producer, locks and health; BullMQ workers open their own. */
+/** One Redis connection for the queue producers, locks and health; BullMQ workers open their own. */
 @Injectable()
 export class RedisService implements OnApplicationShutdown {
   readonly connection: Redis;
   readonly prefix: string;
   readonly runs: RunQueueProducer;
+  readonly changePoints: ChangePointQueueProducer;
   private readonly logger = new Logger(RedisService.name);
 
   constructor(@Inject(WORKER_ENV) private readonly env: WorkerEnv) {
     this.connection = this.connect('main');
     this.prefix = env.TEAPOT_REDIS_PREFIX;
     this.runs = new RunQueueProducer({ redis: this.connection, prefix: this.prefix });
+    this.changePoints = new ChangePointQueueProducer({ redis: this.connection, prefix: this.prefix });
   }
 
   /** A fresh connection for a BullMQ Worker (it blocks on Redis, so it cannot share). */
@@ -31,6 +33,7 @@ export class RedisService implements OnApplicationShutdown {
   /** After every module's beforeApplicationShutdown: queue workers may still write while they drain. */
   async onApplicationShutdown(): Promise<void> {
     await this.runs.close();
+    await this.changePoints.close();
     await this.connection.quit().catch(() => this.connection.disconnect());
   }
 

@@ -7,6 +7,7 @@ export interface RunToProcess {
   id: string;
   status: RunStatus;
   trigger: 'schedule' | 'manual' | 'deployment';
+  profileId: string | null;
   slotKey: string | null;
   queuedAt: Date;
   attempts: number;
@@ -34,6 +35,7 @@ export class RunRepository {
         id: true,
         status: true,
         trigger: true,
+        profileId: true,
         slotKey: true,
         queuedAt: true,
         attempts: true,

@@ -140,7 +140,26 @@ export class RunProcessor implements QueueProcessorHooks {
       await lease.release();
     }
     if ('status' in measured) return measured;
-    return this.storeResult(run.id, measured.attempt, measured.result, measured.abortReason);
+    const outcome = await this.storeResult(run.id, measured.attempt, measured.result, measured.abortReason);
+    if (outcome.status !== 'unchanged') await this.queueAnalysis(run);
+    return outcome;
+  }
+
+  /**
+   * The change points of the run's series are recomputed off this process's event loop, on the
+   * `change-points` queue. The run is stored whatever happens here: a failure to queue is logged, and the
+   * next run of the series queues the recomputation again.
+   */
+  private async queueAnalysis(run: RunToProcess): Promise<void> {
+    if (!run.profileId) return;
+    try {
+      await this.redis.changePoints.enqueueChangePoints({
+        endpointId: run.endpoint.id,
+        profileId: run.profileId,
+      });
+    } catch (error) {
+      this.logger.warn(`run ${run.id}: change points not queued: ${message(error)}`);
+    }
   }
 
   private async measure(

@@ -1,0 +1,149 @@
+import type { INestApplicationContext } from '@nestjs/common';
+import { Queue } from 'bullmq';
+import { listChangePoints } from '@teapot/analysis';
+import { QUEUE_NAMES, type ChangePointsJobData } from '@teapot/contracts';
+import { persistRunResult } from '@teapot/db';
+import { syntheticRunResult } from '@teapot/db/testing';
+import { ChangePointQueueProducer, RunQueueProducer, createRedis } from '@teapot/jobs';
+import { startSimulator, type RunningSimulator } from '@teapot/simulator';
+import {
+  REDIS_URL,
+  seedEndpoint,
+  seedWebhookSubscription,
+  seedManualRun,
+  seedProfile,
+  waitFor,
+  waitForRunToFinish,
+} from '@teapot/testing';
+import { createWorkerApp } from '../src';
+import { createWorld, type WorkerWorld } from './support/harness';
+
+const HOUR = 3_600_000;
+const STORED = 29;
+const STEP = 15;
+
+describe('change-points queue: change points recomputed as runs arrive', () => {
+  let world: WorkerWorld;
+  let sim: RunningSimulator;
+  let app: INestApplicationContext;
+  let runs: RunQueueProducer;
+  let changePoints: ChangePointQueueProducer;
+  let queue: Queue<ChangePointsJobData>;
+  let endpointId: string;
+  let profileId: string;
+  const runIds: string[] = [];
+
+  beforeAll(async () => {
+    world = await createWorld();
+    sim = await startSimulator({ gpu: 'h100-sxm', model: 'llama-8b', spinUs: 0, seed: 5 });
+    app = await createWorkerApp({
+      env: world.workerEnv({ WORKER_ID: 'worker-change-points', WORKER_QUEUES: 'runs,change-points' }),
+      logs: false,
+    });
+    runs = new RunQueueProducer({ redis: REDIS_URL, prefix: world.prefix });
+    changePoints = new ChangePointQueueProducer({ redis: REDIS_URL, prefix: world.prefix });
+    queue = new Queue<ChangePointsJobData>(QUEUE_NAMES['change-points'], {
+      connection: createRedis(REDIS_URL),
+      prefix: world.prefix,
+    });
+    endpointId = await seedEndpoint(world, { baseUrl: sim.baseUrl, model: sim.deployment.model.name });
+    profileId = await seedProfile(world, endpointId, { requests: 10, outputTokens: 20 });
+    await seedWebhookSubscription(world, {
+      url: 'https://hooks.example.com/teapot',
+      eventTypes: ['changepoint.detected'],
+    });
+    // History written by the real run writer: ITL three times slower from run 15 on.
+    const t0 = Date.now() - (STORED + 1) * HOUR;
+    for (let i = 0; i < STORED; i++) {
+      const run = await world.db.prisma.run.create({
+        data: {
+          endpointId,
+          profileId,
+          profileSnapshot: {},
+          trigger: 'schedule',
+          status: 'running',
+          startedAt: new Date(t0 + i * HOUR),
+        },
+      });
+      const result = syntheticRunResult({
+        requests: 10,
+        tokensPerRequest: 20,
+        seed: i + 1,
+        gapScale: i < STEP ? 1 : 3,
+      });
+      await persistRunResult(world.db, run.id, result, { finishedAt: new Date(t0 + i * HOUR + 60_000) });
+      runIds.push(run.id);
+    }
+  }, 60_000);
+
+  afterAll(async () => {
+    await app?.close();
+    await runs?.close();
+    await changePoints?.close();
+    await queue?.close();
+    if (queue) await (await queue.client).quit();
+    await sim?.close();
+    await world?.close();
+  });
+
+  it('a measured run queues its pair, and the change-points worker stores the step of the series', async () => {
+    const runId = await seedManualRun(world, profileId);
+    await runs.enqueueRun(runId);
+    expect((await waitForRunToFinish(world, runId)).status).toBe('succeeded');
+    const found = await waitFor(
+      'the robust P99 ITL step to be stored',
+      async () => {
+        const list = await listChangePoints(world.db, { metric: 'itl', statistic: 'p99', mode: 'robust' });
+        return list.changePoints.length > 0 ? list.changePoints : null;
+      },
+      30_000,
+    );
+    expect(found).toHaveLength(1);
+    expect(found[0]).toMatchObject({ endpointId, profileId, kind: 'step', runId: runIds[STEP] });
+    expect(found[0].magnitude).toBeGreaterThan(1);
+    // Announced once, as a webhook event written with it (the scheduled series saw no deployment).
+    const events = await world.db.pool.query<{ data: { id: string; kind: string }; deliveries: number }>(
+      `SELECT e.data, (SELECT count(*)::int FROM webhook_deliveries d WHERE d.event_id = e.id) AS deliveries
+         FROM webhook_events e WHERE e.type = 'changepoint.detected'`,
+    );
+    const announced = events.rows.filter((row) => row.data.id === found[0].id);
+    expect(announced).toEqual([
+      { data: expect.objectContaining({ kind: 'step', metric: 'itl' }), deliveries: 1 },
+    ]);
+    expect(events.rows.every((row) => (row.data as unknown as { mode: string }).mode === 'robust')).toBe(
+      true,
+    );
+  });
+
+  it('announces no change point whose runs follow a deployment', async () => {
+    await world.db.pool.query('DELETE FROM change_points');
+    await world.db.pool.query('DELETE FROM webhook_events');
+    await world.db.prisma.run.update({ where: { id: runIds[STEP - 1] }, data: { trigger: 'deployment' } });
+    await changePoints.enqueueChangePoints({ endpointId, profileId }, 0);
+    await waitFor('the step to be stored again', async () => {
+      const list = await listChangePoints(world.db, { metric: 'itl', statistic: 'p99', mode: 'robust' });
+      return list.changePoints.length > 0;
+    });
+    const { rows } = await world.db.pool.query(
+      "SELECT 1 FROM webhook_events WHERE type = 'changepoint.detected'",
+    );
+    expect(rows).toEqual([]);
+    await world.db.prisma.run.update({ where: { id: runIds[STEP - 1] }, data: { trigger: 'schedule' } });
+  });
+
+  it('a burst of runs makes one job per pair', async () => {
+    for (let i = 0; i < 5; i++) await changePoints.enqueueChangePoints({ endpointId, profileId }, 1_000);
+    const counts = await queue.getJobCounts('delayed', 'waiting', 'active');
+    expect(counts.delayed + counts.waiting + counts.active).toBe(1);
+    await waitFor(
+      'the job to finish',
+      async () => {
+        const left = await queue.getJobCounts('delayed', 'waiting', 'active');
+        return left.delayed + left.waiting + left.active === 0;
+      },
+      20_000,
+    );
+    const list = await listChangePoints(world.db, { metric: 'itl', statistic: 'p99', mode: 'robust' });
+    expect(list.changePoints.map((c) => c.runId)).toEqual([runIds[STEP]]);
+  });
+});

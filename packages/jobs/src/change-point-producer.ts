@@ -1,0 +1,39 @@
+import { Queue } from 'bullmq';
+import type { Redis } from 'ioredis';
+import { JOB_NAMES, QUEUE_NAMES, type ChangePointsJobData } from '@teapot/contracts';
+import { CHANGE_POINT_DEBOUNCE_MS, CHANGE_POINT_JOB_OPTIONS, changePointsJobId } from './options';
+import { createRedis } from './redis';
+
+/**
+ * Puts change-point recomputations on the `change-points` queue: one job per (endpoint, profile), added
+ * with a short delay, so the runs that finish while it waits add nothing (same job id).
+ */
+export class ChangePointQueueProducer {
+  readonly queue: Queue<ChangePointsJobData>;
+  private readonly ownedConnection: Redis | null;
+
+  constructor(options: { redis: string | Redis; prefix: string }) {
+    this.ownedConnection = typeof options.redis === 'string' ? createRedis(options.redis) : null;
+    this.queue = new Queue<ChangePointsJobData>(QUEUE_NAMES['change-points'], {
+      connection: this.ownedConnection ?? (options.redis as Redis),
+      prefix: options.prefix,
+      defaultJobOptions: CHANGE_POINT_JOB_OPTIONS,
+    });
+  }
+
+  /** Returns the job id (the waiting job's when the pair already has one). */
+  async enqueueChangePoints(pair: ChangePointsJobData, delayMs = CHANGE_POINT_DEBOUNCE_MS): Promise<string> {
+    const jobId = changePointsJobId(pair.endpointId, pair.profileId);
+    await this.queue.add(
+      JOB_NAMES['change-points'],
+      { endpointId: pair.endpointId, profileId: pair.profileId },
+      { jobId, delay: delayMs },
+    );
+    return jobId;
+  }
+
+  async close(): Promise<void> {
+    await this.queue.close();
+    if (this.ownedConnection) await this.ownedConnection.quit().catch(() => undefined);
+  }
+}
