@@ -185,7 +185,7 @@ describe('worker processes sharing one Redis and Postgres', () => {
 
 /** Runs a worker process finished plus times it found an endpoint busy, from its /metrics. */
 async function contention(worker: WorkerProcess): Promise<number> {
-  const port = /metrics on http:\/\/0\.0\.0\.0:(\d+)\/metrics/.exec(worker.logs)?.[1];
+  const port = /metrics on http:\/\/[^/\s]+:(\d+)\/metrics/.exec(worker.logs)?.[1];
   if (!port) throw new Error(`worker ${worker.id} logged no metrics port`);
   const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
   let total = 0;

@@ -249,9 +249,9 @@ describe('scheduler (two schedulers on one database and Redis, pinned clock)', (
   });
 
   it('gives a retention slot back when the drop fails, so another check retries it', async () => {
-    const broken = await workerApp('retention-broken', {
-      DATABASE_URL: 'postgresql://postgres@127.0.0.1:1/none',
-    });
+    // The worker refuses to start on an unreachable database, so the drop fails after start.
+    const broken = await workerApp('retention-broken');
+    jest.spyOn(broken.get(RetentionService), 'dropOlderThan').mockRejectedValue(new Error('database down'));
     const healthy = await workerApp('retention-healthy');
     const at = Date.UTC(2032, 0, 1, 4, 0, 0);
     await expect(broken.get(RetentionService).runDue(at)).rejects.toThrow();

@@ -39,6 +39,9 @@ export class PooledPrismaClient extends PrismaClient {
     options: CreateDatabaseOptions = {},
   ) {
     const pool = new Pool({ connectionString: databaseUrl, max: options.max });
+    // An idle client that loses its server (a restart, a terminated backend) is dropped by the pool
+    // and the next query connects anew; without a listener its 'error' event would crash the process.
+    pool.on('error', () => undefined);
     super({ adapter: new PrismaPg(pool) });
     this.pool = pool;
   }
