@@ -26,6 +26,7 @@ import {
 } from '@teapot/db';
 import { syntheticRunResult } from '@teapot/db/testing';
 import { percentile, requestMetrics } from '@teapot/measure';
+import { positiveIntOption as option } from './harness';
 
 const DAY_MS = 86_400_000;
 const TARGET_TREND_MS = 100;
@@ -33,14 +34,6 @@ const TARGET_RATIO = 50;
 const TARGET_COMPARISON_MS = 1_000;
 const REPEATS = 7;
 const WRITERS = 2;
-
-function option(name: string, fallback: number): number {
-  const at = process.argv.indexOf(`--${name}`);
-  if (at < 0) return fallback;
-  const value = Number(process.argv[at + 1]);
-  if (!Number.isInteger(value) || value < 1) throw new Error(`--${name} needs a positive integer`);
-  return value;
-}
 
 const shape = {
   days: option('days', 90),

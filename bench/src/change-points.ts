@@ -26,17 +26,10 @@ import {
   type Detection,
   type LabelledSeries,
 } from '@teapot/stats';
+import { positiveIntOption as option } from './harness';
 
 const TARGET_SERIES_MS = 1_000;
 const REPEATS = 5;
-
-function option(name: string, fallback: number): number {
-  const at = process.argv.indexOf(`--${name}`);
-  if (at < 0) return fallback;
-  const value = Number(process.argv[at + 1]);
-  if (!Number.isInteger(value) || value < 1) throw new Error(`--${name} needs a positive integer`);
-  return value;
-}
 
 const SERIES = option('series', 400);
 const RUNS = option('runs', 2_000);

@@ -248,3 +248,12 @@ export function machineLine(loadBefore: number[], startedAt: number): string {
     `${((Date.now() - startedAt) / 1000).toFixed(0)} s in all`
   );
 }
+
+/** `--name N` from the command line: a positive integer, or `fallback` when absent. */
+export function positiveIntOption(name: string, fallback: number): number {
+  const at = process.argv.indexOf(`--${name}`);
+  if (at < 0) return fallback;
+  const value = Number(process.argv[at + 1]);
+  if (!Number.isInteger(value) || value < 1) throw new Error(`--${name} needs a positive integer`);
+  return value;
+}
