@@ -99,6 +99,27 @@ describe('deployments', () => {
     expect((await get(`/endpoints/${endpoint.id}/configs`)).body.items).toHaveLength(1);
   });
 
+  it('keeps the verdict filter on every page, not only the first', async () => {
+    const { endpoint } = await endpointWithProfiles(1);
+    const made = [];
+    for (const label of ['first', 'second', 'third'])
+      made.push(await created(api, '/deployments', { endpointId: endpoint.id, label }));
+    await api.prisma.deployment.update({
+      where: { id: made[1].id as string },
+      data: { verdict: 'verified' },
+    });
+    const seen: string[] = [];
+    let cursor = '';
+    do {
+      const page = (
+        await get(`/deployments?endpointId=${endpoint.id}&verdict=pending&limit=1${cursor}`).expect(200)
+      ).body;
+      seen.push(...page.items.map((d: { label: string }) => d.label));
+      cursor = page.nextCursor ? `&cursor=${page.nextCursor}` : '';
+    } while (cursor);
+    expect(seen).toEqual(['third', 'first']);
+  });
+
   it('names the field of every refusal', async () => {
     const { endpoint } = await endpointWithProfiles(1);
     const other = await endpointWithProfiles(1);

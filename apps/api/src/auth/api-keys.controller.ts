@@ -1,12 +1,6 @@
-import { Body, Controller, Delete, Get, Param, Post } from '@nestjs/common';
-import {
-  ApiBadRequestResponse,
-  ApiCreatedResponse,
-  ApiNotFoundResponse,
-  ApiOkResponse,
-  ApiTags,
-} from '@nestjs/swagger';
-import { uuidParam } from '../common/params';
+import { Body, Controller, Delete, Get } from '@nestjs/common';
+import { ApiBadRequestResponse, ApiNotFoundResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import { CreateRoute, IdParam } from '../common/routes';
 import { ErrorBody } from '../errors/error-body';
 import { Access } from './access.decorator';
 import { ApiKeysService } from './api-keys.service';
@@ -17,10 +11,8 @@ import { ApiKeyDto, ApiKeyListDto, CreateApiKeyDto, CreatedApiKeyDto } from './d
 export class ApiKeysController {
   constructor(private readonly apiKeys: ApiKeysService) {}
 
-  @Post()
-  @Access('write')
+  @CreateRoute(CreatedApiKeyDto, 'The key itself is in this response only.')
   @ApiBadRequestResponse({ type: ErrorBody })
-  @ApiCreatedResponse({ type: CreatedApiKeyDto, description: 'The key itself is in this response only.' })
   create(@Body() input: CreateApiKeyDto): Promise<CreatedApiKeyDto> {
     return this.apiKeys.create(input);
   }
@@ -37,7 +29,7 @@ export class ApiKeysController {
   @Access('write')
   @ApiOkResponse({ type: ApiKeyDto, description: 'The key, now revoked. Revoking twice is harmless.' })
   @ApiNotFoundResponse({ type: ErrorBody })
-  revoke(@Param('id', uuidParam('id')) id: string): Promise<ApiKeyDto> {
+  revoke(@IdParam() id: string): Promise<ApiKeyDto> {
     return this.apiKeys.revoke(id);
   }
 }

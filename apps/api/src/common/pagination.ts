@@ -25,8 +25,12 @@ export interface Page<T> {
   nextCursor: string | null;
 }
 
-/** A page class per item type, so OpenAPI names the item schema. */
+const pageClasses = new Map<Type, Type>();
+
+/** A page class per item type (one, however often asked for), so OpenAPI names the item schema. */
 export function PageOf<T>(item: Type<T>): Type<Page<T>> {
+  const known = pageClasses.get(item);
+  if (known) return known as Type<Page<T>>;
   class PageOfItems implements Page<T> {
     @ApiProperty({ type: [item] })
     items!: T[];
@@ -39,6 +43,7 @@ export function PageOf<T>(item: Type<T>): Type<Page<T>> {
     nextCursor!: string | null;
   }
   Object.defineProperty(PageOfItems, 'name', { value: `${item.name.replace(/Dto$/, '')}Page` });
+  pageClasses.set(item, PageOfItems);
   return PageOfItems;
 }
 
@@ -63,24 +68,43 @@ export function decodeCursor(cursor: string): KeysetPosition {
 }
 
 /** Rows strictly after `cursor` in (field desc, id desc) order. */
-export function afterCursor<Field extends string>(
-  field: Field,
-  cursor: string | undefined,
-): Record<string, unknown> {
-  if (!cursor) return {};
+function afterCursor(field: string, cursor: string): Record<string, unknown> {
   const { at, id } = decodeCursor(cursor);
   return { OR: [{ [field]: { lt: at } }, { [field]: at, id: { lt: id } }] };
 }
 
-/** Fetch `limit + 1` rows, then call this: the extra row only says whether there is a next page. */
-export function toPage<Row extends { id: string }, Item>(
-  rows: Row[],
-  limit: number,
-  timeOf: (row: Row) => Date,
-  toItem: (row: Row) => Item,
-): Page<Item> {
-  const items = rows.slice(0, limit);
+/** What `keysetPage` hands to a `findMany`: the filters with the cursor's position, the order, the size. */
+export interface KeysetArgs<Field extends string, Where> {
+  where: Where | { AND: Where[] };
+  orderBy: [Record<Field, 'desc'>, { id: 'desc' }];
+  take: number;
+}
+
+/**
+ * The page of rows after `query.cursor`, newest `field` first (ties by id), filtered by `where`.
+ * It asks `find` for `limit + 1` rows: the extra one only says whether there is a next page.
+ */
+export async function keysetPage<
+  Field extends string,
+  Where extends object,
+  Row extends { id: string },
+  Item,
+>(
+  field: Field,
+  query: PageQueryDto,
+  where: Where,
+  find: (args: KeysetArgs<Field, Where>) => Promise<(Row & Record<Field, Date>)[]>,
+  toItem: (row: Row & Record<Field, Date>) => Item,
+): Promise<Page<Item>> {
+  const rows = await find({
+    // AND, not a spread: the filters may have an OR of their own (deployments' verdicts).
+    where: query.cursor ? { AND: [where, afterCursor(field, query.cursor) as Where] } : where,
+    orderBy: [{ [field]: 'desc' } as Record<Field, 'desc'>, { id: 'desc' }],
+    take: query.limit + 1,
+  });
+  const items = rows.slice(0, query.limit);
   const last = items[items.length - 1];
-  const nextCursor = rows.length > limit && last ? encodeCursor({ at: timeOf(last), id: last.id }) : null;
+  const nextCursor =
+    rows.length > query.limit && last ? encodeCursor({ at: last[field], id: last.id }) : null;
   return { items: items.map(toItem), nextCursor };
 }

@@ -4,7 +4,7 @@ import type { Request } from 'express';
 import { RequestValidationException } from '../errors/request-validation.exception';
 import { parseWholeNumber } from './parse';
 
-/** `@Param('id', uuidParam('id'))`: a 400 naming the parameter instead of a database error. */
+/** A UUID path parameter's pipe (see IdParam): a 400 naming the parameter instead of a database error. */
 export function uuidParam(name: string): ParseUUIDPipe {
   return new ParseUUIDPipe({
     exceptionFactory: () => new RequestValidationException([{ field: name, problem: 'must be a UUID' }]),

@@ -1,8 +1,7 @@
 import { Body, Controller, HttpCode, Post } from '@nestjs/common';
-import { ApiBadRequestResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiTags } from '@nestjs/swagger';
 import type { Comparison } from '@teapot/analysis';
-import { Access } from '../auth/access.decorator';
-import { ErrorBody } from '../errors/error-body';
+import { AnalysisRoute } from '../common/routes';
 import { ComparisonDto } from './dto/comparison-result.dto';
 import { CreateComparisonDto } from './dto/comparison.dto';
 import { ComparisonsService } from './comparisons.service';
@@ -14,8 +13,7 @@ export class ComparisonsController {
 
   @Post()
   @HttpCode(200)
-  @Access('read')
-  @ApiOperation({
+  @AnalysisRoute({
     summary: 'Compare a baseline and a candidate set of runs',
     description:
       'Each side is run ids, a window, a configuration filter or a mix, e.g. ' +
@@ -23,11 +21,8 @@ export class ComparisonsController {
       'Per metric and statistic: both values, the change, its 95% bootstrap interval (what was resampled and why), ' +
       "a Mann-Whitney U p-value, a verdict against the threshold, and each side's memory-bound TPOT floor. " +
       'Nothing is stored: the same body and data give the same answer.',
-  })
-  @ApiOkResponse({ type: ComparisonDto })
-  @ApiBadRequestResponse({
-    type: ErrorBody,
-    description: 'Names the field: unknown metric, a side without a window or run ids, too many runs...',
+    type: ComparisonDto,
+    badRequest: 'Names the field: unknown metric, a side without a window or run ids, too many runs...',
   })
   compare(@Body() body: CreateComparisonDto): Promise<Comparison> {
     return this.comparisons.compare(body);

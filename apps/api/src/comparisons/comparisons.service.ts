@@ -1,7 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { AnalysisInputError, compare, type Comparison, type ComparisonSide } from '@teapot/analysis';
+import { compare, type Comparison, type ComparisonSide } from '@teapot/analysis';
 import { timeParameter } from '../common/parse';
-import { RequestValidationException } from '../errors/request-validation.exception';
 import { PrismaService } from '../prisma/prisma.service';
 import type { ComparisonSideDto, CreateComparisonDto } from './dto/comparison.dto';
 
@@ -9,24 +8,17 @@ import type { ComparisonSideDto, CreateComparisonDto } from './dto/comparison.dt
 export class ComparisonsService {
   constructor(private readonly prisma: PrismaService) {}
 
-  async compare(body: CreateComparisonDto): Promise<Comparison> {
-    try {
-      return await compare(this.prisma.pool, {
-        baseline: sideOf(body.baseline, 'baseline'),
-        candidate: sideOf(body.candidate, 'candidate'),
-        metrics: body.metrics,
-        statistics: body.statistics,
-        thresholds: body.thresholds,
-        resample: body.resample,
-        iterations: body.iterations,
-        seed: body.seed,
-      });
-    } catch (error) {
-      if (error instanceof AnalysisInputError) {
-        throw new RequestValidationException([{ field: error.parameter, problem: error.problem }]);
-      }
-      throw error;
-    }
+  compare(body: CreateComparisonDto): Promise<Comparison> {
+    return compare(this.prisma.pool, {
+      baseline: sideOf(body.baseline, 'baseline'),
+      candidate: sideOf(body.candidate, 'candidate'),
+      metrics: body.metrics,
+      statistics: body.statistics,
+      thresholds: body.thresholds,
+      resample: body.resample,
+      iterations: body.iterations,
+      seed: body.seed,
+    });
   }
 }
 

@@ -1,8 +1,8 @@
-import { ConflictException, Injectable, Logger, NotFoundException } from '@nestjs/common';
+import { ConflictException, Injectable, Logger } from '@nestjs/common';
 import { DEPLOYMENT_SETTINGS, type DeploymentVerification } from '@teapot/contracts';
 import { createQueuedRun, type Deployment, type Prisma, type Run, type ServingConfig } from '@teapot/db';
 import { AnalysisQueueProducer, RunQueueProducer } from '@teapot/jobs';
-import { afterCursor, type Page, toPage } from '../common/pagination';
+import { keysetPage, type Page } from '../common/pagination';
 import { withTimeout } from '../common/timeout';
 import { parseTimestamp } from '../common/parse';
 import {
@@ -12,6 +12,7 @@ import {
 import { PrismaService } from '../prisma/prisma.service';
 import { addServingConfigVersion, retryVersionRace } from '../serving-configs/serving-configs.service';
 import type { CreateDeploymentDto, DeploymentDto, ListDeploymentsQueryDto } from './dto/deployment.dto';
+import { orNotFound } from '../common/not-found';
 
 const ENQUEUE_TIMEOUT_MS = 2_000;
 /** Clocks disagree a little: an effectiveAt this far ahead of ours is still "now". */
@@ -134,37 +135,39 @@ export class DeploymentsService {
     return this.get(deployment.id);
   }
 
-  async list(query: ListDeploymentsQueryDto): Promise<Page<DeploymentDto>> {
+  list(query: ListDeploymentsQueryDto): Promise<Page<DeploymentDto>> {
     const effectiveAt: Prisma.DateTimeFilter = {
       ...(query.from ? { gte: parseTimestamp(query.from) as Date } : {}),
       ...(query.to ? { lt: parseTimestamp(query.to) as Date } : {}),
     };
     const verdicts = query.verdict?.filter((v) => v !== 'pending');
     const pending = query.verdict?.includes('pending');
-    const rows = await this.prisma.deployment.findMany({
-      where: {
-        ...(query.endpointId ? { endpointId: query.endpointId } : {}),
-        ...(query.from || query.to ? { effectiveAt } : {}),
-        ...(query.verdict
-          ? {
-              OR: [
-                ...(verdicts?.length ? [{ verdict: { in: verdicts } }] : []),
-                ...(pending ? [{ verdict: null }] : []),
-              ],
-            }
-          : {}),
-        ...afterCursor('effectiveAt', query.cursor),
-      },
-      include: WITH_RUNS,
-      orderBy: [{ effectiveAt: 'desc' }, { id: 'desc' }],
-      take: query.limit + 1,
-    });
-    return toPage(rows, query.limit, (row) => row.effectiveAt, toDeploymentDto);
+    const where: Prisma.DeploymentWhereInput = {
+      ...(query.endpointId ? { endpointId: query.endpointId } : {}),
+      ...(query.from || query.to ? { effectiveAt } : {}),
+      ...(query.verdict
+        ? {
+            OR: [
+              ...(verdicts?.length ? [{ verdict: { in: verdicts } }] : []),
+              ...(pending ? [{ verdict: null }] : []),
+            ],
+          }
+        : {}),
+    };
+    return keysetPage(
+      'effectiveAt',
+      query,
+      where,
+      (args) => this.prisma.deployment.findMany({ ...args, include: WITH_RUNS }),
+      toDeploymentDto,
+    );
   }
 
   async get(id: string): Promise<DeploymentDto> {
-    const row = await this.prisma.deployment.findUnique({ where: { id }, include: WITH_RUNS });
-    if (!row) throw new NotFoundException(`No deployment ${id}.`);
+    const row = orNotFound(
+      await this.prisma.deployment.findUnique({ where: { id }, include: WITH_RUNS }),
+      `No deployment ${id}.`,
+    );
     return toDeploymentDto(row);
   }
 }

@@ -1,17 +1,13 @@
-import { Body, Controller, Delete, Get, Param, Patch, Post, Query, Res } from '@nestjs/common';
+import { Body, Delete, Query, Res } from '@nestjs/common';
 import {
-  ApiBadRequestResponse,
   ApiConflictResponse,
-  ApiCreatedResponse,
   ApiNoContentResponse,
   ApiNotFoundResponse,
   ApiOkResponse,
-  ApiTags,
 } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { Access } from '../auth/access.decorator';
-import { PageOf } from '../common/pagination';
-import { uuidParam } from '../common/params';
+import { CreateRoute, GetRoute, IdParam, ListRoute, ResourceController, UpdateRoute } from '../common/routes';
 import { ErrorBody } from '../errors/error-body';
 import {
   CreateEndpointDto,
@@ -22,46 +18,33 @@ import {
 } from './dto/endpoint.dto';
 import { EndpointsService } from './endpoints.service';
 
-const EndpointPage = PageOf(EndpointDto);
-
-@ApiTags('endpoints')
-@ApiBadRequestResponse({ type: ErrorBody })
-@Controller('endpoints')
+@ResourceController('endpoints', 'endpoints')
 export class EndpointsController {
   constructor(private readonly endpoints: EndpointsService) {}
 
-  @Post()
-  @Access('write')
+  @CreateRoute(EndpointDto)
   @ApiConflictResponse({ type: ErrorBody, description: 'The name is taken.' })
-  @ApiCreatedResponse({ type: EndpointDto })
   create(@Body() input: CreateEndpointDto): Promise<EndpointDto> {
     return this.endpoints.create(input);
   }
 
-  @Get()
-  @Access('read')
-  @ApiOkResponse({ type: EndpointPage, description: 'Newest first; archived endpoints only on request.' })
+  @ListRoute(EndpointDto, 'Newest first; archived endpoints only on request.')
   list(@Query() query: ListEndpointsQueryDto) {
     return this.endpoints.list(query);
   }
 
-  @Get(':id')
-  @Access('read')
-  @ApiNotFoundResponse({ type: ErrorBody })
-  @ApiOkResponse({ type: EndpointDto })
-  get(@Param('id', uuidParam('id')) id: string): Promise<EndpointDto> {
+  @GetRoute(EndpointDto)
+  get(@IdParam() id: string): Promise<EndpointDto> {
     return this.endpoints.get(id);
   }
 
-  @Patch(':id')
-  @Access('write')
-  @ApiNotFoundResponse({ type: ErrorBody })
+  @UpdateRoute(EndpointDto)
   @ApiConflictResponse({ type: ErrorBody, description: 'The new name is taken.' })
-  @ApiOkResponse({ type: EndpointDto })
-  update(@Param('id', uuidParam('id')) id: string, @Body() input: UpdateEndpointDto): Promise<EndpointDto> {
+  update(@IdParam() id: string, @Body() input: UpdateEndpointDto): Promise<EndpointDto> {
     return this.endpoints.update(id, input);
   }
 
+  // Not DeleteRoute: archiving answers 200 with the endpoint, deleting 204.
   @Delete(':id')
   @Access('write')
   @ApiNoContentResponse({ description: 'Deleted, with its configurations and profiles.' })
@@ -69,7 +52,7 @@ export class EndpointsController {
   @ApiNotFoundResponse({ type: ErrorBody })
   @ApiConflictResponse({ type: ErrorBody, description: 'Runs reference the endpoint: archive it instead.' })
   async remove(
-    @Param('id', uuidParam('id')) id: string,
+    @IdParam() id: string,
     @Query() query: DeleteEndpointQueryDto,
     @Res() response: Response,
   ): Promise<void> {

@@ -1,11 +1,11 @@
-import { ConflictException, Inject, Injectable, NotFoundException } from '@nestjs/common';
+import { ConflictException, Inject, Injectable } from '@nestjs/common';
 import type { ApiEnv } from '@teapot/config';
 import { checkUrl, UrlPolicyError } from '@teapot/webhooks';
 import { API_ENV } from '../env/env.module';
 import { RequestValidationException } from '../errors/request-validation.exception';
 import type { Endpoint, Prisma } from '@teapot/db';
 import { containsText } from '../common/query';
-import { afterCursor, type Page, toPage } from '../common/pagination';
+import { keysetPage, type Page } from '../common/pagination';
 import { PrismaService } from '../prisma/prisma.service';
 import { servingConfigData } from '../serving-configs/serving-configs.service';
 import type {
@@ -15,6 +15,7 @@ import type {
   UpdateEndpointDto,
 } from './dto/endpoint.dto';
 import { EndpointSecrets } from './endpoint-secrets';
+import { orNotFound } from '../common/not-found';
 
 @Injectable()
 export class EndpointsService {
@@ -38,22 +39,17 @@ export class EndpointsService {
     return this.toDto(endpoint);
   }
 
-  async list(query: ListEndpointsQueryDto): Promise<Page<EndpointDto>> {
+  list(query: ListEndpointsQueryDto): Promise<Page<EndpointDto>> {
     const where: Prisma.EndpointWhereInput = {
       ...(query.includeArchived ? {} : { archivedAt: null }),
       ...(query.tag ? { tags: { hasEvery: query.tag } } : {}),
       ...(query.name ? { name: containsText(query.name) } : {}),
-      ...afterCursor('createdAt', query.cursor),
     };
-    const rows = await this.prisma.endpoint.findMany({
+    return keysetPage(
+      'createdAt',
+      query,
       where,
-      orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
-      take: query.limit + 1,
-    });
-    return toPage(
-      rows,
-      query.limit,
-      (row) => row.createdAt,
+      (args) => this.prisma.endpoint.findMany(args),
       (row) => this.toDto(row),
     );
   }
@@ -108,9 +104,7 @@ export class EndpointsService {
   }
 
   private async find(id: string): Promise<Endpoint> {
-    const endpoint = await this.prisma.endpoint.findUnique({ where: { id } });
-    if (!endpoint) throw new NotFoundException(`No endpoint ${id}.`);
-    return endpoint;
+    return orNotFound(await this.prisma.endpoint.findUnique({ where: { id } }), `No endpoint ${id}.`);
   }
 
   private toDto(endpoint: Endpoint): EndpointDto {

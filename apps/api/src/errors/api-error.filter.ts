@@ -1,7 +1,9 @@
 import { STATUS_CODES } from 'node:http';
 import { type ArgumentsHost, Catch, type ExceptionFilter, HttpException, Logger } from '@nestjs/common';
+import { AnalysisInputError } from '@teapot/analysis';
 import type { Response } from 'express';
 import type { ErrorBody, ProblemDetail } from './error-body';
+import { RequestValidationException } from './request-validation.exception';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
 
@@ -25,6 +27,12 @@ export class ApiErrorFilter implements ExceptionFilter {
 }
 
 export function toErrorBody(exception: unknown): ErrorBody {
+  if (exception instanceof AnalysisInputError) {
+    // Trends, comparisons and change points name the parameter at fault: a 400 like any bad field.
+    return toErrorBody(
+      new RequestValidationException([{ field: exception.parameter, problem: exception.problem }]),
+    );
+  }
   if (exception instanceof HttpException) {
     const body = errorBody(exception.getStatus(), httpExceptionMessage(exception));
     const details = (exception as { details?: ProblemDetail[] }).details;

@@ -1,7 +1,7 @@
-import { Injectable, NotFoundException } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import type { Prisma, Profile } from '@teapot/db';
 import type { Load, Slo, Workload } from '@teapot/measure';
-import { afterCursor, type Page, toPage } from '../common/pagination';
+import { keysetPage, type Page } from '../common/pagination';
 import type { ProblemDetail } from '../errors/error-body';
 import {
   MissingReferenceException,
@@ -9,6 +9,7 @@ import {
 } from '../errors/request-validation.exception';
 import { PrismaService } from '../prisma/prisma.service';
 import type { CreateProfileDto, ListProfilesQueryDto, ProfileDto, UpdateProfileDto } from './dto/profile.dto';
+import { orNotFound } from '../common/not-found';
 
 type ScheduleAndBounds = Pick<Profile, 'requestCount' | 'durationS' | 'scheduleCron' | 'scheduleIntervalS'>;
 
@@ -38,16 +39,9 @@ export class ProfilesService {
     return toProfileDto(profile);
   }
 
-  async list(query: ListProfilesQueryDto): Promise<Page<ProfileDto>> {
-    const rows = await this.prisma.profile.findMany({
-      where: {
-        ...(query.endpointId ? { endpointId: query.endpointId } : {}),
-        ...afterCursor('createdAt', query.cursor),
-      },
-      orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
-      take: query.limit + 1,
-    });
-    return toPage(rows, query.limit, (row) => row.createdAt, toProfileDto);
+  list(query: ListProfilesQueryDto): Promise<Page<ProfileDto>> {
+    const where: Prisma.ProfileWhereInput = query.endpointId ? { endpointId: query.endpointId } : {};
+    return keysetPage('createdAt', query, where, (args) => this.prisma.profile.findMany(args), toProfileDto);
   }
 
   async get(id: string): Promise<ProfileDto> {
@@ -84,9 +78,7 @@ export class ProfilesService {
   }
 
   private async find(id: string): Promise<Profile> {
-    const profile = await this.prisma.profile.findUnique({ where: { id } });
-    if (!profile) throw new NotFoundException(`No profile ${id}.`);
-    return profile;
+    return orNotFound(await this.prisma.profile.findUnique({ where: { id } }), `No profile ${id}.`);
   }
 }
 

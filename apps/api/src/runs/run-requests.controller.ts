@@ -1,4 +1,4 @@
-import { Controller, Get, Logger, Param, Query, StreamableFile } from '@nestjs/common';
+import { Controller, Get, Logger, Query, StreamableFile } from '@nestjs/common';
 import {
   ApiBadRequestResponse,
   ApiNotFoundResponse,
@@ -8,7 +8,7 @@ import {
 } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { Access } from '../auth/access.decorator';
-import { uuidParam } from '../common/params';
+import { IdParam } from '../common/routes';
 import { toErrorBody } from '../errors/api-error.filter';
 import { ErrorBody } from '../errors/error-body';
 import { ExportQueryDto, RunRequestPageDto, RunRequestsQueryDto } from './dto/run-request.dto';
@@ -35,10 +35,7 @@ export class RunRequestsController {
     type: RunRequestPageDto,
     description: 'Per-request records with per-token timings, in pages.',
   })
-  async page(
-    @Param('id', uuidParam('id')) id: string,
-    @Query() query: RunRequestsQueryDto,
-  ): Promise<RunRequestPageDto> {
+  async page(@IdParam() id: string, @Query() query: RunRequestsQueryDto): Promise<RunRequestPageDto> {
     await this.runs.requireRun(id);
     return this.requests.page(id, query.cursor ?? 0, query.limit);
   }
@@ -50,10 +47,7 @@ export class RunRequestsController {
     description:
       'Every request, streamed: NDJSON (one raw record per line) or CSV (one row per chunk). For runs too large for one response.',
   })
-  async export(
-    @Param('id', uuidParam('id')) id: string,
-    @Query() query: ExportQueryDto,
-  ): Promise<StreamableFile> {
+  async export(@IdParam() id: string, @Query() query: ExportQueryDto): Promise<StreamableFile> {
     await this.runs.requireRun(id);
     const file = new StreamableFile(this.requests.export(id, query.format), {
       type: CONTENT_TYPES[query.format],

@@ -10,11 +10,12 @@ import { createQueuedRun, type Prisma, type Run, type ServingConfig } from '@tea
 import { RunQueueProducer } from '@teapot/jobs';
 import type { ClientHealth, RunSummary } from '@teapot/measure';
 import { timeParameter } from '../common/parse';
-import { afterCursor, type Page, toPage } from '../common/pagination';
+import { keysetPage, type Page } from '../common/pagination';
 import { MissingReferenceException } from '../errors/request-validation.exception';
 import { withTimeout } from '../common/timeout';
 import { PrismaService } from '../prisma/prisma.service';
 import type { ListRunsQueryDto, RunDetailDto, RunDto } from './dto/run.dto';
+import { orNotFound } from '../common/not-found';
 
 const ENQUEUE_TIMEOUT_MS = 2_000;
 
@@ -67,29 +68,26 @@ export class RunsService {
       : Promise.resolve(null);
   }
 
-  async list(query: ListRunsQueryDto): Promise<Page<RunDto>> {
+  list(query: ListRunsQueryDto): Promise<Page<RunDto>> {
     const queuedAt: Prisma.DateTimeFilter = {
       ...(query.from ? { gte: timeParameter(query.from, 'from') } : {}),
       ...(query.to ? { lt: timeParameter(query.to, 'to') } : {}),
     };
-    const rows = await this.prisma.run.findMany({
-      where: {
-        ...(query.endpointId ? { endpointId: query.endpointId } : {}),
-        ...(query.profileId ? { profileId: query.profileId } : {}),
-        ...(query.status ? { status: { in: query.status } } : {}),
-        ...(query.from || query.to ? { queuedAt } : {}),
-        ...afterCursor('queuedAt', query.cursor),
-      },
-      orderBy: [{ queuedAt: 'desc' }, { id: 'desc' }],
-      take: query.limit + 1,
-    });
-    return toPage(rows, query.limit, (row) => row.queuedAt, toRunDto);
+    const where: Prisma.RunWhereInput = {
+      ...(query.endpointId ? { endpointId: query.endpointId } : {}),
+      ...(query.profileId ? { profileId: query.profileId } : {}),
+      ...(query.status ? { status: { in: query.status } } : {}),
+      ...(query.from || query.to ? { queuedAt } : {}),
+    };
+    return keysetPage('queuedAt', query, where, (args) => this.prisma.run.findMany(args), toRunDto);
   }
 
   async get(id: string): Promise<RunDetailDto> {
-    const run = await this.prisma.run.findUnique({ where: { id }, include: { config: true } });
-    if (!run) throw new NotFoundException(`No run ${id}.`);
-    return toRunDetail(run);
+    const row = orNotFound(
+      await this.prisma.run.findUnique({ where: { id }, include: { config: true } }),
+      `No run ${id}.`,
+    );
+    return toRunDetail(row);
   }
 
   /** Throws 404 unless the run exists; the request readers need nothing else of it. */

@@ -1,14 +1,14 @@
-import { Body, Controller, Get, Param, Post } from '@nestjs/common';
+import { Body, Controller, Get } from '@nestjs/common';
 import {
   ApiBadRequestResponse,
-  ApiCreatedResponse,
   ApiNotFoundResponse,
   ApiOkResponse,
   ApiParam,
   ApiTags,
 } from '@nestjs/swagger';
 import { Access } from '../auth/access.decorator';
-import { PositiveIntParam, positiveIntParamDoc, uuidParam } from '../common/params';
+import { PositiveIntParam, positiveIntParamDoc } from '../common/params';
+import { CreateRoute, IdParam } from '../common/routes';
 import { ErrorBody } from '../errors/error-body';
 import { CreateServingConfigDto, ServingConfigDto, ServingConfigListDto } from './dto/serving-config.dto';
 import { ServingConfigsService } from './serving-configs.service';
@@ -20,12 +20,10 @@ import { ServingConfigsService } from './serving-configs.service';
 export class ServingConfigsController {
   constructor(private readonly configs: ServingConfigsService) {}
 
-  @Post()
-  @Access('write')
+  @CreateRoute(ServingConfigDto, 'The new version, live from now on.')
   @ApiBadRequestResponse({ type: ErrorBody })
-  @ApiCreatedResponse({ type: ServingConfigDto, description: 'The new version, live from now on.' })
   add(
-    @Param('endpointId', uuidParam('endpointId')) endpointId: string,
+    @IdParam('endpointId') endpointId: string,
     @Body() input: CreateServingConfigDto,
   ): Promise<ServingConfigDto> {
     return this.configs.add(endpointId, input);
@@ -34,9 +32,7 @@ export class ServingConfigsController {
   @Get()
   @Access('read')
   @ApiOkResponse({ type: ServingConfigListDto })
-  async list(
-    @Param('endpointId', uuidParam('endpointId')) endpointId: string,
-  ): Promise<ServingConfigListDto> {
+  async list(@IdParam('endpointId') endpointId: string): Promise<ServingConfigListDto> {
     return { items: await this.configs.list(endpointId) };
   }
 
@@ -45,7 +41,7 @@ export class ServingConfigsController {
   @ApiParam(positiveIntParamDoc('version'))
   @ApiOkResponse({ type: ServingConfigDto })
   get(
-    @Param('endpointId', uuidParam('endpointId')) endpointId: string,
+    @IdParam('endpointId') endpointId: string,
     @PositiveIntParam('version') version: number,
   ): Promise<ServingConfigDto> {
     return this.configs.get(endpointId, version);

@@ -2,6 +2,7 @@ import { Injectable, NotFoundException } from '@nestjs/common';
 import { Prisma, type ServingConfig } from '@teapot/db';
 import { PrismaService } from '../prisma/prisma.service';
 import type { CreateServingConfigDto, ServingConfigDto } from './dto/serving-config.dto';
+import { orNotFound } from '../common/not-found';
 
 const VERSION_ATTEMPTS = 5;
 
@@ -21,12 +22,12 @@ export class ServingConfigsService {
   }
 
   async get(endpointId: string, version: number): Promise<ServingConfigDto> {
-    const config = await this.prisma.servingConfig.findUnique({
-      where: { endpointId_version: { endpointId, version } },
-    });
-    if (!config)
-      throw new NotFoundException(`Endpoint ${endpointId} has no serving configuration version ${version}.`);
-    return config;
+    return orNotFound(
+      await this.prisma.servingConfig.findUnique({
+        where: { endpointId_version: { endpointId, version } },
+      }),
+      `Endpoint ${endpointId} has no serving configuration version ${version}.`,
+    );
   }
 
   private async requireEndpoint(id: string): Promise<void> {

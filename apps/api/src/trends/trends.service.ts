@@ -1,6 +1,5 @@
 import { Injectable } from '@nestjs/common';
 import {
-  AnalysisInputError,
   SERVING_CONFIG_FIELD_NAMES,
   SERVING_CONFIG_FIELDS,
   trend,
@@ -8,38 +7,30 @@ import {
   type ServingConfigField,
   type Trend,
 } from '@teapot/analysis';
+import { INT32_MAX } from '../common/params';
 import { parseWholeNumber, timeParameter } from '../common/parse';
 import { RequestValidationException } from '../errors/request-validation.exception';
 import { PrismaService } from '../prisma/prisma.service';
 import type { TrendQueryDto } from './dto/trend.dto';
 
-const INT32_MAX = 2 ** 31 - 1;
-
 @Injectable()
 export class TrendsService {
   constructor(private readonly prisma: PrismaService) {}
 
-  async trend(query: TrendQueryDto): Promise<Trend> {
-    try {
-      return await trend(this.prisma.pool, {
-        metric: query.metric,
-        statistic: query.statistic,
-        bucket: query.bucket,
-        from: timeParameter(query.from, 'from'),
-        to: query.to ? timeParameter(query.to, 'to') : new Date(),
-        endpointIds: query.endpointId,
-        profileIds: query.profileId,
-        triggers: query.trigger,
-        groupBy: query.groupBy,
-        includeSaturated: query.includeSaturated ?? false,
-        config: configFilters(query),
-      });
-    } catch (error) {
-      if (error instanceof AnalysisInputError) {
-        throw new RequestValidationException([{ field: error.parameter, problem: error.problem }]);
-      }
-      throw error;
-    }
+  trend(query: TrendQueryDto): Promise<Trend> {
+    return trend(this.prisma.pool, {
+      metric: query.metric,
+      statistic: query.statistic,
+      bucket: query.bucket,
+      from: timeParameter(query.from, 'from'),
+      to: query.to ? timeParameter(query.to, 'to') : new Date(),
+      endpointIds: query.endpointId,
+      profileIds: query.profileId,
+      triggers: query.trigger,
+      groupBy: query.groupBy,
+      includeSaturated: query.includeSaturated ?? false,
+      config: configFilters(query),
+    });
   }
 }
 

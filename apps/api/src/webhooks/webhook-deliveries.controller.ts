@@ -1,15 +1,7 @@
-import { Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
-import {
-  ApiAcceptedResponse,
-  ApiBadRequestResponse,
-  ApiConflictResponse,
-  ApiNotFoundResponse,
-  ApiOkResponse,
-  ApiTags,
-} from '@nestjs/swagger';
+import { HttpCode, Post, Query } from '@nestjs/common';
+import { ApiAcceptedResponse, ApiConflictResponse, ApiNotFoundResponse } from '@nestjs/swagger';
 import { Access } from '../auth/access.decorator';
-import { PageOf } from '../common/pagination';
-import { uuidParam } from '../common/params';
+import { GetRoute, IdParam, ListRoute, ResourceController } from '../common/routes';
 import { ErrorBody } from '../errors/error-body';
 import {
   DeliveryDto,
@@ -20,50 +12,32 @@ import {
 } from './dto/subscription.dto';
 import { WebhookDeliveriesService } from './webhook-deliveries.service';
 
-const EventPage = PageOf(EventDto);
-const DeliveryPage = PageOf(DeliveryDto);
-
-@ApiTags('webhooks')
-@ApiBadRequestResponse({ type: ErrorBody })
-@Controller('webhooks')
+@ResourceController('webhooks', 'webhooks')
 export class WebhookDeliveriesController {
   constructor(private readonly deliveries: WebhookDeliveriesService) {}
 
-  @Get('events')
-  @Access('read')
-  @ApiOkResponse({ type: EventPage, description: 'Newest first.' })
+  @ListRoute(EventDto, 'Newest first.', 'events')
   listEvents(@Query() query: ListEventsQueryDto) {
     return this.deliveries.listEvents(query);
   }
 
-  @Get('events/:id')
-  @Access('read')
-  @ApiNotFoundResponse({ type: ErrorBody })
-  @ApiOkResponse({ type: EventDto })
-  getEvent(@Param('id', uuidParam('id')) id: string): Promise<EventDto> {
+  @GetRoute(EventDto, 'events/:id')
+  getEvent(@IdParam() id: string): Promise<EventDto> {
     return this.deliveries.getEvent(id);
   }
 
-  @Get('deliveries')
-  @Access('read')
-  @ApiOkResponse({ type: DeliveryPage, description: 'Newest first.' })
+  @ListRoute(DeliveryDto, 'Newest first.', 'deliveries')
   listDeliveries(@Query() query: ListDeliveriesQueryDto) {
     return this.deliveries.listDeliveries(query);
   }
 
-  @Get('deliveries/:id')
-  @Access('read')
-  @ApiNotFoundResponse({ type: ErrorBody })
-  @ApiOkResponse({ type: DeliveryDto })
-  getDelivery(@Param('id', uuidParam('id')) id: string): Promise<DeliveryDto> {
+  @GetRoute(DeliveryDto, 'deliveries/:id')
+  getDelivery(@IdParam() id: string): Promise<DeliveryDto> {
     return this.deliveries.getDelivery(id);
   }
 
-  @Get('deliveries/:id/attempts')
-  @Access('read')
-  @ApiNotFoundResponse({ type: ErrorBody })
-  @ApiOkResponse({ type: ListAttemptsDto, description: 'Every attempt, first to last.' })
-  attempts(@Param('id', uuidParam('id')) id: string): Promise<ListAttemptsDto> {
+  @GetRoute(ListAttemptsDto, 'deliveries/:id/attempts', 'Every attempt, first to last.')
+  attempts(@IdParam() id: string): Promise<ListAttemptsDto> {
     return this.deliveries.attempts(id);
   }
 
@@ -76,7 +50,7 @@ export class WebhookDeliveriesController {
     type: DeliveryDto,
     description: 'Queued again as its next attempt, with the same webhook-id and body.',
   })
-  redeliver(@Param('id', uuidParam('id')) id: string): Promise<DeliveryDto> {
+  redeliver(@IdParam() id: string): Promise<DeliveryDto> {
     return this.deliveries.redeliver(id);
   }
 }

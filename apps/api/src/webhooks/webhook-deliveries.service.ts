@@ -1,6 +1,6 @@
-import { ConflictException, Injectable, NotFoundException } from '@nestjs/common';
+import { ConflictException, Injectable } from '@nestjs/common';
 import { type Prisma, WEBHOOK_OUTBOX_CHANNEL, type WebhookDelivery, type WebhookEvent } from '@teapot/db';
-import { afterCursor, type Page, toPage } from '../common/pagination';
+import { keysetPage, type Page } from '../common/pagination';
 import { PrismaService } from '../prisma/prisma.service';
 import type {
   AttemptDto,
@@ -9,6 +9,7 @@ import type {
   ListDeliveriesQueryDto,
   ListEventsQueryDto,
 } from './dto/subscription.dto';
+import { orNotFound } from '../common/not-found';
 
 type DeliveryRow = WebhookDelivery & { event: { type: string } };
 const WITH_TYPE = { event: { select: { type: true } } } as const;
@@ -18,40 +19,35 @@ const WITH_TYPE = { event: { select: { type: true } } } as const;
 export class WebhookDeliveriesService {
   constructor(private readonly prisma: PrismaService) {}
 
-  async listEvents(query: ListEventsQueryDto): Promise<Page<EventDto>> {
+  listEvents(query: ListEventsQueryDto): Promise<Page<EventDto>> {
     const where: Prisma.WebhookEventWhereInput = {
       ...(query.type ? { type: query.type } : {}),
       ...(query.endpointId ? { endpointId: query.endpointId } : {}),
-      ...afterCursor('createdAt', query.cursor),
     };
-    const rows = await this.prisma.webhookEvent.findMany({
-      where,
-      orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
-      take: query.limit + 1,
-    });
-    return toPage(rows, query.limit, (row) => row.createdAt, eventDto);
+    return keysetPage('createdAt', query, where, (args) => this.prisma.webhookEvent.findMany(args), eventDto);
   }
 
   async getEvent(id: string): Promise<EventDto> {
-    const row = await this.prisma.webhookEvent.findUnique({ where: { id } });
-    if (!row) throw new NotFoundException(`Webhook event ${id} does not exist.`);
+    const row = orNotFound(
+      await this.prisma.webhookEvent.findUnique({ where: { id } }),
+      `Webhook event ${id} does not exist.`,
+    );
     return eventDto(row);
   }
 
-  async listDeliveries(query: ListDeliveriesQueryDto): Promise<Page<DeliveryDto>> {
+  listDeliveries(query: ListDeliveriesQueryDto): Promise<Page<DeliveryDto>> {
     const where: Prisma.WebhookDeliveryWhereInput = {
       ...(query.subscriptionId ? { subscriptionId: query.subscriptionId } : {}),
       ...(query.eventId ? { eventId: query.eventId } : {}),
       ...(query.status ? { status: query.status } : {}),
-      ...afterCursor('createdAt', query.cursor),
     };
-    const rows = await this.prisma.webhookDelivery.findMany({
+    return keysetPage(
+      'createdAt',
+      query,
       where,
-      include: WITH_TYPE,
-      orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
-      take: query.limit + 1,
-    });
-    return toPage(rows, query.limit, (row) => row.createdAt, deliveryDto);
+      (args) => this.prisma.webhookDelivery.findMany({ ...args, include: WITH_TYPE }),
+      deliveryDto,
+    );
   }
 
   async getDelivery(id: string): Promise<DeliveryDto> {
@@ -99,9 +95,10 @@ export class WebhookDeliveriesService {
   }
 
   private async findDelivery(id: string): Promise<DeliveryRow> {
-    const row = await this.prisma.webhookDelivery.findUnique({ where: { id }, include: WITH_TYPE });
-    if (!row) throw new NotFoundException(`Webhook delivery ${id} does not exist.`);
-    return row;
+    return orNotFound(
+      await this.prisma.webhookDelivery.findUnique({ where: { id }, include: WITH_TYPE }),
+      `Webhook delivery ${id} does not exist.`,
+    );
   }
 }
 

@@ -1,8 +1,8 @@
-import { ConflictException, Inject, Injectable, NotFoundException } from '@nestjs/common';
+import { ConflictException, Inject, Injectable } from '@nestjs/common';
 import { type ApiEnv, encryptSecret } from '@teapot/config';
 import { type Prisma, recordEvent, type WebhookSubscription } from '@teapot/db';
 import { checkUrl, generateSecret } from '@teapot/webhooks';
-import { afterCursor, type Page, toPage } from '../common/pagination';
+import { keysetPage, type Page } from '../common/pagination';
 import { API_ENV } from '../env/env.module';
 import {
   MissingReferenceException,
@@ -17,6 +17,7 @@ import type {
   SubscriptionWithSecretDto,
   UpdateSubscriptionDto,
 } from './dto/subscription.dto';
+import { orNotFound } from '../common/not-found';
 
 const DEFAULT_OVERLAP_S = 24 * 3600;
 
@@ -44,18 +45,18 @@ export class WebhookSubscriptionsService {
     return { ...toDto(row), secret };
   }
 
-  async list(query: ListSubscriptionsQueryDto): Promise<Page<SubscriptionDto>> {
+  list(query: ListSubscriptionsQueryDto): Promise<Page<SubscriptionDto>> {
     const where: Prisma.WebhookSubscriptionWhereInput = {
       ...(query.active === undefined ? {} : { active: query.active }),
       ...(query.endpointId ? { endpointId: query.endpointId } : {}),
-      ...afterCursor('createdAt', query.cursor),
     };
-    const rows = await this.prisma.webhookSubscription.findMany({
+    return keysetPage(
+      'createdAt',
+      query,
       where,
-      orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
-      take: query.limit + 1,
-    });
-    return toPage(rows, query.limit, (row) => row.createdAt, toDto);
+      (args) => this.prisma.webhookSubscription.findMany(args),
+      toDto,
+    );
   }
 
   async get(id: string): Promise<SubscriptionDto> {
@@ -123,9 +124,10 @@ export class WebhookSubscriptionsService {
   }
 
   private async find(id: string): Promise<WebhookSubscription> {
-    const row = await this.prisma.webhookSubscription.findUnique({ where: { id } });
-    if (!row) throw new NotFoundException(`Webhook subscription ${id} does not exist.`);
-    return row;
+    return orNotFound(
+      await this.prisma.webhookSubscription.findUnique({ where: { id } }),
+      `Webhook subscription ${id} does not exist.`,
+    );
   }
 
   private checkUrl(url: string): void {
