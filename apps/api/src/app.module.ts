@@ -10,6 +10,7 @@ import { EndpointsModule } from './endpoints/endpoints.module';
 import { EnvModule } from './env/env.module';
 import { HealthModule } from './health/health.module';
 import { LoggingModule } from './logging/logging.module';
+import { MetricsModule } from './metrics/metrics.module';
 import { PrismaModule } from './prisma/prisma.module';
 import { ProfilesModule } from './profiles/profiles.module';
 import { QueueModule } from './queue/queue.module';
@@ -39,6 +40,7 @@ export class AppModule {
         WebhooksModule,
         DeploymentsModule,
         ChangePointsModule,
+        MetricsModule,
         DashboardModule.forRoot(env),
       ],
     };

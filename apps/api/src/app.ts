@@ -16,6 +16,7 @@ import {
   reviveSafely,
 } from './http/request-hygiene';
 import { assignRequestId } from './logging/request-id';
+import { ApiMetrics } from './metrics/api-metrics';
 import { serveOpenApi } from './openapi';
 
 export interface CreateAppOptions {
@@ -38,6 +39,7 @@ export async function createApp(
   app.useLogger(app.get(Logger));
   app.disable('x-powered-by');
   app.use(assignRequestId);
+  app.use(app.get(ApiMetrics).recordRequests);
   app.use(refuseNulInUrl);
   app.use(refuseNonJsonBodies);
   app.useBodyParser('json', {

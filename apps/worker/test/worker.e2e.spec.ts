@@ -184,7 +184,7 @@ describe('worker (in process): schedule -> measure -> store', () => {
       );
       // Skipped while deferring (busy) or on the deferred attempt (past the deadline): both say why.
       expect(skipped.error).toMatch(/^skipped: (endpoint busy|could not start) .*next slot at /);
-      expect(app.get(WorkerMetrics).busyDeferrals).toBeGreaterThan(0);
+      expect(await app.get(WorkerMetrics).valueOf('teapot_worker_busy_deferrals_total')).toBeGreaterThan(0);
       expect(skipped.startedAt).toBeNull();
       expect((await run(manual)).status).toBe('queued');
       await world.db.prisma.profile.update({ where: { id: scheduledProfile }, data: { enabled: false } });
@@ -210,7 +210,9 @@ describe('worker (in process): schedule -> measure -> store', () => {
   it('reports queue and run counts in Prometheus format', async () => {
     const metrics = app.get(MetricsService);
     const before = await metrics.health();
-    const finishedFailed = app.get(WorkerMetrics).runsFinished.get('failed') ?? 0;
+    const finishedFailed = await app
+      .get(WorkerMetrics)
+      .valueOf('teapot_worker_runs_finished_total', { status: 'failed' });
     expect((await measuredRun(2)).status).toBe('succeeded');
     expect((await measuredRun(1, { 'x-teapot-fault': '500' })).status).toBe('failed');
     const jobId = await producer.enqueueRun('5d2c6f0a-1b3e-4c7d-8e9f-0a1b2c3d4e5f');
@@ -282,7 +284,11 @@ describe('worker (in process): schedule -> measure -> store', () => {
       await outageProducer.enqueueRun(runId);
       await waitFor('the run to start', async () => (await run(runId)).status === 'running', 10_000, 20);
       await proxy.cut();
-      await waitFor('a failed write', async () => outage.get(WorkerMetrics).persistRetries > 0, 15_000);
+      await waitFor(
+        'a failed write',
+        async () => (await outage.get(WorkerMetrics).valueOf('teapot_worker_persist_retries_total')) > 0,
+        15_000,
+      );
       await proxy.restore();
       const row = await finished(runId);
       expect(row.status).toBe('succeeded');

@@ -142,6 +142,16 @@ export const apiEnvSchema = z.object({
     .min(1, 'must be 1-10000')
     .max(10_000, 'must be 1-10000')
     .default(20),
+  /**
+   * Series groups (endpoint x profile x serving-configuration version) whose latest results
+   * `/metrics` shows, most recently run first; the rest are counted in teapot_latest_results_omitted.
+   */
+  TEAPOT_METRICS_MAX_GROUPS: z.coerce
+    .number({ error: 'must be a number' })
+    .int('must be a whole number')
+    .min(1, 'must be 1-10000')
+    .max(10_000, 'must be 1-10000')
+    .default(500),
   /** The built dashboard served at `/`; unset means apps/web/dist of this checkout. */
   TEAPOT_WEB_DIR: z.string().optional(),
 });

@@ -11,7 +11,7 @@ export interface QueueHealth {
   completed: number;
 }
 
-/** Job counts of one queue, for the API's /health detail and the worker's /metrics. */
+/** Job counts of one queue, for the API's /health detail and the worker's /metrics (teapot_queue_jobs). */
 export async function queueHealth(queue: Queue): Promise<QueueHealth> {
   const counts = await queue.getJobCounts(
     'waiting',
@@ -32,19 +32,4 @@ export async function queueHealth(queue: Queue): Promise<QueueHealth> {
     failed: counts.failed ?? 0,
     completed: counts.completed ?? 0,
   };
-}
-
-/** Prometheus text lines (gauge `teapot_queue_jobs{queue,state}`) for several queues. */
-export function queueHealthPrometheus(healths: QueueHealth[]): string {
-  const lines = [
-    '# HELP teapot_queue_jobs Jobs in a BullMQ queue by state.',
-    '# TYPE teapot_queue_jobs gauge',
-  ];
-  for (const health of healths) {
-    for (const [state, count] of Object.entries(health)) {
-      if (state === 'queue') continue;
-      lines.push(`teapot_queue_jobs{queue="${health.queue}",state="${state}"} ${count}`);
-    }
-  }
-  return lines.join('\n') + '\n';
 }

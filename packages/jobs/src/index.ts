@@ -20,6 +20,6 @@ export {
   type EnqueueRunOptions,
   type RunEnqueueRequest,
 } from './producer';
-export { queueHealth, queueHealthPrometheus, type QueueHealth } from './health';
+export { queueHealth, type QueueHealth } from './health';
 export { WebhookQueueProducer, type WebhookAttemptRequest } from './webhook-producer';
 export { ChangePointQueueProducer } from './change-point-producer';

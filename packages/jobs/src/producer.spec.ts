@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Queue, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
-import { RUN_JOB_OPTIONS, RunQueueProducer, createRedis, queueHealth, queueHealthPrometheus } from './index';
+import { RUN_JOB_OPTIONS, RunQueueProducer, createRedis, queueHealth } from './index';
 import { JOB_NAMES, QUEUE_NAMES, type RunJobData } from '@teapot/contracts';
 import { waitFor } from '@teapot/testing';
 
@@ -81,8 +81,5 @@ describe('RunQueueProducer against real Redis', () => {
     expect(seen).toHaveLength(52);
     const after = await queueHealth(queue);
     expect(after).toMatchObject({ waiting: 0, active: 0, delayed: 1, completed: 52, failed: 0 });
-    const text = queueHealthPrometheus([after]);
-    expect(text).toContain('teapot_queue_jobs{queue="runs",state="completed"} 52');
-    expect(text).toContain('# TYPE teapot_queue_jobs gauge');
   });
 });

@@ -8,7 +8,7 @@ import {
   type OnApplicationBootstrap,
 } from '@nestjs/common';
 import type { WorkerEnv } from '@teapot/config';
-import { queueHealth, queueHealthPrometheus, type QueueHealth } from '@teapot/jobs';
+import { queueHealth, type QueueHealth } from '@teapot/jobs';
 import { WORKER_ENV } from '../env/worker-env';
 import { PrismaService } from '../prisma/prisma.service';
 import { RedisService } from '../redis/redis.service';
@@ -61,18 +61,15 @@ export class MetricsService implements OnApplicationBootstrap, BeforeApplication
     return Object.fromEntries(groups.map((group) => [group.status, group._count._all]));
   }
 
+  /** The Prometheus exposition text: the queue and run gauges are read now, the counters are this process's. */
   async prometheus(): Promise<string> {
     const health = await this.health();
-    const lines = [
-      '# HELP teapot_runs Runs in the database by status.',
-      '# TYPE teapot_runs gauge',
-      ...Object.entries(health.runsByStatus).map(([status, n]) => `teapot_runs{status="${status}"} ${n}`),
-      '# HELP teapot_worker_running_runs Runs this process is measuring now.',
-      '# TYPE teapot_worker_running_runs gauge',
-      `teapot_worker_running_runs{worker="${this.env.WORKER_ID}"} ${health.runningHere}`,
-      ...this.metrics.prometheusLines(this.env.WORKER_ID),
-    ];
-    return queueHealthPrometheus([health.queue]) + lines.join('\n') + '\n';
+    this.metrics.runsByStatus.reset();
+    for (const [status, count] of Object.entries(health.runsByStatus))
+      this.metrics.runsByStatus.set({ status }, count);
+    const { queue, ...byState } = health.queue;
+    for (const [state, count] of Object.entries(byState)) this.metrics.queueJobs.set({ queue, state }, count);
+    return this.metrics.registry.metrics();
   }
 
   /** GET /metrics (Prometheus text) and GET /health (JSON) on WORKER_METRICS_HOST:WORKER_METRICS_PORT. */
@@ -88,7 +85,8 @@ export class MetricsService implements OnApplicationBootstrap, BeforeApplication
       }
       const body = path === '/metrics' ? this.prometheus() : this.health().then((h) => JSON.stringify(h));
       body.then(
-        (text) => reply(200, path === '/metrics' ? 'text/plain; version=0.0.4' : 'application/json', text),
+        (text) =>
+          reply(200, path === '/metrics' ? this.metrics.registry.contentType : 'application/json', text),
         (error: Error) => reply(503, 'text/plain', `unavailable: ${error.message}\n`),
       );
     });

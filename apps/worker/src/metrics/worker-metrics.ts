@@ -1,69 +1,138 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
+import type { WorkerEnv } from '@teapot/config';
+import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
+import { WORKER_ENV } from '../env/worker-env';
 import type { TickReport } from '../schedule/scheduler.service';
 
-/** Counters of this process, rendered by MetricsService next to queue and database gauges. */
+/**
+ * This process's Prometheus metrics: its own counters (every module records here), the queue and
+ * database gauges MetricsService sets before each scrape, and prom-client's process metrics. One
+ * registry per instance, so several workers in one test process never share a series.
+ */
 @Injectable()
 export class WorkerMetrics {
-  readonly runsFinished = new Map<string, number>();
-  ticks = 0;
-  ticksFailed = 0;
-  slotsEnqueued = 0;
-  lastTickMs = 0;
-  maxTickMs = 0;
-  tickSeconds = 0;
-  /** Time from a scheduled slot's due time to its run's start, last seen, ms. */
-  lastStartDelayMs = 0;
-  busyDeferrals = 0;
-  /** Runs this process is measuring now. */
+  readonly registry = new Registry();
+  /** Runs this process is measuring now (also in the JSON /health). */
   runsMeasuring = 0;
-  persistRetries = 0;
+
+  private readonly worker: string;
+  private maxTick = 0;
+  private readonly runsFinished = this.counter(
+    'teapot_worker_runs_finished_total',
+    'Runs this process finished, by final status.',
+    ['worker', 'status'],
+  );
+  private readonly ticks = this.counter('teapot_scheduler_ticks_total', 'Scheduler ticks run.');
+  private readonly ticksFailed = this.counter(
+    'teapot_scheduler_ticks_failed_total',
+    'Scheduler ticks that failed (retried next tick).',
+  );
+  private readonly slotsEnqueued = this.counter(
+    'teapot_scheduler_slots_enqueued_total',
+    'Scheduled runs enqueued.',
+  );
+  private readonly tickSeconds = this.counter(
+    'teapot_scheduler_tick_seconds_total',
+    'Time spent in scheduler ticks.',
+  );
+  private readonly lastTickMs = this.gauge('teapot_scheduler_tick_last_ms', 'Duration of the last tick.');
+  private readonly maxTickMs = this.gauge('teapot_scheduler_tick_max_ms', 'Longest tick since start.');
+  private readonly lastStartDelayMs = this.gauge(
+    'teapot_worker_start_delay_ms',
+    'Due time to start of the last scheduled run.',
+  );
+  private readonly busyDeferrals = this.counter(
+    'teapot_worker_busy_deferrals_total',
+    'Runs deferred because their endpoint was busy.',
+  );
+  private readonly persistRetries = this.counter(
+    'teapot_worker_persist_retries_total',
+    'Retried writes of finished runs.',
+  );
+  private readonly runningRuns = this.gauge(
+    'teapot_worker_running_runs',
+    'Runs this process is measuring now.',
+  );
+  /** Set from the database and Redis by MetricsService before each scrape. */
+  readonly queueJobs = new Gauge({
+    name: 'teapot_queue_jobs',
+    help: 'Jobs in a BullMQ queue by state.',
+    labelNames: ['queue', 'state'],
+    registers: [this.registry],
+  });
+  readonly runsByStatus = new Gauge({
+    name: 'teapot_runs',
+    help: 'Runs in the database by status.',
+    labelNames: ['status'],
+    registers: [this.registry],
+  });
+
+  constructor(@Inject(WORKER_ENV) env: Pick<WorkerEnv, 'WORKER_ID'>) {
+    this.worker = env.WORKER_ID;
+    collectDefaultMetrics({ register: this.registry });
+    for (const metric of [
+      this.ticks,
+      this.ticksFailed,
+      this.slotsEnqueued,
+      this.tickSeconds,
+      this.busyDeferrals,
+      this.persistRetries,
+    ])
+      metric.inc({ worker: this.worker }, 0);
+    for (const metric of [this.lastTickMs, this.maxTickMs, this.lastStartDelayMs, this.runningRuns])
+      metric.set({ worker: this.worker }, 0);
+  }
 
   recordTick(report: TickReport): void {
-    this.ticks++;
-    if (!report.ok) this.ticksFailed++;
-    this.slotsEnqueued += report.enqueued;
-    this.lastTickMs = report.durationMs;
-    this.maxTickMs = Math.max(this.maxTickMs, report.durationMs);
-    this.tickSeconds += report.durationMs / 1000;
+    const worker = { worker: this.worker };
+    this.ticks.inc(worker);
+    if (!report.ok) this.ticksFailed.inc(worker);
+    this.slotsEnqueued.inc(worker, report.enqueued);
+    this.lastTickMs.set(worker, report.durationMs);
+    this.maxTick = Math.max(this.maxTick, report.durationMs);
+    this.maxTickMs.set(worker, this.maxTick);
+    this.tickSeconds.inc(worker, report.durationMs / 1000);
   }
 
   recordRunFinished(status: string): void {
-    this.runsFinished.set(status, (this.runsFinished.get(status) ?? 0) + 1);
+    this.runsFinished.inc({ worker: this.worker, status });
   }
 
-  prometheusLines(workerId: string): string[] {
-    const label = `worker="${workerId}"`;
-    const lines = [
-      '# HELP teapot_worker_runs_finished_total Runs this process finished, by final status.',
-      '# TYPE teapot_worker_runs_finished_total counter',
-      ...[...this.runsFinished].map(
-        ([status, n]) => `teapot_worker_runs_finished_total{${label},status="${status}"} ${n}`,
-      ),
-    ];
-    const counter = (name: string, help: string, value: number, type = 'counter') =>
-      lines.push(`# HELP ${name} ${help}`, `# TYPE ${name} ${type}`, `${name}{${label}} ${value}`);
-    counter('teapot_scheduler_ticks_total', 'Scheduler ticks run.', this.ticks);
-    counter(
-      'teapot_scheduler_ticks_failed_total',
-      'Scheduler ticks that failed (retried next tick).',
-      this.ticksFailed,
+  recordBusyDeferral(): void {
+    this.busyDeferrals.inc({ worker: this.worker });
+  }
+
+  recordPersistRetry(): void {
+    this.persistRetries.inc({ worker: this.worker });
+  }
+
+  /** Time from a scheduled slot's due time to its run's start, ms. */
+  recordStartDelay(ms: number): void {
+    this.lastStartDelayMs.set({ worker: this.worker }, ms);
+  }
+
+  setRunsMeasuring(count: number): void {
+    this.runsMeasuring = count;
+    this.runningRuns.set({ worker: this.worker }, count);
+  }
+
+  /** This process's value of one of its own series (0 before any), e.g. `teapot_worker_busy_deferrals_total`. */
+  async valueOf(name: string, labels: Record<string, string> = {}): Promise<number> {
+    const metric = this.registry.getSingleMetric(name);
+    if (!metric) throw new Error(`no metric ${name}`);
+    const wanted = { worker: this.worker, ...labels };
+    const { values } = await metric.get();
+    const series = values.find((value) =>
+      Object.entries(wanted).every(([label, text]) => value.labels[label] === text),
     );
-    counter('teapot_scheduler_slots_enqueued_total', 'Scheduled runs enqueued.', this.slotsEnqueued);
-    counter('teapot_scheduler_tick_seconds_total', 'Time spent in scheduler ticks.', this.tickSeconds);
-    counter('teapot_scheduler_tick_last_ms', 'Duration of the last tick.', this.lastTickMs, 'gauge');
-    counter('teapot_scheduler_tick_max_ms', 'Longest tick since start.', this.maxTickMs, 'gauge');
-    counter(
-      'teapot_worker_start_delay_ms',
-      'Due time to start of the last scheduled run.',
-      this.lastStartDelayMs,
-      'gauge',
-    );
-    counter(
-      'teapot_worker_busy_deferrals_total',
-      'Runs deferred because their endpoint was busy.',
-      this.busyDeferrals,
-    );
-    counter('teapot_worker_persist_retries_total', 'Retried writes of finished runs.', this.persistRetries);
-    return lines;
+    return series?.value ?? 0;
+  }
+
+  private counter(name: string, help: string, labelNames = ['worker']): Counter {
+    return new Counter({ name, help, labelNames, registers: [this.registry] });
+  }
+
+  private gauge(name: string, help: string): Gauge {
+    return new Gauge({ name, help, labelNames: ['worker'], registers: [this.registry] });
   }
 }

@@ -129,7 +129,7 @@ export class RunProcessor implements QueueProcessorHooks {
     if (!lease) {
       const busy = onBusyEndpoint(run, deadlineMs, this.clock.now(), this.env.ENDPOINT_BUSY_RETRY_MS);
       if ('skipped' in busy) return this.endUnmeasured(run, 'aborted', busy.skipped);
-      this.metrics.busyDeferrals++;
+      this.metrics.recordBusyDeferral();
       return this.defer(job, token, busy.retryInMs);
     }
 
@@ -187,7 +187,7 @@ export class RunProcessor implements QueueProcessorHooks {
 
     const active: ActiveRun = { runId: run.id, attempt, controller: new AbortController(), reason: null };
     this.active.set(run.id, active);
-    this.metrics.runsMeasuring = this.active.size;
+    this.metrics.setRunsMeasuring(this.active.size);
     lease.onLost((reason) => {
       active.reason ??= reason;
       active.controller.abort(new Error(reason));
@@ -203,7 +203,7 @@ export class RunProcessor implements QueueProcessorHooks {
       );
     } finally {
       this.active.delete(run.id);
-      this.metrics.runsMeasuring = this.active.size;
+      this.metrics.setRunsMeasuring(this.active.size);
     }
   }
 
@@ -266,7 +266,7 @@ export class RunProcessor implements QueueProcessorHooks {
 
   private recordStartDelay(run: RunToProcess): void {
     const delayMs = startDelayMs(run, this.clock.now());
-    if (delayMs !== null) this.metrics.lastStartDelayMs = delayMs;
+    if (delayMs !== null) this.metrics.recordStartDelay(delayMs);
   }
 
   /**
@@ -299,7 +299,7 @@ export class RunProcessor implements QueueProcessorHooks {
       sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
       onRetry: (error, failed) => {
         if (failed === 1) this.logger.warn(`${what}: database unreachable, retrying: ${message(error)}`);
-        this.metrics.persistRetries++;
+        this.metrics.recordPersistRetry();
       },
     });
     if (failures > 0) this.logger.log(`${what}: written after ${failures} retries`);

@@ -1,0 +1,162 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { ApiEnv } from '@teapot/config';
+import { HEADLINES, MEASURED_RUN_STATUSES, type Headline, type MetricName } from '@teapot/contracts';
+import { Gauge } from 'prom-client';
+import { API_ENV } from '../env/env.module';
+import { ApiMetrics } from './api-metrics';
+import { PrismaService } from '../prisma/prisma.service';
+import { Cached } from './cached';
+
+/** Scrapes within this long of the last query get its figures: one query however many Prometheus servers scrape. */
+export const LATEST_RESULTS_CACHE_MS = 5_000;
+
+/** The headline figures /metrics shows, under Prometheus names in base units (seconds, not ms). */
+const RESULT_GAUGES: ReadonlyArray<{ metric: MetricName; name: string; help: string; perUnit: number }> = [
+  { metric: 'itl', name: 'teapot_latest_itl_seconds', help: 'Inter-token latency', perUnit: 1000 },
+  { metric: 'tpot', name: 'teapot_latest_tpot_seconds', help: 'Time per output token', perUnit: 1000 },
+  { metric: 'ttft', name: 'teapot_latest_ttft_seconds', help: 'Time to first token', perUnit: 1000 },
+  {
+    metric: 'output_tokens_per_s',
+    name: 'teapot_latest_output_tokens_per_second',
+    help: 'Output tokens per second of measured time',
+    perUnit: 1,
+  },
+  {
+    metric: 'error_rate',
+    name: 'teapot_latest_error_ratio',
+    help: 'Failed / (succeeded + failed) measured requests',
+    perUnit: 1,
+  },
+];
+
+/** Bounded labels only: ids, names and the version number, never a run id or free text. */
+const GROUP_LABELS = ['endpoint', 'endpoint_id', 'profile', 'profile_id', 'config_version'] as const;
+type GroupLabels = Record<(typeof GROUP_LABELS)[number], string>;
+
+type Row = {
+  endpointId: string;
+  endpoint: string;
+  profileId: string;
+  profile: string;
+  configVersion: number;
+  startedAt: Date;
+  clientSaturated: boolean | null;
+  groups: bigint;
+} & Record<string, number | null>;
+
+interface ResultGauge {
+  gauge: Gauge;
+  headlines: Headline[];
+  perUnit: number;
+}
+
+/**
+ * The latest measured run of every (endpoint, profile, serving-configuration version) as gauges:
+ * read in one query (one index probe per pair), at most once per LATEST_RESULTS_CACHE_MS.
+ */
+@Injectable()
+export class LatestResults {
+  private readonly gauges: ResultGauge[];
+  private readonly startedAt: Gauge;
+  private readonly saturated: Gauge;
+  private readonly omitted: Gauge;
+  private readonly rows = new Cached(LATEST_RESULTS_CACHE_MS, () => this.query());
+  /** The rows the gauges hold now: they are reset only when a new query came back. */
+  private shown: Row[] | null = null;
+
+  constructor(
+    private readonly prisma: PrismaService,
+    metrics: ApiMetrics,
+    @Inject(API_ENV) private readonly env: Pick<ApiEnv, 'TEAPOT_METRICS_MAX_GROUPS'>,
+  ) {
+    const registers = [metrics.registry];
+    this.gauges = RESULT_GAUGES.map(({ metric, name, help, perUnit }) => {
+      const headlines = HEADLINES.filter((h) => h.metric === metric);
+      const perStatistic = headlines.length > 1;
+      return {
+        gauge: new Gauge({
+          name,
+          help: `${help} of the latest measured run${perStatistic ? ' (statistic: p50, p99 of the run)' : ''}.`,
+          labelNames: perStatistic ? [...GROUP_LABELS, 'statistic'] : [...GROUP_LABELS],
+          registers,
+        }),
+        headlines,
+        perUnit,
+      };
+    });
+    this.startedAt = new Gauge({
+      name: 'teapot_latest_run_start_timestamp_seconds',
+      help: 'Start of the latest measured run (Unix time): how old the other teapot_latest_* figures are.',
+      labelNames: GROUP_LABELS,
+      registers,
+    });
+    this.saturated = new Gauge({
+      name: 'teapot_latest_run_client_saturated',
+      help: '1 when the latest run measured a saturated client (its figures describe the client, not the server).',
+      labelNames: GROUP_LABELS,
+      registers,
+    });
+    this.omitted = new Gauge({
+      name: 'teapot_latest_results_omitted',
+      help: 'Endpoint, profile and configuration groups left out of teapot_latest_* (TEAPOT_METRICS_MAX_GROUPS, least recently run first).',
+      registers,
+    });
+  }
+
+  /** Brings the gauges up to date (a cached query unless LATEST_RESULTS_CACHE_MS has passed). */
+  async refresh(): Promise<void> {
+    const rows = await this.rows.get();
+    if (rows === this.shown) return;
+    this.shown = rows;
+    for (const { gauge } of this.gauges) gauge.reset();
+    this.startedAt.reset();
+    this.saturated.reset();
+    const max = this.env.TEAPOT_METRICS_MAX_GROUPS;
+    this.omitted.set(rows.length > 0 ? Math.max(0, Number(rows[0].groups) - max) : 0);
+    for (const row of rows.slice(0, max)) {
+      const labels: GroupLabels = {
+        endpoint: row.endpoint,
+        endpoint_id: row.endpointId,
+        profile: row.profile,
+        profile_id: row.profileId,
+        config_version: String(row.configVersion),
+      };
+      for (const { gauge, headlines, perUnit } of this.gauges) {
+        for (const h of headlines) {
+          const value = row[h.field];
+          if (value === null || value === undefined) continue;
+          gauge.set(headlines.length > 1 ? { ...labels, statistic: h.statistic } : labels, value / perUnit);
+        }
+      }
+      this.startedAt.set(labels, row.startedAt.getTime() / 1000);
+      if (row.clientSaturated !== null) this.saturated.set(labels, row.clientSaturated ? 1 : 0);
+    }
+  }
+
+  private query(): Promise<Row[]> {
+    const headlines = this.gauges.flatMap((g) => g.headlines);
+    // Column names come from the metric catalogue, never from input.
+    const columns = headlines.map((h) => h.column).join(', ');
+    const figures = headlines.map((h) => `r.${h.column} AS "${h.field}"`).join(', ');
+    return this.prisma.$queryRawUnsafe<Row[]>(
+      `SELECT e.id AS "endpointId", e.name AS "endpoint", p.id AS "profileId", p.name AS "profile",
+              c.version AS "configVersion", r.started_at AS "startedAt",
+              r.client_saturated AS "clientSaturated", count(*) OVER () AS "groups", ${figures}
+         FROM endpoints e
+         JOIN profiles p ON p.endpoint_id = e.id
+         JOIN serving_configs c ON c.endpoint_id = e.id
+         CROSS JOIN LATERAL (
+           SELECT r.started_at, r.client_saturated, ${columns} FROM runs r
+            WHERE r.profile_id = p.id AND r.config_id = c.id AND r.started_at IS NOT NULL
+              AND r.status::text = ANY($1::text[]) AND r.summary IS NOT NULL
+            ORDER BY r.started_at DESC, r.id DESC
+            LIMIT 1
+         ) r
+        WHERE e.archived_at IS NULL
+        ORDER BY r.started_at DESC, e.name, p.name, c.version
+        LIMIT $2`,
+      [...MEASURED_RUN_STATUSES],
+      this.env.TEAPOT_METRICS_MAX_GROUPS,
+    );
+  }
+}
