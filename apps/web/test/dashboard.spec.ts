@@ -80,7 +80,9 @@ describe('the dashboard in chromium, on the real API over a seeded database', ()
       expect(text).toMatch(/ITL P99\s*[\d.]+ ms/);
       expect(text).toContain(endpoint.name.endsWith('fp8') ? 'W:fp8' : 'W:fp16');
     }
-    await page.waitForFunction(() => document.querySelectorAll('.endpoint-card canvas').length >= 2);
+    await page.waitForFunction(
+      () => document.querySelectorAll('.endpoint-card .plot[data-drawn]').length >= 2,
+    );
     expect(await seriesPixels(page, '.endpoint-card', SPARKLINE)).toBeGreaterThan(20);
     expect(await page.evaluate(() => sessionStorage.getItem('teapot.apiKey'))).toBe(world.readKey);
     await screenshot(page, 'endpoints');
@@ -98,8 +100,9 @@ describe('the dashboard in chromium, on the real API over a seeded database', ()
     await screenshot(page, 'endpoint');
 
     await page.locator('table.runs tbody tr a').first().click();
-    await page.waitForSelector('.plot canvas');
-    await page.waitForFunction(() => document.querySelector('.figures') !== null);
+    // The endpoint page had a plot too: wait for the run's own, drawn (its per-token timings load
+    // after the run's figures).
+    await page.waitForSelector('.plot[aria-label="ITL of every token against time"][data-drawn]');
     expect(page.url()).toContain(`#/runs/${fp8.runIds[fp8.runIds.length - 1]}`);
     expect(await seriesPixels(page, '.plot', ITL_POINTS)).toBeGreaterThan(50);
     expect(await page.locator('p.ok, p.flag').first().textContent()).toMatch(/Client (healthy|saturated)/);
@@ -126,7 +129,7 @@ describe('the dashboard in chromium, on the real API over a seeded database', ()
     const withSaturated = page.waitForRequest((request) => request.url().includes('/trends?'));
     await page.check('.trend input[name=includeSaturated]');
     expect(new URL((await withSaturated).url()).searchParams.get('includeSaturated')).toBe('true');
-    await page.waitForSelector('.trend .plot canvas');
+    await page.waitForSelector('.trend .plot[data-drawn]');
     expect(await seriesPixels(page, '.trend', FIRST_SERIES)).toBeGreaterThan(20);
     expect(await page.locator('.trend .u-legend').textContent()).toContain('weightQuant fp16');
     expect(await seriesPixels(page, '.trend', DEPLOYMENT_MARKER)).toBeGreaterThan(20);
@@ -146,7 +149,7 @@ describe('the dashboard in chromium, on the real API over a seeded database', ()
       'output_tokens_per_s',
       'mean',
     ]);
-    await page.waitForSelector('.trend .plot canvas');
+    await page.waitForSelector('.trend .plot[data-drawn]');
     expect(await seriesPixels(page, '.trend', FIRST_SERIES)).toBeGreaterThan(20);
     await screenshot(page, 'endpoint-trend');
     expect(errors).toEqual([]);

@@ -62,11 +62,16 @@ export function Plot({ data, options, height, label, deps = [] }: PlotProps) {
   useEffect(() => {
     const element = container.current;
     if (!element) return;
-    const plot = new uPlot({ ...options(theme), width: element.clientWidth || 300, height }, data, element);
+    const chosen = options(theme);
+    // `data-drawn` says the canvas holds this data, so a test (or a person's script) can wait for the draw.
+    const drawn = () => element.setAttribute('data-drawn', 'true');
+    const hooks = { ...chosen.hooks, draw: [...(chosen.hooks?.draw ?? []), drawn] };
+    const plot = new uPlot({ ...chosen, hooks, width: element.clientWidth || 300, height }, data, element);
     const observer = new ResizeObserver(() => plot.setSize({ width: element.clientWidth, height }));
     observer.observe(element);
     return () => {
       observer.disconnect();
+      element.removeAttribute('data-drawn');
       plot.destroy();
     };
   }, [data, theme, height, ...deps]);
