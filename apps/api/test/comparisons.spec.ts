@@ -16,12 +16,17 @@ function post(body: unknown, key = api.auth) {
     .send(body as object);
 }
 
-/** The exact P50 ITL (ms) over every token of these runs, from their stored raw records. */
-async function exactItlP50(runIds: string[]): Promise<number> {
+/** Every token's ITL (us) of these runs, sorted, from their stored raw records. */
+async function exactItl(runIds: string[]): Promise<Float64Array> {
   const samples: number[] = [];
   for (const id of runIds)
     for (const record of await readRunRequests(api.prisma, id)) samples.push(...requestMetrics(record).itlUs);
-  return percentile(Float64Array.from(samples).sort(), 0.5) / 1000;
+  return Float64Array.from(samples).sort();
+}
+
+/** The exact P50 ITL (ms) over every token of these runs. */
+async function exactItlP50(runIds: string[]): Promise<number> {
+  return percentile(await exactItl(runIds), 0.5) / 1000;
 }
 
 beforeAll(async () => {
@@ -92,6 +97,31 @@ describe('POST /comparisons', () => {
     expect(body.roofline.candidate.floorMs).toBeCloseTo(((8.03e9 * 1) / 3.35e12) * 1000, 9);
     expect(body.roofline.baseline.achievedFraction).toBeGreaterThan(0);
     expect(body.roofline.baseline.achievedFraction).toBeLessThan(1);
+  });
+
+  it("returns each side's ITL distribution as CDF points within the histogram error of its tokens", async () => {
+    const response = await post({
+      baseline: { runIds: runs.fp16 },
+      candidate: { runIds: runs.fp8 },
+      metrics: ['itl'],
+    });
+    expect(response.status).toBe(200);
+    const { distributions } = response.body;
+    expect(distributions).toMatchObject({ metric: 'itl', unit: 'ms' });
+    for (const side of ['baseline', 'candidate'] as const) {
+      const exact = await exactItl(runs[side === 'baseline' ? 'fp16' : 'fp8']);
+      const { samples, points } = distributions[side] as {
+        samples: number;
+        points: Array<{ value: number; fraction: number }>;
+      };
+      expect(samples).toBe(exact.length);
+      expect(points.length).toBeGreaterThan(20);
+      expect(points.length).toBeLessThanOrEqual(200);
+      for (const { value, fraction } of points) {
+        const want = percentile(exact, fraction) / 1000;
+        expect(Math.abs(value - want)).toBeLessThanOrEqual(want * HISTOGRAM_RELATIVE_ERROR + 0.0005);
+      }
+    }
   });
 
   it('takes run ids as sides, answers a read-scope key, and gives the same answer twice', async () => {

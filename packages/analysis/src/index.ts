@@ -62,6 +62,8 @@ export type {
   ResampleUnit,
 } from './comparisons/compare';
 export type { SideRoofline } from './comparisons/roofline';
+export { cdfPoints, CDF_QUANTILES } from './comparisons/distribution';
+export type { CdfPoint, ComparisonDistributions, SideDistribution } from './comparisons/distribution';
 export { verifyDeployment, overallOf, DEPLOYMENT_STATISTICS } from './deployments/verify';
 export type { DeploymentToVerify, VerificationProgress, VerifyOptions } from './deployments/verify';
 export {

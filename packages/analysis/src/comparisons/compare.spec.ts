@@ -119,6 +119,49 @@ afterAll(async () => {
 });
 
 describe('compare', () => {
+  it("gives each side's ITL distribution as CDF points within the histogram error of the exact one", async () => {
+    const comparison = await compare(db, {
+      baseline: { runIds: ids.baseline },
+      candidate: { runIds: ids.slower },
+      metrics: ['ttft'],
+    });
+    const distributions = comparison.distributions!;
+    expect(distributions).toMatchObject({ metric: 'itl', unit: 'ms' });
+    for (const [side, runIds] of [
+      ['baseline', ids.baseline],
+      ['candidate', ids.slower],
+    ] as const) {
+      const exact = sorted((await exactRequests(runIds)).flatMap((r) => r.itl));
+      const { samples, points } = distributions[side];
+      expect(samples).toBe(exact.length);
+      expect(points.length).toBeGreaterThan(20);
+      expect(points.length).toBeLessThanOrEqual(200);
+      expect(points[points.length - 1].fraction).toBe(1);
+      for (const [i, point] of points.entries()) {
+        // The value at each fraction is that quantile of every token of the side's runs.
+        const want = percentile(exact, point.fraction) / 1000;
+        expect(Math.abs(point.value - want)).toBeLessThanOrEqual(want * HISTOGRAM_RELATIVE_ERROR + 0.0005);
+        if (i > 0) {
+          expect(point.value).toBeGreaterThan(points[i - 1].value);
+          expect(point.fraction).toBeGreaterThan(points[i - 1].fraction);
+        }
+      }
+    }
+    // The 50% slower side's curve lies to the right: its median is about 1.5 times the baseline's.
+    const median = (side: 'baseline' | 'candidate') =>
+      distributions[side].points.find((p) => p.fraction >= 0.5)!.value;
+    expect(median('candidate') / median('baseline')).toBeGreaterThan(1.4);
+  });
+
+  it('has no distributions when a side has no run', async () => {
+    const comparison = await compare(db, {
+      baseline: { runIds: ids.baseline },
+      candidate: { runIds: ['00000000-0000-4000-8000-000000000000'] },
+    });
+    expect(comparison.reason).toMatch(/candidate: no measured run/);
+    expect(comparison.distributions).toBeNull();
+  });
+
   it('finds a 50% slower candidate of a few runs by resampling requests, against exact values', async () => {
     const comparison = await compare(db, {
       baseline: { runIds: ids.baseline },

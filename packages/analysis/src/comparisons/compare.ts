@@ -35,6 +35,7 @@ import {
 } from '../selection';
 import { histogramStatistic } from '../trend';
 import { overallVerdictOf, verdictOf, type Verdict } from './verdict';
+import { itlDistributions, type ComparisonDistributions } from './distribution';
 import { sideRoofline, type SideRoofline } from './roofline';
 import { matchWorkloads, type WorkloadMatch } from './workload';
 
@@ -175,6 +176,8 @@ export interface Comparison {
   notes: string[];
   /** Why there are no metric rows, when there are none. */
   reason?: string;
+  /** Each side's ITL distribution (CDF points from its merged stored histograms); null without runs. */
+  distributions: ComparisonDistributions | null;
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -221,6 +224,7 @@ export async function compare(db: RunStore, query: ComparisonQuery): Promise<Com
     verdict: 'inconclusive',
     notes,
     reason,
+    distributions: null,
   });
   for (const side of ['baseline', 'candidate'] as const) {
     const { runs, excludedSaturated } = side === 'baseline' ? baseline : candidate;
@@ -307,6 +311,10 @@ export async function compare(db: RunStore, query: ComparisonQuery): Promise<Com
     metrics: results,
     verdict: overallVerdictOf(judged),
     notes,
+    distributions: await itlDistributions(db, {
+      baseline: baseline.runs.map((run) => run.id),
+      candidate: candidate.runs.map((run) => run.id),
+    }),
   };
 }
 

@@ -111,6 +111,29 @@ class WorkloadMatchDto {
   @ApiProperty({ type: [WorkloadDifferenceDto] }) differences!: WorkloadDifferenceDto[];
 }
 
+class CdfPointDto {
+  @ApiProperty({ example: 8.4, description: "In the distribution's unit." }) value!: number;
+  @ApiProperty({ example: 0.99, description: 'Share of the samples at most `value`.' }) fraction!: number;
+}
+
+class SideDistributionDto {
+  @ApiProperty({ example: 201600, description: 'Tokens the distribution is over.' }) samples!: number;
+  @ApiProperty({
+    type: [CdfPointDto],
+    description:
+      'At most 200 points, increasing in both fields: each value is the quantile `fraction` of the ' +
+      "side's merged stored histograms (within 1/128 of the exact one); denser in the tail.",
+  })
+  points!: CdfPointDto[];
+}
+
+class DistributionsDto {
+  @ApiProperty({ enum: ['itl'] }) metric!: string;
+  @ApiProperty({ enum: ['ms'] }) unit!: string;
+  @ApiProperty({ type: SideDistributionDto }) baseline!: SideDistributionDto;
+  @ApiProperty({ type: SideDistributionDto }) candidate!: SideDistributionDto;
+}
+
 export class ComparisonDto {
   @ApiProperty({ type: ComparisonSideSummaryDto }) baseline!: ComparisonSideSummaryDto;
   @ApiProperty({ type: ComparisonSideSummaryDto }) candidate!: ComparisonSideSummaryDto;
@@ -129,4 +152,11 @@ export class ComparisonDto {
   @ApiProperty({ enum: VERDICTS, example: 'improved' }) verdict!: string;
   @ApiProperty({ type: [String], example: [] }) notes!: string[];
   @ApiPropertyOptional({ example: 'candidate: no measured run matches' }) reason?: string;
+  @ApiProperty({
+    type: DistributionsDto,
+    nullable: true,
+    description:
+      "Each side's ITL distribution as CDF points, to draw them overlaid; null when a side has no run.",
+  })
+  distributions!: DistributionsDto | null;
 }
