@@ -8,6 +8,9 @@ const ITL_POINTS = hexToRgb('#1c7ed6');
 const SPARKLINE = hexToRgb('#e8590c');
 const FIRST_SERIES = hexToRgb('#e8590c');
 const DEPLOYMENT_MARKER = hexToRgb('#8250df');
+const BASELINE_CURVE = hexToRgb('#1c7ed6');
+const CANDIDATE_CURVE = hexToRgb('#e8590c');
+const CHANGE_POINT = hexToRgb('#e03131');
 
 let world: DashboardWorld;
 let browser: Browser;
@@ -49,8 +52,9 @@ async function open(
   return { context, page, errors };
 }
 
-async function screenshot(page: Page, name: string): Promise<void> {
-  await page.screenshot({ path: path.join(ARTIFACTS, `${name}.png`), fullPage: true });
+/** The whole page, or with `fullPage: false` what a laptop shows first (the README's picture). */
+async function screenshot(page: Page, name: string, fullPage = true): Promise<void> {
+  await page.screenshot({ path: path.join(ARTIFACTS, `${name}.png`), fullPage });
 }
 
 describe('the dashboard in chromium, on the real API over a seeded database', () => {
@@ -105,7 +109,7 @@ describe('the dashboard in chromium, on the real API over a seeded database', ()
     await page.waitForSelector('.plot[aria-label="ITL of every token against time"][data-drawn]');
     expect(page.url()).toContain(`#/runs/${fp8.runIds[fp8.runIds.length - 1]}`);
     expect(await seriesPixels(page, '.plot', ITL_POINTS)).toBeGreaterThan(50);
-    expect(await page.locator('p.ok, p.flag').first().textContent()).toMatch(/Client (healthy|saturated)/);
+    expect(await page.locator('p.ok, .flag.big').first().textContent()).toMatch(/Client (healthy|saturated)/);
     expect(await page.locator('table.errors').textContent()).toContain('rate_limited');
     await screenshot(page, 'run');
     expect(errors).toEqual([]);
@@ -117,8 +121,13 @@ describe('the dashboard in chromium, on the real API over a seeded database', ()
     const fp16 = world.endpoints.find((e) => e.name.endsWith('fp16'));
     if (!fp16) throw new Error('seeded fp16 endpoint missing');
     const firstTrend = page.waitForRequest((request) => request.url().includes('/trends?'));
+    const firstChanges = page.waitForRequest((request) => request.url().includes('/change-points?'));
     await page.click(`[data-endpoint="${fp16.name}"] h2 a`);
     const first = new URL((await firstTrend).url());
+    const changes = new URL((await firstChanges).url());
+    expect(
+      ['endpointId', 'metric', 'statistic', 'mode'].map((name) => changes.searchParams.get(name)),
+    ).toEqual([fp16.id, 'itl', 'p99', 'robust']);
     expect(first.searchParams.get('metric')).toBe('itl');
     expect(first.searchParams.get('statistic')).toBe('p99');
     expect(first.searchParams.getAll('endpointId')).toEqual([fp16.id]);
@@ -134,6 +143,21 @@ describe('the dashboard in chromium, on the real API over a seeded database', ()
     expect(await page.locator('.trend .u-legend').textContent()).toContain('weightQuant fp16');
     expect(await seriesPixels(page, '.trend', DEPLOYMENT_MARKER)).toBeGreaterThan(20);
     expect(await page.locator('.trend .hint').textContent()).toContain('deployments');
+    // The seeded history's step, found by the analysis the worker runs: drawn apart from deployments.
+    expect(await seriesPixels(page, '.trend', CHANGE_POINT)).toBeGreaterThan(20);
+    expect(await page.locator('.trend .hint').textContent()).toContain('change points');
+    const legend = await page.locator('.trend ul.change-points li').allTextContents();
+    expect(
+      legend.some((text) =>
+        /ms → [\d.]+ ms \(\+\d+%\), step in profile chat-48-in-24-out-c4, robust p = /.test(text),
+      ),
+    ).toBe(true);
+    await screenshot(page, 'endpoint-trend-changes');
+    await screenshot(page, 'dashboard', false);
+    const otava = page.waitForRequest((request) => request.url().includes('/change-points?'));
+    await page.selectOption('.trend select[name=changePoints]', 'otava');
+    expect(new URL((await otava).url()).searchParams.get('mode')).toBe('otava');
+    await page.waitForSelector('.trend .plot[data-drawn]');
 
     const perRun = page.waitForRequest((request) => request.url().includes('/trends?'));
     await page.selectOption('.trend select[name=bucket]', 'run');
@@ -200,6 +224,13 @@ describe('the dashboard in chromium, on the real API over a seeded database', ()
       );
       expect(await page.locator('.overall .verdict').textContent()).toMatch(
         /^(regressed|improved|unchanged|inconclusive)$/,
+      );
+      // Both sides' ITL distributions, overlaid: a curve of each side's colour.
+      await page.waitForSelector('.distributions .plot[data-drawn]');
+      expect(await seriesPixels(page, '.distributions', BASELINE_CURVE)).toBeGreaterThan(20);
+      expect(await seriesPixels(page, '.distributions', CANDIDATE_CURVE)).toBeGreaterThan(20);
+      expect(await page.locator('.distributions .u-legend').textContent()).toMatch(
+        /baseline \([\d,]+ tokens\).*candidate \([\d,]+ tokens\)/,
       );
       if (size.width < 600) {
         const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);

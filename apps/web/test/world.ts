@@ -2,8 +2,9 @@ import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { createApp } from '@teapot/api';
 import { loadApiEnv } from '@teapot/config';
+import { recomputeChangePoints } from '@teapot/analysis';
 import { createDatabase, persistRunResult } from '@teapot/db';
-import { createTestDatabase, type TestDatabase } from '@teapot/db/testing';
+import { createTestDatabase, syntheticRunResult, type TestDatabase } from '@teapot/db/testing';
 import { deleteRedisPrefix } from '@teapot/testing';
 import { runBenchmark } from '@teapot/measure';
 import { type RunningSimulator, startSimulator } from '@teapot/simulator';
@@ -35,10 +36,15 @@ async function call<T>(
   return json;
 }
 
+/** fp16's history before its measured runs: this many runs an hour apart, the second half 50% slower. */
+const HISTORY_RUNS = 24;
+
 /**
  * The real API serving the built dashboard over its own database and Redis prefix, seeded the way
  * the worker would: runs queued through the API, measured against real simulators, stored by the
  * real writer. One endpoint's simulator answers some requests with 429, so a run has errors by class.
+ * fp16 also has a stored history with a step in it, and its change points computed by the analysis
+ * the worker runs, so its trend has one to draw.
  */
 export async function startDashboardWorld(runsPerEndpoint = 3): Promise<DashboardWorld> {
   const db: TestDatabase = await createTestDatabase();
@@ -101,6 +107,24 @@ export async function startDashboardWorld(runsPerEndpoint = 3): Promise<Dashboar
         requestCount: 16,
       });
       const runIds: string[] = [];
+      if (quant === 'fp16') {
+        for (let i = 0; i < HISTORY_RUNS; i++) {
+          const run = await call<{ id: string }>(baseUrl, write, 'POST', '/runs', { profileId: profile.id });
+          const startedAt = new Date(Date.now() - (HISTORY_RUNS + 1 - i) * 3_600_000);
+          await store.prisma.run.update({
+            where: { id: run.id },
+            data: { status: 'running', queuedAt: startedAt, startedAt },
+          });
+          // Run-to-run jitter of a few percent, as real series have, around a 50% step.
+          const gapScale = (i < HISTORY_RUNS / 2 ? 1 : 1.5) * (1 + 0.015 * ((i * 7) % 5));
+          await persistRunResult(
+            store,
+            run.id,
+            syntheticRunResult({ requests: 16, tokensPerRequest: 24, seed: 100 + i, gapScale }),
+          );
+          runIds.push(run.id);
+        }
+      }
       for (let i = 0; i < runsPerEndpoint; i++) {
         const run = await call<{ id: string }>(baseUrl, write, 'POST', '/runs', { profileId: profile.id });
         const result = await runBenchmark({
@@ -122,6 +146,8 @@ export async function startDashboardWorld(runsPerEndpoint = 3): Promise<Dashboar
           });
         }
       }
+      if (quant === 'fp16')
+        await recomputeChangePoints(store, { endpointId: endpoint.id, profileId: profile.id });
       endpoints.push({ id: endpoint.id, name: endpoint.name, runIds });
     }
     return { baseUrl, readKey, endpoints, close };

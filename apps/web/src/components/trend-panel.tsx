@@ -2,6 +2,8 @@ import { useMemo, useState } from 'preact/hooks';
 import type uPlot from 'uplot';
 import { get, type GetOptions, type Schemas } from '../api/client';
 import {
+  type ChangeMarker,
+  changePointMarkers,
   deploymentMarkers,
   formatTrendValue,
   type PlotMarker,
@@ -31,6 +33,11 @@ const BUCKETS: Array<{ name: TrendBucket; label: string }> = [
   { name: 'day', label: 'day' },
   { name: 'week', label: 'week' },
 ];
+const CHANGE_POINT_MODES = [
+  { name: 'robust', label: 'robust (steps and drifts)' },
+  { name: 'otava', label: 'Otava (E-Divisive)' },
+  { name: 'off', label: 'not shown' },
+] as const;
 // `endpoint` is every run of this page: one series.
 const GROUPS: Array<{ name: GroupField; label: string }> = [
   { name: 'endpoint', label: 'nothing (one series)' },
@@ -54,6 +61,7 @@ interface Picks {
   range: (typeof RANGES)[number]['name'];
   groupBy: GroupField;
   includeSaturated: boolean;
+  changePoints: (typeof CHANGE_POINT_MODES)[number]['name'];
 }
 
 function Picker<T extends string>({
@@ -85,6 +93,8 @@ function Picker<T extends string>({
 
 /** Deployment markers: a colour no series takes, readable on both backgrounds. */
 export const MARKER_COLOUR = '#8250df';
+/** Change points: solid, in another colour no series takes, so they never read as deployments. */
+export const CHANGE_COLOUR = '#e03131';
 
 /** Draws each marker as a dashed vertical line with its label, over the plotting area. */
 function drawMarkers(markers: readonly PlotMarker[]) {
@@ -113,18 +123,69 @@ function drawMarkers(markers: readonly PlotMarker[]) {
   };
 }
 
+/**
+ * Draws each change point as a solid vertical line topped by a triangle (a drift: a shaded band over
+ * its runs), labelled with its change at the bottom of the plotting area, away from deployment labels.
+ */
+function drawChangePoints(changes: readonly ChangeMarker[]) {
+  return (u: uPlot) => {
+    const { ctx, bbox } = u;
+    const ratio = devicePixelRatio || 1;
+    ctx.save();
+    ctx.strokeStyle = CHANGE_COLOUR;
+    ctx.fillStyle = CHANGE_COLOUR;
+    ctx.lineWidth = 2 * ratio;
+    ctx.font = `${11 * ratio}px system-ui, sans-serif`;
+    changes.forEach((change, i) => {
+      const x = u.valToPos(change.x, 'x', true);
+      if (x < bbox.left || x > bbox.left + bbox.width) return;
+      if (change.endX !== null) {
+        const end = Math.min(u.valToPos(change.endX, 'x', true), bbox.left + bbox.width);
+        ctx.globalAlpha = 0.15;
+        ctx.fillRect(x, bbox.top, Math.max(end - x, 2 * ratio), bbox.height);
+        ctx.globalAlpha = 1;
+      }
+      ctx.beginPath();
+      ctx.moveTo(x, bbox.top);
+      ctx.lineTo(x, bbox.top + bbox.height);
+      ctx.stroke();
+      const size = 6 * ratio;
+      ctx.beginPath();
+      ctx.moveTo(x - size, bbox.top);
+      ctx.lineTo(x + size, bbox.top);
+      ctx.lineTo(x, bbox.top + size * 1.5);
+      ctx.closePath();
+      ctx.fill();
+      const right = x + 4 * ratio + ctx.measureText(change.label).width < bbox.left + bbox.width;
+      ctx.textAlign = right ? 'left' : 'right';
+      ctx.fillText(
+        change.label,
+        x + (right ? 4 : -4) * ratio,
+        bbox.top + bbox.height - (6 + 14 * (i % 3)) * ratio,
+      );
+    });
+    ctx.restore();
+  };
+}
+
 function TrendPlot({
   plot,
   markers,
+  changes,
   unit,
   statistic,
 }: {
   plot: TrendPlotData;
   markers: readonly PlotMarker[];
+  changes: readonly ChangeMarker[];
   unit: string;
   statistic: string;
 }) {
-  const range = xRange(plot.data[0], markers);
+  const range = xRange(plot.data[0], [
+    ...markers,
+    ...changes,
+    ...changes.flatMap((change) => (change.endX === null ? [] : [{ x: change.endX, label: '' }])),
+  ]);
   const axisLabel = statistic === 'p99/p50' ? 'P99 / P50' : `${statistic} (${unit})`;
   const few = plot.data[0].length <= 200;
   return (
@@ -132,10 +193,10 @@ function TrendPlot({
       label={`trend of ${statistic}`}
       height={300}
       data={plot.data}
-      deps={[plot, markers]}
+      deps={[plot, markers, changes]}
       options={(theme) => ({
         scales: { x: { time: true, range: range ? () => range : undefined } },
-        hooks: { draw: [drawMarkers(markers)] },
+        hooks: { draw: [drawChangePoints(changes), drawMarkers(markers)] },
         axes: [themedAxis(theme), themedAxis(theme, { size: 60, label: axisLabel })],
         series: [
           {},
@@ -161,6 +222,10 @@ export function TrendPanel({
   endpointId: string;
   profiles: ReadonlyArray<Schemas['ProfileDto']>;
 }) {
+  const names = useMemo(
+    () => Object.fromEntries(profiles.map((profile) => [profile.id, profile.name])),
+    [profiles],
+  );
   const [picks, setPicks] = useState<Picks>({
     metric: 'itl',
     statistic: 'p99',
@@ -168,6 +233,7 @@ export function TrendPanel({
     range: '7d',
     groupBy: 'weightQuant',
     includeSaturated: false,
+    changePoints: 'robust',
   });
   const pick = (change: Partial<Picks>) => setPicks((current) => ({ ...current, ...change }));
   const metric = TREND_METRICS.find((m) => m.name === picks.metric) ?? TREND_METRICS[0];
@@ -175,7 +241,21 @@ export function TrendPanel({
     async (signal) => {
       const seconds = RANGES.find((r) => r.name === picks.range)?.seconds ?? 7 * 86_400;
       const from = new Date(Date.now() - seconds * 1000).toISOString();
-      const [trend, deployments] = await Promise.all([
+      const changePoints =
+        picks.changePoints === 'off'
+          ? null
+          : get('/change-points', {
+              query: {
+                endpointId: [endpointId],
+                metric: picks.metric,
+                statistic: picks.statistic,
+                mode: picks.changePoints,
+                from,
+                limit: 200,
+              },
+              signal,
+            });
+      const [trend, deployments, changes] = await Promise.all([
         get('/trends', {
           query: {
             metric: picks.metric,
@@ -189,14 +269,15 @@ export function TrendPanel({
           signal,
         }),
         get('/deployments', { query: { endpointId, from, limit: 200 }, signal }),
+        changePoints,
       ]);
-      return { trend, markers: deploymentMarkers(deployments.items) };
+      return {
+        trend,
+        markers: deploymentMarkers(deployments.items),
+        changes: changePointMarkers(changes?.changePoints ?? [], names),
+      };
     },
-    [endpointId, picks],
-  );
-  const names = useMemo(
-    () => Object.fromEntries(profiles.map((profile) => [profile.id, profile.name])),
-    [profiles],
+    [endpointId, picks, names],
   );
   return (
     <section class="trend">
@@ -243,6 +324,13 @@ export function TrendPanel({
           options={GROUPS}
           onChange={(groupBy) => pick({ groupBy })}
         />
+        <Picker
+          name="changePoints"
+          label="change points"
+          value={picks.changePoints}
+          options={CHANGE_POINT_MODES}
+          onChange={(changePoints) => pick({ changePoints })}
+        />
         <label class="check">
           <input
             type="checkbox"
@@ -254,7 +342,7 @@ export function TrendPanel({
         </label>
       </div>
       <Show loaded={loaded} what="the trend">
-        {({ trend, markers }) =>
+        {({ trend, markers, changes }) =>
           trend.series.length === 0 ? (
             <Empty>
               {trend.reason ? `No trend: ${trend.reason}.` : 'No runs in this range yet.'}
@@ -266,6 +354,7 @@ export function TrendPanel({
             <TrendFigure
               trend={trend}
               markers={markers}
+              changes={changes}
               names={names}
               includesSaturated={picks.includeSaturated}
             />
@@ -279,28 +368,55 @@ export function TrendPanel({
 function TrendFigure({
   trend,
   markers,
+  changes,
   names,
   includesSaturated,
 }: {
   trend: Schemas['TrendDto'];
   markers: readonly PlotMarker[];
+  changes: readonly ChangeMarker[];
   names: Record<string, string>;
   includesSaturated: boolean;
 }) {
   const plot = useMemo(() => trendPlotData(trend, ['endpoint'], names), [trend, names]);
   return (
     <>
-      <TrendPlot plot={plot} markers={markers} unit={trend.unit} statistic={trend.statistic} />
+      <TrendPlot
+        plot={plot}
+        markers={markers}
+        changes={changes}
+        unit={trend.unit}
+        statistic={trend.statistic}
+      />
       <p class="hint">
         {pointMeaning(trend)}
         {trend.excludedSaturatedRuns > 0
           ? ` ${trend.excludedSaturatedRuns} run(s) whose client was saturated are left out.`
           : ''}
         {markers.length > 0 ? ' Dashed purple lines: deployments, labelled with their verdict.' : ''}
+        {changes.length > 0
+          ? ' Solid red lines with a triangle: change points of the run series (a band: a drift).'
+          : ''}
         {includesSaturated
           ? ' Runs whose client was saturated are drawn: their timings may describe the client, not the server.'
           : ''}
       </p>
+      {changes.length > 0 ? (
+        <ul class="change-points" aria-label="change points">
+          {changes.map((change) => (
+            <li key={`${change.x}-${change.kind}-${change.detail}`} title={change.detail}>
+              <span class={`change-mark ${change.kind}`} aria-hidden="true" />
+              <time>
+                {new Date(change.x * 1000).toLocaleString(undefined, {
+                  dateStyle: 'short',
+                  timeStyle: 'short',
+                })}
+              </time>{' '}
+              {change.detail}
+            </li>
+          ))}
+        </ul>
+      ) : null}
     </>
   );
 }

@@ -31,6 +31,8 @@ export function Sparkline({ data }: { data: [number[], number[]] }) {
       options={(theme) => ({
         legend: { show: false },
         cursor: { show: false },
+        // Room for the first and last points' circles.
+        padding: [6, 6, 6, 6],
         scales: { x: { time: true } },
         axes: [themedAxis(theme, { show: false }), themedAxis(theme, { show: false })],
         series: [{}, { stroke: '#e8590c', width: 1.5 }],

@@ -85,10 +85,13 @@ function Health({ run }: { run: Schemas['RunDetailDto'] }) {
   const health = (run.clientHealth ?? {}) as { saturated?: boolean; saturatedReason?: string };
   if (run.clientSaturated) {
     return (
-      <p class="flag big" role="alert">
-        Client saturated: the measuring process itself was the bottleneck, so these timings describe the
-        client, not the server. {health.saturatedReason ?? ''}
-      </p>
+      <div class="flag big" role="alert">
+        <p>
+          Client saturated: the measuring process itself was the bottleneck, so these timings describe the
+          client, not the server.
+        </p>
+        {health.saturatedReason ? <p class="reason">{health.saturatedReason}</p> : null}
+      </div>
     );
   }
   return (

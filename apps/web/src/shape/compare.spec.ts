@@ -1,4 +1,5 @@
 import {
+  cdfPlotData,
   comparisonQuery,
   comparisonRows,
   emptySide,
@@ -122,5 +123,55 @@ describe('compare shaping', () => {
       '–',
       'inconclusive',
     ]);
+  });
+});
+
+describe('cdfPlotData', () => {
+  const side = (samples: number, points: Array<[number, number]>) => ({
+    samples,
+    points: points.map(([value, fraction]) => ({ value, fraction })),
+  });
+
+  it('puts both CDFs on one sorted x, each null where only the other has a point', () => {
+    const plot = cdfPlotData({
+      metric: 'itl',
+      unit: 'ms',
+      baseline: side(1200, [
+        [5, 0],
+        [6, 0.5],
+        [9, 1],
+      ]),
+      candidate: side(34000, [
+        [4, 0],
+        [6, 0.7],
+        [7.5, 1],
+      ]),
+    });
+    expect(plot?.data).toEqual([
+      [4, 5, 6, 7.5, 9],
+      [null, 0, 0.5, null, 1],
+      [0, null, 0.7, 1, null],
+    ]);
+    expect(plot?.labels).toEqual(['baseline (1,200 tokens)', 'candidate (34,000 tokens)']);
+  });
+
+  it('leaves zero out (a log axis has no place for it) and draws nothing when a side is empty', () => {
+    const plot = cdfPlotData({
+      metric: 'itl',
+      unit: 'ms',
+      baseline: side(10, [
+        [0, 0.2],
+        [3, 1],
+      ]),
+      candidate: side(10, [[2, 1]]),
+    });
+    expect(plot?.data).toEqual([
+      [2, 3],
+      [null, 1],
+      [1, null],
+    ]);
+    expect(
+      cdfPlotData({ metric: 'itl', unit: 'ms', baseline: side(0, []), candidate: side(10, [[2, 1]]) }),
+    ).toBeNull();
   });
 });

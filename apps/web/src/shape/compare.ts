@@ -152,3 +152,32 @@ export function comparisonRows(metrics: readonly MetricComparison[]): Comparison
     };
   });
 }
+
+type Distributions = Schemas['DistributionsDto'];
+
+export interface CdfPlotData {
+  /** uPlot's aligned data: x (ITL, ms) over both sides' points, then each side's share of tokens at or below it. */
+  data: [number[], Array<number | null>, Array<number | null>];
+  labels: [string, string];
+}
+
+/**
+ * Both sides' ITL CDFs on one x: the union of their points' values, each side null where it has no
+ * point (the line joins its own points). A value of 0 has no place on a log axis and is left out.
+ */
+export function cdfPlotData(distributions: Distributions): CdfPlotData | null {
+  const sides = [distributions.baseline, distributions.candidate].map(
+    (side) => new Map(side.points.filter((p) => p.value > 0).map((p) => [p.value, p.fraction])),
+  );
+  if (sides.some((side) => side.size === 0)) return null;
+  const xs = [...new Set(sides.flatMap((side) => [...side.keys()]))].sort((a, b) => a - b);
+  const column = (side: Map<number, number>) => xs.map((x) => side.get(x) ?? null);
+  const label = (name: SideName, samples: number) => `${name} (${samples.toLocaleString('en')} tokens)`;
+  return {
+    data: [xs, column(sides[0]), column(sides[1])],
+    labels: [
+      label('baseline', distributions.baseline.samples),
+      label('candidate', distributions.candidate.samples),
+    ],
+  };
+}

@@ -1,4 +1,5 @@
 import {
+  changePointMarkers,
   deploymentMarkers,
   formatTrendValue,
   seriesLabel,
@@ -106,5 +107,58 @@ describe('deployment markers', () => {
     expect(xRange([t0 + 100, t0 + 200], [{ x: t0, label: 'd' }])).toEqual([t0 - 6, t0 + 206]);
     expect(xRange([], [])).toBeNull();
     expect(xRange([t0], [])).toEqual([t0 - 60, t0 + 60]);
+  });
+});
+
+describe('change point markers', () => {
+  const change = (over: Record<string, unknown>) =>
+    ({
+      at: at(2 * HOUR),
+      endAt: null,
+      kind: 'step',
+      mode: 'robust',
+      unit: 'ms',
+      statistic: 'p99',
+      meanBefore: 11.9,
+      meanAfter: 14.3,
+      magnitude: 0.2017,
+      pValue: 1.234e-9,
+      profileId: 'a1b2c3d4-0000-4000-8000-000000000000',
+      ...over,
+    }) as Parameters<typeof changePointMarkers>[0][number];
+
+  it('places a step at its first run and a drift over its runs, oldest first, with what changed', () => {
+    const markers = changePointMarkers(
+      [
+        change({ kind: 'drift', at: at(5 * HOUR), endAt: at(7 * HOUR), magnitude: -0.1, meanAfter: 10.7 }),
+        change({}),
+      ],
+      { 'a1b2c3d4-0000-4000-8000-000000000000': 'chat-c4' },
+    );
+    expect(markers).toEqual([
+      {
+        x: t0 + 2 * HOUR,
+        endX: null,
+        kind: 'step',
+        label: '+20% step',
+        detail: '11.9 ms → 14.3 ms (+20%), step in profile chat-c4, robust p = 1.2e-9',
+      },
+      {
+        x: t0 + 5 * HOUR,
+        endX: t0 + 7 * HOUR,
+        kind: 'drift',
+        label: '-10% drift',
+        detail: '11.9 ms → 10.7 ms (-10%), drift in profile chat-c4, robust p = 1.2e-9',
+      },
+    ]);
+  });
+
+  it('names an unknown profile by the start of its id, and a rate by its unit', () => {
+    const [marker] = changePointMarkers([
+      change({ unit: 'tokens/s', statistic: 'mean', meanBefore: 812, meanAfter: 640, magnitude: -0.2118 }),
+    ]);
+    expect(marker.detail).toBe(
+      '812 tokens/s → 640 tokens/s (-21%), step in profile a1b2c3d4, robust p = 1.2e-9',
+    );
   });
 });

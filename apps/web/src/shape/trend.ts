@@ -126,3 +126,55 @@ export function xRange(xs: readonly number[], markers: readonly PlotMarker[]): [
   const pad = max > min ? (max - min) * 0.03 : 60;
   return [min - pad, max + pad];
 }
+
+type ChangePoint = Pick<
+  Schemas['ChangePointDto'],
+  | 'at'
+  | 'endAt'
+  | 'kind'
+  | 'mode'
+  | 'unit'
+  | 'statistic'
+  | 'meanBefore'
+  | 'meanAfter'
+  | 'magnitude'
+  | 'pValue'
+  | 'profileId'
+>;
+
+export interface ChangeMarker extends PlotMarker {
+  /** A drift's end (unix seconds); null for a step. */
+  endX: number | null;
+  kind: ChangePoint['kind'];
+  /** The whole story, for the legend and the tooltip: levels, change, kind, profile, p-value. */
+  detail: string;
+}
+
+function signedPercent(fraction: number): string {
+  const text = `${Number((fraction * 100).toPrecision(2))}%`;
+  return fraction > 0 ? `+${text}` : text;
+}
+
+/**
+ * Change points as plot markers: a step at its first run after the change, a drift over its runs;
+ * labelled with the relative change, and a detail line with the levels before and after (in the
+ * trend's unit), the kind, the profile (by name when known) and the p-value. Oldest first.
+ */
+export function changePointMarkers(
+  changePoints: readonly ChangePoint[],
+  profileNames: Record<string, string> = {},
+): ChangeMarker[] {
+  return changePoints
+    .map((change) => {
+      const levels = `${formatTrendValue(change.meanBefore, change.unit, change.statistic)} → ${formatTrendValue(change.meanAfter, change.unit, change.statistic)}`;
+      const profile = profileNames[change.profileId] ?? change.profileId.slice(0, 8);
+      return {
+        x: Date.parse(change.at) / 1000,
+        endX: change.kind === 'drift' && change.endAt ? Date.parse(change.endAt) / 1000 : null,
+        kind: change.kind,
+        label: `${signedPercent(change.magnitude)} ${change.kind}`,
+        detail: `${levels} (${signedPercent(change.magnitude)}), ${change.kind} in profile ${profile}, ${change.mode} p = ${change.pValue.toPrecision(2)}`,
+      };
+    })
+    .sort((a, b) => a.x - b.x);
+}
