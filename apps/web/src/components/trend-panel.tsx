@@ -96,59 +96,74 @@ export const MARKER_COLOUR = '#8250df';
 /** Change points: solid, in another colour no series takes, so they never read as deployments. */
 export const CHANGE_COLOUR = '#e03131';
 
-/** Draws each marker as a dashed vertical line with its label, over the plotting area. */
-function drawMarkers(markers: readonly PlotMarker[]) {
+interface VerticalStyle {
+  colour: string;
+  dash: number[];
+  /** Labels from the top of the plotting area (deployments) or from its bottom (change points). */
+  labelsFrom: 'top' | 'bottom';
+  /** Anything drawn at the line besides it and its label (a change point's triangle or band). */
+  decorate?: (u: uPlot, x: number, index: number) => void;
+}
+
+/**
+ * Draws each marker as a vertical line over the plotting area with its label beside it; labels step
+ * by three rows so neighbouring markers stay readable.
+ */
+function drawVerticals(markers: readonly PlotMarker[], style: VerticalStyle) {
   return (u: uPlot) => {
     const { ctx, bbox } = u;
     const ratio = devicePixelRatio || 1;
     ctx.save();
-    ctx.strokeStyle = MARKER_COLOUR;
-    ctx.fillStyle = MARKER_COLOUR;
+    ctx.strokeStyle = style.colour;
+    ctx.fillStyle = style.colour;
     ctx.lineWidth = 2 * ratio;
-    ctx.setLineDash([6 * ratio, 4 * ratio]);
     ctx.font = `${11 * ratio}px system-ui, sans-serif`;
     markers.forEach((marker, i) => {
       const x = u.valToPos(marker.x, 'x', true);
       if (x < bbox.left || x > bbox.left + bbox.width) return;
+      style.decorate?.(u, x, i);
+      ctx.setLineDash(style.dash.map((length) => length * ratio));
       ctx.beginPath();
       ctx.moveTo(x, bbox.top);
       ctx.lineTo(x, bbox.top + bbox.height);
       ctx.stroke();
-      // Labels step down so neighbouring deployments stay readable.
       const right = x + 4 * ratio + ctx.measureText(marker.label).width < bbox.left + bbox.width;
       ctx.textAlign = right ? 'left' : 'right';
-      ctx.fillText(marker.label, x + (right ? 4 : -4) * ratio, bbox.top + (12 + 14 * (i % 3)) * ratio);
+      const row = (i % 3) * 14;
+      const y =
+        style.labelsFrom === 'top'
+          ? bbox.top + (12 + row) * ratio
+          : bbox.top + bbox.height - (6 + row) * ratio;
+      ctx.fillText(marker.label, x + (right ? 4 : -4) * ratio, y);
     });
     ctx.restore();
   };
 }
 
+/** Deployments: dashed lines labelled with their verdict at the top. */
+function drawDeployments(markers: readonly PlotMarker[]) {
+  return drawVerticals(markers, { colour: MARKER_COLOUR, dash: [6, 4], labelsFrom: 'top' });
+}
+
 /**
- * Draws each change point as a solid vertical line topped by a triangle (a drift: a shaded band over
- * its runs), labelled with its change at the bottom of the plotting area, away from deployment labels.
+ * Change points: solid lines topped by a triangle (a drift: over a shaded band of its runs), labelled
+ * with the change at the bottom, away from deployment labels.
  */
 function drawChangePoints(changes: readonly ChangeMarker[]) {
-  return (u: uPlot) => {
-    const { ctx, bbox } = u;
-    const ratio = devicePixelRatio || 1;
-    ctx.save();
-    ctx.strokeStyle = CHANGE_COLOUR;
-    ctx.fillStyle = CHANGE_COLOUR;
-    ctx.lineWidth = 2 * ratio;
-    ctx.font = `${11 * ratio}px system-ui, sans-serif`;
-    changes.forEach((change, i) => {
-      const x = u.valToPos(change.x, 'x', true);
-      if (x < bbox.left || x > bbox.left + bbox.width) return;
-      if (change.endX !== null) {
-        const end = Math.min(u.valToPos(change.endX, 'x', true), bbox.left + bbox.width);
+  return drawVerticals(changes, {
+    colour: CHANGE_COLOUR,
+    dash: [],
+    labelsFrom: 'bottom',
+    decorate: (u, x, i) => {
+      const { ctx, bbox } = u;
+      const ratio = devicePixelRatio || 1;
+      const endX = changes[i].endX;
+      if (endX !== null) {
+        const end = Math.min(u.valToPos(endX, 'x', true), bbox.left + bbox.width);
         ctx.globalAlpha = 0.15;
         ctx.fillRect(x, bbox.top, Math.max(end - x, 2 * ratio), bbox.height);
         ctx.globalAlpha = 1;
       }
-      ctx.beginPath();
-      ctx.moveTo(x, bbox.top);
-      ctx.lineTo(x, bbox.top + bbox.height);
-      ctx.stroke();
       const size = 6 * ratio;
       ctx.beginPath();
       ctx.moveTo(x - size, bbox.top);
@@ -156,16 +171,8 @@ function drawChangePoints(changes: readonly ChangeMarker[]) {
       ctx.lineTo(x, bbox.top + size * 1.5);
       ctx.closePath();
       ctx.fill();
-      const right = x + 4 * ratio + ctx.measureText(change.label).width < bbox.left + bbox.width;
-      ctx.textAlign = right ? 'left' : 'right';
-      ctx.fillText(
-        change.label,
-        x + (right ? 4 : -4) * ratio,
-        bbox.top + bbox.height - (6 + 14 * (i % 3)) * ratio,
-      );
-    });
-    ctx.restore();
-  };
+    },
+  });
 }
 
 function TrendPlot({
@@ -196,7 +203,7 @@ function TrendPlot({
       deps={[plot, markers, changes]}
       options={(theme) => ({
         scales: { x: { time: true, range: range ? () => range : undefined } },
-        hooks: { draw: [drawChangePoints(changes), drawMarkers(markers)] },
+        hooks: { draw: [drawChangePoints(changes), drawDeployments(markers)] },
         axes: [themedAxis(theme), themedAxis(theme, { size: 60, label: axisLabel })],
         series: [
           {},
