@@ -158,6 +158,7 @@ async function launch(
       `  dashboard     ${api.baseUrl}/  (open it and paste the API key below)`,
       `  API           ${api.baseUrl}`,
       `  API docs      ${api.baseUrl}/docs`,
+      `  Prometheus    ${api.baseUrl}/metrics  (the same key; latest results per endpoint, profile and configuration)`,
       `  API key       TEAPOT_API_KEY in ${apiKeyFromEnvironment ? 'your environment' : shownDevEnvFile} (send it as "Authorization: Bearer <key>")`,
       `  try           ${apiKeyFromEnvironment ? '' : `. ${shownDevEnvFile} && `}curl -H "Authorization: Bearer $TEAPOT_API_KEY" "${api.baseUrl}/runs?limit=5"`,
       `  trend         curl -H "Authorization: Bearer $TEAPOT_API_KEY" "${api.baseUrl}/trends?metric=itl&statistic=p99&bucket=hour&from=${since.toISOString()}&groupBy=weightQuant"`,
