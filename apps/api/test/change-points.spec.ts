@@ -1,6 +1,5 @@
 import { recomputeChangePoints } from '@teapot/analysis';
-import { persistRunResult } from '@teapot/db';
-import { syntheticRunResult } from '@teapot/db/testing';
+import { storeMeasuredRun, syntheticRunResult } from '@teapot/db/testing';
 import { created, endpointBody, profileBody, type RunningApi, startApi } from './api';
 
 let api: RunningApi;
@@ -22,22 +21,12 @@ beforeAll(async () => {
   profileId = (await created(api, '/profiles', profileBody(endpointId))).id as string;
   // Stored through the real run writer: ITL 25% slower from run 20 on.
   for (let i = 0; i < RUNS; i++) {
-    const run = await api.prisma.run.create({
-      data: {
-        endpointId,
-        profileId,
-        profileSnapshot: {},
-        trigger: 'schedule',
-        status: 'running',
-        startedAt: new Date(T0 + i * HOUR),
-      },
-    });
-    await persistRunResult(
+    const runId = await storeMeasuredRun(
       api.prisma,
-      run.id,
+      { endpointId, profileId, startedAt: new Date(T0 + i * HOUR) },
       syntheticRunResult({ requests: 10, tokensPerRequest: 48, seed: i + 1, gapScale: i < STEP ? 1 : 1.25 }),
     );
-    runIds.push(run.id);
+    runIds.push(runId);
   }
   await recomputeChangePoints(api.prisma, { endpointId, profileId });
 }, 120_000);

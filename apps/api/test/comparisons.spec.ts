@@ -1,5 +1,5 @@
-import { HISTOGRAM_RELATIVE_ERROR, persistRunResult, readRunRequests } from '@teapot/db';
-import { syntheticRunResult } from '@teapot/db/testing';
+import { HISTOGRAM_RELATIVE_ERROR, readRunRequests } from '@teapot/db';
+import { storeMeasuredRun, syntheticRunResult } from '@teapot/db/testing';
 import { percentile, requestMetrics } from '@teapot/measure';
 import { created, endpointBody, profileBody, type RunningApi, startApi } from './api';
 
@@ -41,24 +41,18 @@ beforeAll(async () => {
     const profile = await created(api, '/profiles', profileBody(endpointId));
     const config = await api.prisma.servingConfig.findFirstOrThrow({ where: { endpointId } });
     for (let i = 0; i < 3; i++) {
-      const run = await api.prisma.run.create({
-        data: {
+      const gapScale = quant === 'fp8' ? 0.5 : 1;
+      const runId = await storeMeasuredRun(
+        api.prisma,
+        {
           endpointId,
           profileId: profile.id as string,
           configId: config.id,
-          profileSnapshot: {},
-          trigger: 'schedule',
-          status: 'running',
           startedAt: new Date(T0 + (i + 1) * 3_600_000),
         },
-      });
-      const gapScale = quant === 'fp8' ? 0.5 : 1;
-      await persistRunResult(
-        api.prisma,
-        run.id,
         syntheticRunResult({ requests: 20, tokensPerRequest: 64, seed: runs[quant].length + 1, gapScale }),
       );
-      runs[quant].push(run.id);
+      runs[quant].push(runId);
     }
   }
 }, 60_000);

@@ -1,53 +1,9 @@
 import { persistRunResult } from '@teapot/db';
-import { type RequestRecord, type RunResult, summarize } from '@teapot/measure';
+import { syntheticRunResult } from '@teapot/db/testing';
 import { created, endpointBody, profileBody, startApi } from './api';
 
 const REQUESTS = 1000;
 const TOKENS = 1000;
-
-/** A finished run of REQUESTS x TOKENS single-token chunks after a role-only chunk. */
-function bigRun(): RunResult {
-  const requests: RequestRecord[] = Array.from({ length: REQUESTS }, (_, index) => {
-    const offsets = new Uint32Array(TOKENS + 1);
-    for (let k = 0; k < offsets.length; k++) offsets[k] = 20_000 + k * 6_000 + (k % 7);
-    const tokens = new Uint16Array(TOKENS + 1).fill(1);
-    tokens[0] = 0;
-    const kinds = new Uint8Array(TOKENS + 1);
-    kinds[0] = 3;
-    return {
-      index,
-      warmup: false,
-      outcome: 'ok',
-      scheduledUs: index * 100,
-      startUs: index * 100,
-      ttfbUs: 15_000,
-      chunkOffsetsUs: offsets,
-      chunkTokens: tokens,
-      chunkKinds: kinds,
-      tokenSource: 'usage_delta',
-      outputTokens: TOKENS,
-      promptTokens: 128,
-      targetPromptTokens: 128,
-      responseId: `r${index}`,
-      finishReason: 'length',
-    };
-  });
-  const durationUs = 6_100_000;
-  return {
-    wallAnchorMs: Date.now(),
-    monotonicAnchorNs: '1',
-    durationUs,
-    requests,
-    summary: summarize(requests, { durationUs }),
-    client: { eventLoopDelayMs: { p50: 1, p99: 1, max: 1, mean: 1 }, saturated: false },
-    streamOptions: { requested: true, rejectedByServer: false },
-    aborted: false,
-    transport: 'undici',
-    measureVersion: '0.2.0',
-    connectBackoff: { outages: 0, pauses: 0, pausedMs: 0, longestOutageMs: 0, gaveUp: false },
-    warmUp: { chunks: 0, connections: 0, durationMs: 0 },
-  };
-}
 
 /** Time, bytes and heap growth of one streamed download (the body is counted, never kept). */
 async function measure(download: () => PromiseLike<unknown>, bytes: { n: number }) {
@@ -66,7 +22,11 @@ it(`streams the export of ${REQUESTS} x ${TOKENS} token timings`, async () => {
     const endpoint = await created(api, '/endpoints', endpointBody());
     const profile = await created(api, '/profiles', profileBody(endpoint.id as string));
     const runId = (await created<{ id: string }>(api, '/runs', { profileId: profile.id })).id;
-    await persistRunResult(api.prisma, runId, bigRun());
+    await persistRunResult(
+      api.prisma,
+      runId,
+      syntheticRunResult({ requests: REQUESTS, tokensPerRequest: TOKENS }),
+    );
     const lines: string[] = [];
     for (const format of ['ndjson', 'csv']) {
       const bytes = { n: 0 };

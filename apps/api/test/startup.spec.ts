@@ -1,24 +1,22 @@
 import { loadApiEnv } from '@teapot/config';
 import { DatabaseNotMigratedError } from '@teapot/db';
-import { createTestDatabase, type TestDatabase } from '@teapot/db/testing';
 import { createTestWorld, type TestWorld } from '@teapot/testing';
 import { createApp } from '../src/app';
 
 let world: TestWorld;
-let empty: TestDatabase;
 beforeAll(async () => {
   world = await createTestWorld({ poolMax: 1 });
-  empty = await createTestDatabase(undefined, { migrated: false });
 });
-afterAll(async () => {
-  await empty?.drop();
-  await world?.close();
-});
+afterAll(() => world?.close());
 
 describe('starting on a database nobody migrated', () => {
   it('refuses to start and says to run the migrations, before any query fails', async () => {
     const env = loadApiEnv(
-      world.env({ DATABASE_URL: empty.url, TEAPOT_API_KEY: 'tpk_startup_0123456789abcdefghij', PORT: '0' }),
+      world.env({
+        DATABASE_URL: await world.unmigratedDatabase(),
+        TEAPOT_API_KEY: 'tpk_startup_0123456789abcdefghij',
+        PORT: '0',
+      }),
     );
     const app = await createApp(env, { logDestination: { write: () => true } });
     const refusal = await app.init().catch((error: unknown) => error);

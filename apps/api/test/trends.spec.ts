@@ -1,5 +1,5 @@
-import { HISTOGRAM_RELATIVE_ERROR, persistRunResult, readRunRequests } from '@teapot/db';
-import { syntheticRunResult } from '@teapot/db/testing';
+import { HISTOGRAM_RELATIVE_ERROR, readRunRequests } from '@teapot/db';
+import { storeMeasuredRun, syntheticRunResult } from '@teapot/db/testing';
 import { percentile, requestMetrics } from '@teapot/measure';
 import { created, endpointBody, profileBody, type RunningApi, startApi } from './api';
 
@@ -30,24 +30,14 @@ beforeAll(async () => {
   const profile = await created(api, '/profiles', profileBody(endpointId));
   const config = await api.prisma.servingConfig.findFirstOrThrow({ where: { endpointId } });
   for (const [i, startedAt] of [T0 + 3_600_000, T0 + 7_200_000, T0 + DAY + 60_000].entries()) {
-    const run = await api.prisma.run.create({
-      data: {
-        endpointId,
-        profileId: profile.id as string,
-        configId: config.id,
-        profileSnapshot: {},
-        trigger: 'schedule',
-        status: 'running',
-        startedAt: new Date(startedAt),
-      },
-    });
     const result = syntheticRunResult({ requests: 10, tokensPerRequest: 40, seed: i + 1 });
-    // The third run's client was saturated, as the measurement reports it.
-    await persistRunResult(api.prisma, run.id, {
-      ...result,
-      client: { ...result.client, saturated: i === 2 },
-    });
-    runIds.push(run.id);
+    const runId = await storeMeasuredRun(
+      api.prisma,
+      { endpointId, profileId: profile.id as string, configId: config.id, startedAt: new Date(startedAt) },
+      // The third run's client was saturated, as the measurement reports it.
+      { ...result, client: { ...result.client, saturated: i === 2 } },
+    );
+    runIds.push(runId);
   }
 }, 60_000);
 

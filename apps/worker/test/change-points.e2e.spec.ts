@@ -1,10 +1,9 @@
 import type { INestApplicationContext } from '@nestjs/common';
-import { Queue } from 'bullmq';
+import type { Queue } from 'bullmq';
 import { listChangePoints } from '@teapot/analysis';
 import { QUEUE_NAMES, type ChangePointsJobData } from '@teapot/contracts';
-import { persistRunResult } from '@teapot/db';
-import { syntheticRunResult } from '@teapot/db/testing';
-import { ChangePointQueueProducer, RunQueueProducer, createRedis } from '@teapot/jobs';
+import { storeMeasuredRun, syntheticRunResult } from '@teapot/db/testing';
+import { ChangePointQueueProducer, RunQueueProducer } from '@teapot/jobs';
 import { startSimulator, type RunningSimulator } from '@teapot/simulator';
 import {
   REDIS_URL,
@@ -42,10 +41,7 @@ describe('change-points queue: change points recomputed as runs arrive', () => {
     });
     runs = new RunQueueProducer({ redis: REDIS_URL, prefix: world.prefix });
     changePoints = new ChangePointQueueProducer({ redis: REDIS_URL, prefix: world.prefix });
-    queue = new Queue<ChangePointsJobData>(QUEUE_NAMES['change-points'], {
-      connection: createRedis(REDIS_URL),
-      prefix: world.prefix,
-    });
+    queue = world.queue<ChangePointsJobData>(QUEUE_NAMES['change-points']);
     endpointId = await seedEndpoint(world, { baseUrl: sim.baseUrl, model: sim.deployment.model.name });
     profileId = await seedProfile(world, endpointId, { requests: 10, outputTokens: 20 });
     await seedWebhookSubscription(world, {
@@ -55,24 +51,19 @@ describe('change-points queue: change points recomputed as runs arrive', () => {
     // History written by the real run writer: ITL three times slower from run 15 on.
     const t0 = Date.now() - (STORED + 1) * HOUR;
     for (let i = 0; i < STORED; i++) {
-      const run = await world.db.prisma.run.create({
-        data: {
-          endpointId,
-          profileId,
-          profileSnapshot: {},
-          trigger: 'schedule',
-          status: 'running',
-          startedAt: new Date(t0 + i * HOUR),
-        },
-      });
       const result = syntheticRunResult({
         requests: 10,
         tokensPerRequest: 20,
         seed: i + 1,
         gapScale: i < STEP ? 1 : 3,
       });
-      await persistRunResult(world.db, run.id, result, { finishedAt: new Date(t0 + i * HOUR + 60_000) });
-      runIds.push(run.id);
+      const runId = await storeMeasuredRun(
+        world.db,
+        { endpointId, profileId, startedAt: new Date(t0 + i * HOUR) },
+        result,
+        { finishedAt: new Date(t0 + i * HOUR + 60_000) },
+      );
+      runIds.push(runId);
     }
   }, 60_000);
 
@@ -80,8 +71,6 @@ describe('change-points queue: change points recomputed as runs arrive', () => {
     await app?.close();
     await runs?.close();
     await changePoints?.close();
-    await queue?.close();
-    if (queue) await (await queue.client).quit();
     await sim?.close();
     await world?.close();
   });

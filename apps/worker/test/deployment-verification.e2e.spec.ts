@@ -1,6 +1,5 @@
 import type { INestApplicationContext } from '@nestjs/common';
-import { persistRunResult } from '@teapot/db';
-import { syntheticRunResult } from '@teapot/db/testing';
+import { storeMeasuredRun, syntheticRunResult } from '@teapot/db/testing';
 import { AnalysisQueueProducer, createRedis, verificationJobId } from '@teapot/jobs';
 import { seedEndpoint, seedProfile, seedWebhookSubscription, waitFor } from '@teapot/testing';
 import type { Redis } from 'ioredis';
@@ -19,23 +18,18 @@ describe('deployment verification on the analysis queue', () => {
 
   const measuredRun = async (seed: number, gapScale: number, deploymentId?: string) => {
     const profile = await world.db.prisma.profile.findUniqueOrThrow({ where: { id: profileId } });
-    const run = await world.db.prisma.run.create({
-      data: {
+    return storeMeasuredRun(
+      world.db,
+      {
         endpointId,
         profileId,
-        deploymentId: deploymentId ?? null,
+        deploymentId,
         profileSnapshot: { workload: profile.workload, load: profile.load, requestCount: 24 },
         trigger: deploymentId ? 'deployment' : 'manual',
-        status: 'running',
         startedAt: new Date(),
       },
-    });
-    await persistRunResult(
-      world.db,
-      run.id,
       syntheticRunResult({ requests: 24, tokensPerRequest: 48, seed, gapScale }),
     );
-    return run.id;
   };
 
   beforeAll(async () => {

@@ -1,7 +1,6 @@
 import type { INestApplicationContext } from '@nestjs/common';
-import { Queue } from 'bullmq';
+import type { Queue } from 'bullmq';
 import { parseProfileSnapshot, QUEUE_NAMES, snapshotOf, type RunJobData } from '@teapot/contracts';
-import { createRedis } from '@teapot/jobs';
 import {
   ProfileSchedule,
   RetentionService,
@@ -10,7 +9,7 @@ import {
   createWorkerApp,
   slotKey,
 } from '../src';
-import { REDIS_URL, seedEndpoint, seedProfile } from '@teapot/testing';
+import { seedEndpoint, seedProfile } from '@teapot/testing';
 import { createWorld, type WorkerWorld } from './support/harness';
 
 /** A clock the test moves by hand. */
@@ -52,17 +51,12 @@ describe('scheduler (two schedulers on one database and Redis, pinned clock)', (
 
   beforeAll(async () => {
     world = await createWorld();
-    queue = new Queue<RunJobData>(QUEUE_NAMES.runs, {
-      connection: createRedis(REDIS_URL),
-      prefix: world.prefix,
-    });
+    queue = world.queue<RunJobData>(QUEUE_NAMES.runs);
     endpointId = await seedEndpoint(world, { baseUrl: 'http://127.0.0.1:9/v1' });
   });
 
   afterAll(async () => {
     for (const app of apps) await app.close();
-    await queue.close();
-    await (await queue.client).quit();
     await world?.close();
   });
 

@@ -1,5 +1,5 @@
 import type { INestApplicationContext } from '@nestjs/common';
-import { Queue } from 'bullmq';
+import type { Queue } from 'bullmq';
 import { readRunRequests } from '@teapot/db';
 import { FINAL_RUN_STATUSES, QUEUE_NAMES, type RunJobData } from '@teapot/contracts';
 import { RunQueueProducer, createRedis } from '@teapot/jobs';
@@ -40,17 +40,12 @@ describe('worker (in process): schedule -> measure -> store', () => {
       logs: false,
     });
     producer = new RunQueueProducer({ redis: REDIS_URL, prefix: world.prefix });
-    queue = new Queue<RunJobData>(QUEUE_NAMES.runs, {
-      connection: createRedis(REDIS_URL),
-      prefix: world.prefix,
-    });
+    queue = world.queue<RunJobData>(QUEUE_NAMES.runs);
   });
 
   afterAll(async () => {
     await app?.close();
     await producer?.close();
-    await queue?.close();
-    if (queue) await (await queue.client).quit();
     await sim?.close();
     await world?.close();
   });

@@ -1,9 +1,8 @@
-import { createDatabase, persistRunResult, type Database } from '@teapot/db';
-import { createTestDatabase, syntheticRunResult, type TestDatabase } from '@teapot/db/testing';
+import type { Database } from '@teapot/db';
+import { openTestDatabase, storeEndpoint, storeMeasuredRun, syntheticRunResult } from '@teapot/db/testing';
 import { listChangePoints, recomputeChangePoints, type ChangePoint } from './change-points';
 import { AnalysisInputError } from './errors';
 
-let testDb: TestDatabase;
 let db: Database;
 let endpointId: string;
 let profileId: string;
@@ -15,32 +14,16 @@ const RUNS = 40;
 const STEP = 24;
 
 async function storeRun(at: Date, seed: number, scale: number): Promise<string> {
-  const run = await db.prisma.run.create({
-    data: {
-      endpointId,
-      profileId,
-      profileSnapshot: {},
-      trigger: 'schedule',
-      status: 'running',
-      startedAt: at,
-    },
-  });
-  await persistRunResult(
+  return storeMeasuredRun(
     db,
-    run.id,
+    { endpointId, profileId, startedAt: at },
     syntheticRunResult({ requests: 20, tokensPerRequest: 64, seed, gapScale: scale }),
   );
-  return run.id;
 }
 
 beforeAll(async () => {
-  testDb = await createTestDatabase();
-  db = createDatabase(testDb.url);
-  endpointId = (
-    await db.prisma.endpoint.create({
-      data: { name: 'e', baseUrl: 'http://127.0.0.1:1/v1', apiKind: 'chat', model: 'llama-8b' },
-    })
-  ).id;
+  db = await openTestDatabase();
+  endpointId = await storeEndpoint(db);
   profileId = (
     await db.prisma.profile.create({
       data: { name: 'p', endpointId, workload: {}, load: {}, requestCount: 20 },
@@ -53,10 +36,7 @@ beforeAll(async () => {
   }
 }, 120_000);
 
-afterAll(async () => {
-  await db?.close();
-  await testDb?.drop();
-});
+afterAll(() => db?.close());
 
 const itlP99 = (points: ChangePoint[], mode: string) =>
   points.filter((c) => c.metric === 'itl' && c.statistic === 'p99' && c.mode === mode);

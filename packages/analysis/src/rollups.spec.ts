@@ -1,18 +1,22 @@
 import {
   backfillRollups,
-  createDatabase,
   dropRawTimings,
   HISTOGRAM_RELATIVE_ERROR,
   migrate,
   persistRunResult,
-  type Database,
 } from '@teapot/db';
-import { createTestDatabase, storedItlUs, syntheticRunResult, type TestDatabase } from '@teapot/db/testing';
+import {
+  openTestDatabase,
+  type OpenTestDatabase,
+  storedItlUs,
+  storeEndpoint,
+  storeMeasuredRun,
+  syntheticRunResult,
+} from '@teapot/db/testing';
 import { percentile, summarize, type RunResult } from '@teapot/measure';
 import { trend, type Trend, type TrendQuery } from './trend';
 
-let testDb: TestDatabase;
-let db: Database;
+let db: OpenTestDatabase;
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
 // A Monday, so weekly buckets start on it.
@@ -64,9 +68,17 @@ async function storeRun(
   result: RunResult,
   trigger = 'schedule',
 ): Promise<string> {
-  const run = await createRun(endpointId, configId, startedAt, trigger);
-  await persistRunResult(db, run.id, result);
-  return run.id;
+  return storeMeasuredRun(
+    db,
+    {
+      endpointId,
+      configId,
+      profileId: endpointId === endpoints[0] ? profileId : undefined,
+      trigger: trigger as 'schedule',
+      startedAt: new Date(startedAt),
+    },
+    result,
+  );
 }
 
 /** ITL samples straight from the stored chunk arrays (uint32 LE offsets, uint16 LE tokens). */
@@ -114,19 +126,15 @@ const base: TrendQuery = {
 };
 
 beforeAll(async () => {
-  testDb = await createTestDatabase();
-  db = createDatabase(testDb.url);
+  db = await openTestDatabase();
   for (const name of ['a', 'b']) {
-    const endpoint = await db.prisma.endpoint.create({
-      data: { name, baseUrl: 'http://127.0.0.1:1/v1', apiKind: 'chat', model: 'llama-8b' },
-    });
-    endpoints.push(endpoint.id);
+    endpoints.push(await storeEndpoint(db, name));
     for (const [version, quant] of [
       [1, 'fp16'],
       [2, 'fp8'],
     ] as const) {
       const config = await db.prisma.servingConfig.create({
-        data: { endpointId: endpoint.id, version, weightQuant: quant, gpuModel: 'H100' },
+        data: { endpointId: endpoints[endpoints.length - 1], version, weightQuant: quant, gpuModel: 'H100' },
       });
       configs[`${name}${version}`] = config.id;
     }
@@ -153,10 +161,7 @@ beforeAll(async () => {
   await storeRun(endpoints[0], configs.a2, T0 + 6 * DAY + 9 * HOUR, runResult(9999, 2), 'manual');
 }, 180_000);
 
-afterAll(async () => {
-  await db?.close();
-  await testDb?.drop();
-});
+afterAll(() => db?.close());
 
 describe('trends from rollups', () => {
   it.each<[string, Partial<TrendQuery>]>([
@@ -299,7 +304,7 @@ describe('rollups stay right', () => {
     await db.pool.query('DELETE FROM run_rollups');
     // The migration runner backfills after its migrations (none pending here), as on an upgrade.
     const log: string[] = [];
-    const migrated = await migrate(testDb.url, { log: (line) => log.push(line) });
+    const migrated = await migrate(db.url, { log: (line) => log.push(line) });
     expect(migrated).toMatchObject({ applied: [], rolledUpDays: 2 * 9 + 1 });
     expect(log.at(-1)).toMatch(/rolled up 19 endpoint-days/);
     const client = await db.pool.connect();

@@ -1,11 +1,16 @@
-import { createDatabase, HISTOGRAM_RELATIVE_ERROR, persistRunResult, type Database } from '@teapot/db';
-import { createTestDatabase, storedItlUs, syntheticRunResult, type TestDatabase } from '@teapot/db/testing';
+import { HISTOGRAM_RELATIVE_ERROR, type Database } from '@teapot/db';
+import {
+  openTestDatabase,
+  storedItlUs,
+  storeEndpoint,
+  storeMeasuredRun,
+  syntheticRunResult,
+} from '@teapot/db/testing';
 import { percentile, summarize, type RunResult } from '@teapot/measure';
 import { AnalysisInputError } from './errors';
 import { selectRuns } from './selection';
 import { trend, type TrendQuery } from './trend';
 
-let testDb: TestDatabase;
 let db: Database;
 let endpointId: string;
 let fp16: string;
@@ -33,19 +38,12 @@ async function storeRun(
   scale: number,
   saturated = false,
 ): Promise<string> {
-  const run = await db.prisma.run.create({
-    data: {
-      endpointId,
-      configId,
-      profileSnapshot: {},
-      trigger: 'schedule',
-      status: 'running',
-      startedAt: new Date(startedAt),
-    },
-  });
   const result = runResult(seed, scale);
-  await persistRunResult(db, run.id, { ...result, client: { ...result.client, saturated } });
-  return run.id;
+  return storeMeasuredRun(
+    db,
+    { endpointId, configId, startedAt: new Date(startedAt) },
+    { ...result, client: { ...result.client, saturated } },
+  );
 }
 
 /** ITL samples straight from the stored chunk arrays (uint32 LE offsets, uint16 LE tokens). */
@@ -62,13 +60,8 @@ async function exactItlUs(runIds: string[]): Promise<number[]> {
 const ids: Record<string, string> = {};
 
 beforeAll(async () => {
-  testDb = await createTestDatabase();
-  db = createDatabase(testDb.url);
-  endpointId = (
-    await db.prisma.endpoint.create({
-      data: { name: 'e', baseUrl: 'http://127.0.0.1:1/v1', apiKind: 'chat', model: 'llama-8b' },
-    })
-  ).id;
+  db = await openTestDatabase();
+  endpointId = await storeEndpoint(db);
   fp16 = (await db.prisma.servingConfig.create({ data: { endpointId, version: 1, weightQuant: 'fp16' } })).id;
   fp8 = (await db.prisma.servingConfig.create({ data: { endpointId, version: 2, weightQuant: 'fp8' } })).id;
   // Day 0: a fast and a 3x slower run; day 1: two fp8 runs; day 2: a client-saturated run.
@@ -79,10 +72,7 @@ beforeAll(async () => {
   ids.saturated = await storeRun(T0 + 2 * DAY, fp8, 5, 5, true);
 }, 60_000);
 
-afterAll(async () => {
-  await db?.close();
-  await testDb?.drop();
-});
+afterAll(() => db?.close());
 
 const base: TrendQuery = {
   metric: 'itl',

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { createDatabase, type Database } from '@teapot/db';
-import { createTestDatabase } from '@teapot/db/testing';
+import type { Database } from '@teapot/db';
+import { createTestDatabase, openTestDatabase, type TestDatabase } from '@teapot/db/testing';
 import { deleteRedisPrefix, REDIS_URL } from './redis';
 
 /** One test file's (or benchmark's) isolated world: its own migrated database and Redis key prefix. */
@@ -15,7 +15,9 @@ export interface TestWorld {
   db: Database;
   /** The settings every teapot process shares, for this world; `overrides` win. */
   env(overrides?: Record<string, string>): Record<string, string>;
-  /** Closes the pool, drops the database and deletes the prefix's keys. */
+  /** The URL of a new empty database (never migrated) beside the world's, dropped by close(). */
+  unmigratedDatabase(): Promise<string>;
+  /** Closes the pool, drops the databases and deletes the prefix's keys. */
   close(): Promise<void>;
 }
 
@@ -26,20 +28,20 @@ export interface TestWorldOptions {
 }
 
 export async function createTestWorld(options: TestWorldOptions = {}): Promise<TestWorld> {
-  const testDb = await createTestDatabase();
+  const db = await openTestDatabase({ max: options.poolMax ?? 4 });
   const redisUrl = options.redisUrl ?? REDIS_URL;
   const prefix = `teapot-test-${randomBytes(8).toString('hex')}`;
   const secretKey = randomBytes(32);
-  const db = createDatabase(testDb.url, { max: options.poolMax ?? 4 });
+  const unmigrated: TestDatabase[] = [];
   let closed: Promise<void> | undefined;
   return {
-    databaseUrl: testDb.url,
+    databaseUrl: db.url,
     redisUrl,
     prefix,
     secretKey,
     db,
     env: (overrides = {}) => ({
-      DATABASE_URL: testDb.url,
+      DATABASE_URL: db.url,
       REDIS_URL: redisUrl,
       TEAPOT_REDIS_PREFIX: prefix,
       TEAPOT_SECRET_KEY: secretKey.toString('hex'),
@@ -47,10 +49,15 @@ export async function createTestWorld(options: TestWorldOptions = {}): Promise<T
       TEAPOT_ENDPOINT_URL_ALLOW: 'public,private,loopback',
       ...overrides,
     }),
+    async unmigratedDatabase() {
+      const empty = await createTestDatabase(undefined, { migrated: false });
+      unmigrated.push(empty);
+      return empty.url;
+    },
     close() {
       closed ??= (async () => {
         await db.close();
-        await testDb.drop();
+        for (const empty of unmigrated) await empty.drop();
         await deleteRedisPrefix(redisUrl, prefix);
       })();
       return closed;

@@ -1,17 +1,35 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
-import { createTestWorld, waitFor, type TestWorld } from '@teapot/testing';
+import { Queue } from 'bullmq';
+import type { QueueName } from '@teapot/contracts';
+import { createRedis } from '@teapot/jobs';
+import { createTestWorld, REDIS_URL, waitFor, type TestWorld } from '@teapot/testing';
 
 export interface WorkerWorld extends TestWorld {
   /** Environment for a worker in this world, with timings short enough for tests; overrides win. */
   workerEnv(overrides?: Record<string, string>): Record<string, string>;
+  /** A queue of this world on its own connection, to look at or add jobs; close() closes it. */
+  queue<Data>(name: QueueName): Queue<Data>;
 }
 
 /** One test file's isolated world (its own database and Redis prefix) and how a worker joins it. */
 export async function createWorld(): Promise<WorkerWorld> {
   const world = await createTestWorld();
+  const queues: Queue[] = [];
   return {
     ...world,
+    queue: <Data>(name: QueueName) => {
+      const queue = new Queue<Data>(name, { connection: createRedis(REDIS_URL), prefix: world.prefix });
+      queues.push(queue as Queue);
+      return queue;
+    },
+    close: async () => {
+      for (const queue of queues.splice(0)) {
+        await queue.close();
+        await (await queue.client).quit();
+      }
+      await world.close();
+    },
     workerEnv: (overrides = {}) =>
       world.env({
         LOG_LEVEL: process.env.TEAPOT_TEST_LOG_LEVEL ?? 'warn',

@@ -1,17 +1,10 @@
-import {
-  createDatabase,
-  HISTOGRAM_RELATIVE_ERROR,
-  LatencyHistogram,
-  persistRunResult,
-  type Database,
-} from '@teapot/db';
-import { createTestDatabase, syntheticRunResult, type TestDatabase } from '@teapot/db/testing';
+import { HISTOGRAM_RELATIVE_ERROR, LatencyHistogram, type Database } from '@teapot/db';
+import { openTestDatabase, storeEndpoint, storeMeasuredRun, syntheticRunResult } from '@teapot/db/testing';
 import { percentile, type RunSummary } from '@teapot/measure';
 import { mannWhitneyU } from '@teapot/stats';
 import { AnalysisInputError } from '../errors';
 import { compare, type Comparison, type ComparisonQuery, type MetricComparison } from './compare';
 
-let testDb: TestDatabase;
 let db: Database;
 let endpointId: string;
 let fp16: string;
@@ -31,22 +24,11 @@ async function storeRun(
   scale: number,
   snapshot: object = WORKLOAD,
 ): Promise<string> {
-  const run = await db.prisma.run.create({
-    data: {
-      endpointId,
-      configId,
-      profileSnapshot: snapshot,
-      trigger: 'schedule',
-      status: 'running',
-      startedAt: new Date(startedAt),
-    },
-  });
-  await persistRunResult(
+  return storeMeasuredRun(
     db,
-    run.id,
+    { endpointId, configId, profileSnapshot: snapshot, startedAt: new Date(startedAt) },
     syntheticRunResult({ requests: 20, tokensPerRequest: 64, seed, gapScale: scale }),
   );
-  return run.id;
 }
 
 /** Per request, straight from the stored chunk arrays: its TTFT and its ITL samples (us). */
@@ -83,13 +65,8 @@ const ids = { baseline: [] as string[], slower: [] as string[], same: [] as stri
 const window = { fp16: [] as string[], fp8: [] as string[] };
 
 beforeAll(async () => {
-  testDb = await createTestDatabase();
-  db = createDatabase(testDb.url);
-  endpointId = (
-    await db.prisma.endpoint.create({
-      data: { name: 'e', baseUrl: 'http://127.0.0.1:1/v1', apiKind: 'chat', model: 'llama-8b' },
-    })
-  ).id;
+  db = await openTestDatabase();
+  endpointId = await storeEndpoint(db);
   const h100 = { gpuModel: 'H100 SXM', gpuCount: 1, tensorParallel: 1 };
   fp16 = (
     await db.prisma.servingConfig.create({ data: { endpointId, version: 1, weightQuant: 'fp16', ...h100 } })
@@ -113,10 +90,7 @@ beforeAll(async () => {
   }
 }, 120_000);
 
-afterAll(async () => {
-  await db?.close();
-  await testDb?.drop();
-});
+afterAll(() => db?.close());
 
 describe('compare', () => {
   it("gives each side's ITL distribution as CDF points within the histogram error of the exact one", async () => {

@@ -1,8 +1,7 @@
-import { createDatabase, persistRunResult, type Database } from '@teapot/db';
-import { createTestDatabase, syntheticRunResult, type TestDatabase } from '@teapot/db/testing';
+import { persistRunResult, type Database } from '@teapot/db';
+import { openTestDatabase, storeMeasuredRun, syntheticRunResult } from '@teapot/db/testing';
 import { overallOf, verifyDeployment, type DeploymentToVerify } from './verify';
 
-let testDb: TestDatabase;
 let db: Database;
 let endpointId: string;
 let configId: string;
@@ -13,8 +12,7 @@ const SNAPSHOT = {
 };
 
 beforeAll(async () => {
-  testDb = await createTestDatabase();
-  db = createDatabase(testDb.url, { max: 2 });
+  db = await openTestDatabase({ max: 2 });
   endpointId = (
     await db.prisma.endpoint.create({
       data: { name: 'verify-spec', baseUrl: 'http://127.0.0.1:9/v1', apiKind: 'chat', model: 'm' },
@@ -24,10 +22,7 @@ beforeAll(async () => {
     .id;
 });
 
-afterAll(async () => {
-  await db?.close();
-  await testDb?.drop();
-});
+afterAll(() => db?.close());
 
 async function profile(name: string): Promise<string> {
   const row = await db.prisma.profile.create({
@@ -38,24 +33,19 @@ async function profile(name: string): Promise<string> {
 
 /** A measured run of the profile, finished now; `gapScale` 2 doubles every inter-token gap. */
 async function measuredRun(profileId: string, seed: number, gapScale: number, deploymentId?: string) {
-  const run = await db.prisma.run.create({
-    data: {
+  return storeMeasuredRun(
+    db,
+    {
       endpointId,
       configId,
       profileId,
-      deploymentId: deploymentId ?? null,
+      deploymentId,
       profileSnapshot: SNAPSHOT,
       trigger: deploymentId ? 'deployment' : 'schedule',
-      status: 'running',
       startedAt: new Date(),
     },
-  });
-  await persistRunResult(
-    db,
-    run.id,
     syntheticRunResult({ requests: 24, tokensPerRequest: 48, seed, gapScale }),
   );
-  return run.id;
 }
 
 async function deployment(profileIds: string[], threshold = 0.1): Promise<DeploymentToVerify> {

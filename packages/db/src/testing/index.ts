@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { createDatabase, type CreateDatabaseOptions, type Database } from '../client';
 import { dropDatabase, ensureDatabase } from '../connection';
 import { migrate } from '../migrate';
 
@@ -35,8 +36,29 @@ export async function createTestDatabase(
   return { url: databaseUrl, drop: () => dropDatabase(databaseUrl) };
 }
 
+/** A `Database` on a new migrated test database: close() closes the pool, then drops the database. */
+export interface OpenTestDatabase extends Database {
+  url: string;
+}
+
+export async function openTestDatabase(options: CreateDatabaseOptions = {}): Promise<OpenTestDatabase> {
+  const testDb = await createTestDatabase();
+  const db = createDatabase(testDb.url, options);
+  return {
+    ...db,
+    url: testDb.url,
+    close: async () => {
+      await db.close();
+      await testDb.drop();
+    },
+  };
+}
+
 export { schemaDrift, RAW_SQL_OBJECTS } from '../drift';
 export type { SchemaDriftOptions, SchemaShape } from '../drift';
 
 export { storedItlUs, syntheticRunResult } from './synthetic-run';
 export type { SyntheticRunOptions } from './synthetic-run';
+
+export { storeEndpoint, storeMeasuredRun } from './seed-runs';
+export type { MeasuredRunSeed, SeedStore } from './seed-runs';
