@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { parseSecretKey } from './secrets';
-import { endpointUrlPolicy, type UrlPolicy } from '@teapot/webhooks';
+import { endpointUrlPolicy } from '@teapot/webhooks';
+import { parsedBy } from './variables';
 import { webhookUrlAllow } from './webhooks';
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -53,17 +54,7 @@ export const logLevel = z
  * worker again at every connection. Default public + private (GPU boxes on private networks);
  * loopback is opt-in; link-local and cloud metadata are never allowed.
  */
-export const endpointUrlAllow = z
-  .string()
-  .optional()
-  .transform((text, ctx): UrlPolicy => {
-    try {
-      return endpointUrlPolicy(text);
-    } catch (error) {
-      ctx.addIssue({ code: 'custom', message: (error as Error).message });
-      return z.NEVER;
-    }
-  });
+export const endpointUrlAllow = z.string().optional().transform(parsedBy(endpointUrlPolicy));
 
 /** What every teapot process needs: the database, Redis, the secrets key, logging, the endpoint URL policy. */
 export const sharedEnvShape = {

@@ -4,16 +4,8 @@ import {
   DEFAULT_TIMEOUT_MS,
   parseRetrySchedule,
   webhookUrlPolicy,
-  type UrlPolicy,
 } from '@teapot/webhooks';
-
-const wholeNumber = (min: number, max: number, fallback: number) =>
-  z.coerce
-    .number({ error: 'must be a number' })
-    .int('must be a whole number')
-    .min(min, `must be ${min}-${max}`)
-    .max(max, `must be ${min}-${max}`)
-    .default(fallback);
+import { parsedBy, wholeNumber } from './variables';
 
 /** Where users reach the API: delivered bodies link to resources under it. */
 export const publicUrl = z
@@ -21,34 +13,14 @@ export const publicUrl = z
   .default('http://127.0.0.1:3000');
 
 /** TEAPOT_WEBHOOK_URL_ALLOW, read into a policy (the API checks registrations, the worker connections). */
-export const webhookUrlAllow = z
-  .string()
-  .optional()
-  .transform((text, ctx): UrlPolicy => {
-    try {
-      return webhookUrlPolicy(text);
-    } catch (error) {
-      ctx.addIssue({ code: 'custom', message: (error as Error).message });
-      return z.NEVER;
-    }
-  });
+export const webhookUrlAllow = z.string().optional().transform(parsedBy(webhookUrlPolicy));
 
 /** What a process that delivers webhooks reads (the worker's `webhooks` queue). */
 export const webhookEnvShape = {
   TEAPOT_PUBLIC_URL: publicUrl,
   TEAPOT_WEBHOOK_URL_ALLOW: webhookUrlAllow,
   /** Delays before attempts 2, 3, ...: a comma list such as 5s,5m,30m,2h (units ms, s, m, h). */
-  WEBHOOK_RETRY_SCHEDULE: z
-    .string()
-    .default(DEFAULT_RETRY_SCHEDULE)
-    .transform((text, ctx): number[] => {
-      try {
-        return parseRetrySchedule(text);
-      } catch (error) {
-        ctx.addIssue({ code: 'custom', message: (error as Error).message });
-        return z.NEVER;
-      }
-    }),
+  WEBHOOK_RETRY_SCHEDULE: z.string().default(DEFAULT_RETRY_SCHEDULE).transform(parsedBy(parseRetrySchedule)),
   WEBHOOK_TIMEOUT_MS: wholeNumber(100, 120_000, DEFAULT_TIMEOUT_MS),
   /** Delivery attempts in flight at once in one process. */
   WEBHOOK_CONCURRENCY: wholeNumber(1, 256, 16),

@@ -2,16 +2,8 @@ import { hostname } from 'node:os';
 import { z } from 'zod';
 import { WORKER_ROLES, type WorkerRole } from '@teapot/contracts';
 import { listenHost, parseEnv, port, sharedEnvShape, type EnvSource } from './env';
+import { wholeNumber } from './variables';
 import { webhookEnvShape } from './webhooks';
-
-function wholeNumber(min: number, max: number, fallback: number) {
-  return z.coerce
-    .number({ error: 'must be a number' })
-    .int('must be a whole number')
-    .min(min, `must be ${min}-${max}`)
-    .max(max, `must be ${min}-${max}`)
-    .default(fallback);
-}
 
 /**
  * Which queues and chores this process runs: `all`, or a comma-separated list of WORKER_ROLES
