@@ -1,6 +1,7 @@
 import { useMemo, useState } from 'preact/hooks';
 import type uPlot from 'uplot';
 import { get, type GetOptions, type Schemas } from '../api/client';
+import { Picker } from './picker';
 import {
   type ChangeMarker,
   changePointMarkers,
@@ -62,33 +63,6 @@ interface Picks {
   groupBy: GroupField;
   includeSaturated: boolean;
   changePoints: (typeof CHANGE_POINT_MODES)[number]['name'];
-}
-
-function Picker<T extends string>({
-  name,
-  label,
-  value,
-  options,
-  onChange,
-}: {
-  name: string;
-  label: string;
-  value: T;
-  options: ReadonlyArray<{ name: T; label: string }>;
-  onChange: (value: T) => void;
-}) {
-  return (
-    <label>
-      {label}
-      <select name={name} value={value} onChange={(event) => onChange(event.currentTarget.value as T)}>
-        {options.map((option) => (
-          <option key={option.name} value={option.name}>
-            {option.label}
-          </option>
-        ))}
-      </select>
-    </label>
-  );
 }
 
 /** Deployment markers: a colour no series takes, readable on both backgrounds. */

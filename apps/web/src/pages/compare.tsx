@@ -1,5 +1,6 @@
 import { useMemo, useState } from 'preact/hooks';
 import { get, post, type PostBody, type Schemas } from '../api/client';
+import { Picker } from '../components/picker';
 import { Plot, themedAxis } from '../components/plot';
 import { Empty, Show } from '../components/states';
 import { href } from '../router';
@@ -46,36 +47,24 @@ function SideEditor({
   return (
     <fieldset class={`side ${name}`}>
       <legend>{name}</legend>
-      <label>
-        endpoint
-        <select
-          name={`${name}.endpointId`}
-          value={form.endpointId}
-          onChange={(event) => set({ endpointId: event.currentTarget.value })}
-        >
-          <option value="">any</option>
-          {endpoints.map((endpoint) => (
-            <option key={endpoint.id} value={endpoint.id}>
-              {endpoint.name}
-            </option>
-          ))}
-        </select>
-      </label>
+      <Picker
+        name={`${name}.endpointId`}
+        label="endpoint"
+        value={form.endpointId}
+        options={[
+          { name: '', label: 'any' },
+          ...endpoints.map((endpoint) => ({ name: endpoint.id, label: endpoint.name })),
+        ]}
+        onChange={(endpointId) => set({ endpointId })}
+      />
       <div class="pair">
-        <label>
-          configuration field
-          <select
-            name={`${name}.field`}
-            value={form.field}
-            onChange={(event) => set({ field: event.currentTarget.value })}
-          >
-            {CONFIG_FIELDS.map((field) => (
-              <option key={field.name} value={field.name}>
-                {field.label}
-              </option>
-            ))}
-          </select>
-        </label>
+        <Picker
+          name={`${name}.field`}
+          label="configuration field"
+          value={form.field}
+          options={CONFIG_FIELDS}
+          onChange={(field) => set({ field })}
+        />
         {text('value', 'is', 'e.g. fp8 (empty: any)')}
       </div>
       <div class="pair">
