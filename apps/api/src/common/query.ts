@@ -1,6 +1,7 @@
 import { applyDecorators } from '@nestjs/common';
 import { Transform } from 'class-transformer';
-import { ArrayMaxSize, IsArray, IsBoolean, IsOptional } from 'class-validator';
+import { ApiPropertyOptional } from '@nestjs/swagger';
+import { ArrayMaxSize, IsArray, IsBoolean, IsOptional, IsUUID } from 'class-validator';
 import { parseWholeNumber } from './parse';
 import { IsWholeNumber } from './validators';
 
@@ -41,5 +42,14 @@ export function QueryArray(maxItems: number): PropertyDecorator {
     Transform(({ value }: { value: unknown }) => (typeof value === 'string' ? [value] : value)),
     IsArray(),
     ArrayMaxSize(maxItems),
+  );
+}
+
+/** A repeatable UUID query parameter (`?endpointId=a&endpointId=b`), documented as `description`. */
+export function QueryUuids(maxItems: number, description: string): PropertyDecorator {
+  return applyDecorators(
+    ApiPropertyOptional({ type: [String], format: 'uuid', description }),
+    QueryArray(maxItems),
+    IsUUID('all', { each: true }),
   );
 }

@@ -8,24 +8,16 @@ import {
 } from '@teapot/analysis';
 import { METRIC_NAMES, STATISTICS, type MetricName, type Statistic } from '@teapot/contracts';
 import { Type } from 'class-transformer';
-import { IsIn, IsInt, IsISO8601, IsOptional, IsUUID, Max, Min } from 'class-validator';
-import { QueryArray } from '../../common/query';
+import { IsIn, IsInt, IsISO8601, IsOptional, Max, Min } from 'class-validator';
+import { QueryUuids } from '../../common/query';
 
 const MAX_IDS = 20;
 
 export class ChangePointQueryDto {
-  @ApiPropertyOptional({
-    type: [String],
-    format: 'uuid',
-    description: 'Any of these endpoints (repeatable).',
-  })
-  @QueryArray(MAX_IDS)
-  @IsUUID('all', { each: true })
+  @QueryUuids(MAX_IDS, 'Any of these endpoints (repeatable).')
   endpointId?: string[];
 
-  @ApiPropertyOptional({ type: [String], format: 'uuid', description: 'Any of these profiles (repeatable).' })
-  @QueryArray(MAX_IDS)
-  @IsUUID('all', { each: true })
+  @QueryUuids(MAX_IDS, 'Any of these profiles (repeatable).')
   profileId?: string[];
 
   @ApiPropertyOptional({ enum: METRIC_NAMES, example: 'itl', description: 'A metric of the catalogue.' })

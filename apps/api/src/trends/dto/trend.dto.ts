@@ -9,9 +9,9 @@ import {
   type TrendGroupField,
 } from '@teapot/analysis';
 import { METRIC_NAMES, STATISTICS, type MetricName, type Statistic } from '@teapot/contracts';
-import { IsIn, IsOptional, IsString, IsUUID, MaxLength } from 'class-validator';
+import { IsIn, IsOptional, IsString, MaxLength } from 'class-validator';
 import { IsTimestamp } from '../../common/validators';
-import { QueryArray, QueryBoolean } from '../../common/query';
+import { QueryArray, QueryBoolean, QueryUuids } from '../../common/query';
 
 const MAX_ENDPOINTS = 20;
 const MAX_VALUES = 20;
@@ -54,18 +54,10 @@ export class TrendQueryDto {
   @IsTimestamp()
   to?: string;
 
-  @ApiPropertyOptional({
-    type: [String],
-    format: 'uuid',
-    description: 'Any of these endpoints (repeatable).',
-  })
-  @QueryArray(MAX_ENDPOINTS)
-  @IsUUID('all', { each: true })
+  @QueryUuids(MAX_ENDPOINTS, 'Any of these endpoints (repeatable).')
   endpointId?: string[];
 
-  @ApiPropertyOptional({ type: [String], format: 'uuid', description: 'Any of these profiles (repeatable).' })
-  @QueryArray(MAX_ENDPOINTS)
-  @IsUUID('all', { each: true })
+  @QueryUuids(MAX_ENDPOINTS, 'Any of these profiles (repeatable).')
   profileId?: string[];
 
   @ApiPropertyOptional({ enum: RUN_TRIGGERS, isArray: true, description: 'Any of these triggers.' })
