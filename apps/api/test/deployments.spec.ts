@@ -27,7 +27,13 @@ describe('deployments', () => {
       label: 'moved to FP16 weights',
       version: 'v2',
       config: { weightQuant: 'fp16', note: 'rollback of fp8' },
-      settings: { runsPerProfile: 2, firstRunDelayS: 120, baselineRuns: 4, threshold: 0.2 },
+      settings: {
+        runsPerProfile: 2,
+        firstRunDelayS: 120,
+        baselineRuns: 4,
+        threshold: 0.2,
+        includeSaturated: true,
+      },
     });
     expect(deployment).toMatchObject({
       endpointId: endpoint.id,
@@ -40,6 +46,7 @@ describe('deployments', () => {
         firstRunDelayS: 120,
         baselineRuns: 4,
         threshold: 0.2,
+        includeSaturated: true,
         profileIds: profiles.map((p) => p.id),
       },
       config: { version: 2, weightQuant: 'fp16', endpointId: endpoint.id },
@@ -92,6 +99,7 @@ describe('deployments', () => {
         firstRunDelayS: 30,
         baselineRuns: 5,
         threshold: 0.1,
+        includeSaturated: false,
         profileIds: [profiles[0].id],
       },
     });
@@ -136,6 +144,11 @@ describe('deployments', () => {
         /1/,
       ],
       [{ endpointId: endpoint.id, label: 'x', settings: { threshold: -1 } }, 'settings.threshold', /0.001/],
+      [
+        { endpointId: endpoint.id, label: 'x', settings: { includeSaturated: 'yes' } },
+        'settings.includeSaturated',
+        /boolean/,
+      ],
       [
         { endpointId: endpoint.id, label: 'x', settings: { profileIds: [other.profiles[0].id] } },
         'settings.profileIds',

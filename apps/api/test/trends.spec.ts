@@ -74,6 +74,55 @@ describe('GET /trends', () => {
     });
   });
 
+  it('lists the deployments that took effect in the range on the series it falls in', async () => {
+    const deployment = (data: { endpointId: string; label: string; at: number; verdict?: 'regressed' }) =>
+      api.prisma.deployment.create({
+        data: {
+          endpointId: data.endpointId,
+          label: data.label,
+          version: `${data.label}-v`,
+          effectiveAt: new Date(data.at),
+          runsPerProfile: 1,
+          profileIds: [],
+          firstRunDelayS: 0,
+          baselineRuns: 1,
+          threshold: 0.1,
+          verdict: data.verdict ?? null,
+        },
+      });
+    const inside = await deployment({ endpointId, label: 'fp8 -> fp16', at: T0 + DAY, verdict: 'regressed' });
+    const pending = await deployment({ endpointId, label: 'vllm 0.12', at: T0 + DAY + 120_000 });
+    await deployment({ endpointId, label: 'after the range', at: T0 + 3 * DAY });
+    const elsewhere = await created(api, '/endpoints', endpointBody());
+    await deployment({ endpointId: elsewhere.id as string, label: 'no series', at: T0 + DAY });
+
+    const response = await get({ metric: 'itl', statistic: 'p50', bucket: 'day', from, to });
+    expect(response.status).toBe(200);
+    expect(response.body.series.map((s: { key: unknown }) => s.key)).toEqual([{ endpoint: endpointId }]);
+    expect(response.body.deployments).toEqual([
+      {
+        id: inside.id,
+        endpointId,
+        effectiveAt: new Date(T0 + DAY).toISOString(),
+        label: 'fp8 -> fp16',
+        version: 'fp8 -> fp16-v',
+        verdict: 'regressed',
+        series: [0],
+      },
+      expect.objectContaining({ id: pending.id, verdict: 'pending', series: [0] }),
+    ]);
+    // No series, no deployments to draw.
+    const empty = await get({
+      metric: 'itl',
+      statistic: 'p50',
+      bucket: 'day',
+      from,
+      to,
+      weightQuant: 'fp16',
+    });
+    expect(empty.body).toMatchObject({ series: [], deployments: [] });
+  });
+
   it('includes client-saturated runs on request and filters by configuration fields', async () => {
     const all = await get({
       metric: 'ttft',

@@ -1,4 +1,4 @@
-import type { HeadlineFigures } from '@teapot/contracts';
+import type { DeploymentVerification, HeadlineFigures } from '@teapot/contracts';
 /** The slices of the REST API's responses the launcher reads (see apps/api DTOs and /docs). */
 export interface EndpointView {
   id: string;
@@ -76,6 +76,28 @@ export interface ComparisonView {
   verdict: string;
   notes: string[];
   reason?: string;
+}
+
+/** A deployment as GET /deployments/{id} answers (its verification once `verdict` is not pending). */
+export interface DeploymentView {
+  id: string;
+  endpointId: string;
+  label: string;
+  version: string | null;
+  effectiveAt: string;
+  verdict: string;
+  verification: DeploymentVerification | null;
+  verifiedAt: string | null;
+  runs: Array<{ id: string; profileId: string | null; status: string }>;
+}
+
+/** POST /webhooks/subscriptions: the secret is in this answer only. */
+export interface SubscriptionView {
+  id: string;
+  url: string;
+  eventTypes: string[];
+  active: boolean;
+  secret: string;
 }
 
 interface Page<T> {
@@ -169,6 +191,20 @@ export class TeapotApiClient {
   /** POST /comparisons with this body. */
   compare(body: Record<string, unknown>): Promise<ComparisonView> {
     return this.request('POST', '/comparisons', body);
+  }
+
+  /** POST /deployments with this body. */
+  createDeployment(body: Record<string, unknown>): Promise<DeploymentView> {
+    return this.request('POST', '/deployments', body);
+  }
+
+  deployment(id: string): Promise<DeploymentView> {
+    return this.request('GET', `/deployments/${id}`);
+  }
+
+  /** POST /webhooks/subscriptions with this body. */
+  createSubscription(body: Record<string, unknown>): Promise<SubscriptionView> {
+    return this.request('POST', '/webhooks/subscriptions', body);
   }
 
   private async all<T>(path: string, query: Record<string, string>): Promise<T[]> {

@@ -137,3 +137,21 @@ function differences(wanted: Record<string, unknown>, actual: object): Record<st
   }
   return changed;
 }
+
+/**
+ * Redeploys a simulated endpoint (POST /v1/_teapot/deployment): it serves the new configuration from
+ * its next engine step, as a real endpoint would after a rollout. `baseUrl` is "http://HOST:PORT/v1".
+ */
+export async function redeploySimulator(
+  baseUrl: string,
+  change: { quant?: DemoQuant; chunkedPrefill?: boolean },
+): Promise<void> {
+  const response = await fetch(`${baseUrl}/_teapot/deployment`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(change),
+    signal: AbortSignal.timeout(5_000),
+  });
+  const text = await response.text();
+  if (!response.ok) throw new Error(`the simulator at ${baseUrl} refused ${JSON.stringify(change)}: ${text}`);
+}

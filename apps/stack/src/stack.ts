@@ -201,8 +201,11 @@ async function prepare(
   );
 }
 
-/** Starts the simulators, the worker and the API at once and returns a client once all are up. */
-async function startServices(
+/**
+ * Starts the simulators (FP16 on `simulatorPorts[0]`, FP8 on `[1]`), the workers and the API at once
+ * and returns a client once all are up; the deployment-rounds test starts the same services.
+ */
+export async function startServices(
   session: StackSession,
   options: StackOptions,
   io: StackIo,
@@ -357,6 +360,8 @@ function childBaseEnv(source: EnvSource, env: StackEnv): Record<string, string> 
   return {
     // On one machine the webhook receivers (the README's, a developer's) run on this machine too.
     TEAPOT_WEBHOOK_URL_ALLOW: 'public,private,loopback',
+    // The demo's deployment runs take seconds: check for their end every second, not every five.
+    DEPLOYMENT_POLL_MS: '1000',
     ...inherited,
     ...env,
     LOG_LEVEL: 'info',

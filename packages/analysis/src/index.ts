@@ -33,6 +33,7 @@ export type {
   TrendBucket,
   TrendGroupField,
 } from './trend';
+export { trendDeployments, MAX_TREND_DEPLOYMENTS, type TrendDeployment } from './trend-deployments';
 export { verdictOf, overallVerdictOf } from './comparisons/verdict';
 export type { Verdict, VerdictInput } from './comparisons/verdict';
 export { matchWorkloads, WORKLOAD_FIELDS } from './comparisons/workload';
@@ -64,7 +65,14 @@ export type {
 export type { SideRoofline } from './comparisons/roofline';
 export { cdfPoints, CDF_QUANTILES } from './comparisons/distribution';
 export type { CdfPoint, ComparisonDistributions, SideDistribution } from './comparisons/distribution';
-export { verifyDeployment, overallOf, DEPLOYMENT_STATISTICS } from './deployments/verify';
+export {
+  verifyDeployment,
+  overallOf,
+  DEPLOYMENT_STATISTICS,
+  JUDGED_ROWS,
+  VERIFICATION_CONFIDENCE,
+  EQUIVALENCE_CONFIDENCE,
+} from './deployments/verify';
 export type { DeploymentToVerify, VerificationProgress, VerifyOptions } from './deployments/verify';
 export {
   recomputeChangePoints,

@@ -11,6 +11,13 @@ export const DEPLOYMENT_SETTINGS = {
 
 export type DeploymentSettingName = keyof typeof DEPLOYMENT_SETTINGS;
 
+/**
+ * Whether the verification counts client-saturated runs (default false: such a run may have measured
+ * the client's own lag, not the endpoint). On a measuring machine known to be shared, true keeps the
+ * verification possible; the stored result then notes how many runs were saturated.
+ */
+export const DEFAULT_INCLUDE_SATURATED = false;
+
 export const DEPLOYMENT_VERDICTS = [
   'verified',
   'regressed',
@@ -32,11 +39,15 @@ export interface MetricVerification {
   /** (candidate - baseline) / baseline, or candidate - baseline for fractions (see `relative`). */
   delta: number | null;
   relative: boolean;
-  /** The bootstrap interval of `delta`. */
+  /** The bootstrap interval of `delta` at `confidence` (Bonferroni-corrected): it calls a change. */
   interval: [number, number] | null;
+  /** The interval at `equivalenceConfidence`: inside +-threshold, it calls the row unchanged. */
+  equivalenceInterval: [number, number] | null;
   /** The change that matters, in the terms of `delta`. */
   threshold: number;
   verdict: MetricVerdictName;
+  /** Whether the row is one the verdict is judged on (DeploymentVerification.method.judgedRows). */
+  judged: boolean;
   /** Why this row has no interval (too few runs or samples); it does not count in the verdict. */
   insufficient?: string;
 }
@@ -49,13 +60,39 @@ export interface ProfileVerification {
   reason: string | null;
   baselineRunIds: string[];
   candidateRunIds: string[];
+  /**
+   * The judged rows (`metric.statistic`) that made the verdict: the regressed ones when regressed,
+   * the improved ones when improved, the unchanged ones when verified, the inconclusive ones when inconclusive; empty when no row
+   * decided it (see `reason`).
+   */
+  decidedBy: string[];
   metrics: MetricVerification[];
+}
+
+/** How a verification judged: which rows, at what family-wise error, with what minimum effect. */
+export interface VerificationMethod {
+  /** `metric.statistic` of every row the verdict is judged on; other rows are shown, not counted. */
+  judgedRows: string[];
+  /** Judged rows that can call a change but need not be shown unchanged for `verified` (a tail over few runs). */
+  changeOnlyRows: string[];
+  /**
+   * At most this chance that sampling noise alone makes a profile regressed or improved (any judged
+   * row called changed), or verified (every judged row called unchanged) when it moved.
+   */
+  familyAlpha: number;
+  /** A change is called on intervals at 1 - familyAlpha / judgedRows.length (Bonferroni); no change on 1 - 2 familyAlpha intervals, each row (intersection-union). */
+  correction: 'bonferroni';
+  /** The smallest relative change (absolute for the error rate) that counts as a regression or improvement. */
+  minimumEffect: number;
 }
 
 export interface DeploymentVerification {
   verdict: DeploymentVerdictName;
   threshold: number;
-  /** Confidence level of every interval. */
+  /** Confidence level of every `interval` (Bonferroni-corrected, see method). */
   confidence: number;
+  /** Confidence level of every `equivalenceInterval` (1 - 2 familyAlpha, see method). */
+  equivalenceConfidence: number;
+  method: VerificationMethod;
   profiles: ProfileVerification[];
 }

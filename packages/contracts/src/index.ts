@@ -50,7 +50,7 @@ export type {
 } from './jobs';
 export { isWebhookEventType, WEBHOOK_BODY_VERSION, WEBHOOK_EVENT_TYPES } from './webhook-events';
 export type { WebhookBody, WebhookEventType } from './webhook-events';
-export { DEPLOYMENT_SETTINGS, DEPLOYMENT_VERDICTS } from './deployments';
+export { DEFAULT_INCLUDE_SATURATED, DEPLOYMENT_SETTINGS, DEPLOYMENT_VERDICTS } from './deployments';
 export type {
   DeploymentSettingName,
   DeploymentVerdictName,
@@ -58,4 +58,5 @@ export type {
   MetricVerdictName,
   MetricVerification,
   ProfileVerification,
+  VerificationMethod,
 } from './deployments';

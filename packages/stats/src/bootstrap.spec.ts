@@ -118,6 +118,40 @@ describe('bootstrapDelta', () => {
     expect(width(runs)).toBeGreaterThan(2 * width(within));
   });
 
+  it('with groups, draws groups then their entries: the spread between runs widens a per-request interval', () => {
+    // Three runs a side, each at its own level, resampled request by request (one entry per request).
+    const rng = mulberry32(13);
+    const side = () =>
+      Array.from({ length: 3 }, () => {
+        const level = 20_000 * Math.exp(0.2 * standardNormal(rng));
+        return Array.from({ length: 60 }, () => latencies(rng, 16, level));
+      });
+    const a = side();
+    const b = side();
+    const groupsOf = (runs: Float64Array[][]) => runs.flatMap((requests, r) => requests.map(() => r));
+    const input = {
+      baseline: a.flat(),
+      candidate: b.flat(),
+      statistic: 'p99' as const,
+      resample: 'runs' as const,
+    };
+    const flat = bootstrapDelta(input);
+    const grouped = bootstrapDelta({ ...input, groups: { baseline: groupsOf(a), candidate: groupsOf(b) } });
+    const width = (r: { ci: [number, number] }) => r.ci[1] - r.ci[0];
+    expect(grouped.delta).toBe(flat.delta);
+    expect(width(grouped)).toBeGreaterThan(2 * width(flat));
+    // One group per entry is the plain draw of entries, in distribution.
+    const single = bootstrapDelta({
+      ...input,
+      groups: { baseline: input.baseline.map((_, i) => i), candidate: input.candidate.map((_, i) => i) },
+    });
+    expect(width(single)).toBeGreaterThan(0.7 * width(flat));
+    expect(width(single)).toBeLessThan(1.4 * width(flat));
+    expect(() => bootstrapDelta({ ...input, groups: { baseline: [0], candidate: groupsOf(b) } })).toThrow(
+      /groups of baseline must name a group for each of its 180 entries/,
+    );
+  });
+
   it('gives histogram runs about the interval their raw values give', () => {
     const raw = bootstrapDelta({ baseline, candidate, statistic: 'p99', resample: 'within-runs', seed: 5 });
     const hist = bootstrapDelta({

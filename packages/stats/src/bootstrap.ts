@@ -35,6 +35,13 @@ export interface BootstrapDeltaInput {
   confidence?: number;
   /** Default 1. */
   seed?: number;
+  /**
+   * With `runs`, redraw in two stages (a clustered bootstrap): the groups the entries belong to
+   * (e.g. the runs requests came from) with replacement, then each drawn group's entries with
+   * replacement. Entry i of a side is in group `groups.baseline[i]` (any integers). Without it,
+   * entries are drawn as independent units.
+   */
+  groups?: { baseline: ArrayLike<number>; candidate: ArrayLike<number> };
 }
 
 export interface BootstrapDeltaResult {
@@ -90,8 +97,8 @@ export function bootstrapDeltas(input: BootstrapDeltasInput): BootstrapDeltaResu
   if (!Array.isArray(input.statistics) || input.statistics.length === 0)
     throw new RangeError('statistics must list at least one statistic');
   const statistics = input.statistics.map(statisticOf);
-  const baseline = Side.of(input.baseline, 'baseline');
-  const candidate = Side.of(input.candidate, 'candidate');
+  const baseline = Side.of(input.baseline, 'baseline', input.groups?.baseline);
+  const candidate = Side.of(input.candidate, 'candidate', input.groups?.candidate);
   if (baseline.histograms !== candidate.histograms)
     throw new RangeError('baseline and candidate must both be histograms or both be raw values');
 
@@ -249,6 +256,8 @@ interface RunCounts {
 class Side {
   private readonly pooled: Float64Array;
   private readonly draws: Int32Array;
+  /** The entries of each group, when entries are drawn in two stages. */
+  private clusters: Int32Array[] | null = null;
 
   private constructor(
     readonly histograms: boolean,
@@ -259,7 +268,26 @@ class Side {
     this.draws = new Int32Array(runs.length);
   }
 
-  static of(entries: ReadonlyArray<RunSamples>, field: string): Side {
+  static of(entries: ReadonlyArray<RunSamples>, field: string, groups?: ArrayLike<number>): Side {
+    const side = Side.ofEntries(entries, field);
+    if (groups !== undefined) {
+      if (groups.length !== entries.length)
+        throw new RangeError(
+          `groups of ${field} must name a group for each of its ${entries.length} entries`,
+        );
+      const members = new Map<number, number[]>();
+      for (let i = 0; i < groups.length; i++) {
+        if (!Number.isInteger(groups[i])) throw new RangeError(`groups of ${field}[${i}] is not an integer`);
+        const list = members.get(groups[i]) ?? [];
+        list.push(i);
+        members.set(groups[i], list);
+      }
+      side.clusters = [...members.values()].map((list) => Int32Array.from(list));
+    }
+    return side;
+  }
+
+  private static ofEntries(entries: ReadonlyArray<RunSamples>, field: string): Side {
     if (!Array.isArray(entries) || entries.length === 0)
       throw new RangeError(`${field} must list at least one run`);
     const histograms = isHistogram(entries[0]);
@@ -362,7 +390,16 @@ class Side {
       // Count how often each run is drawn, then add each drawn run once, times its draws: about a
       // third of the runs are not drawn at all, so this skips a third of the additions.
       const draws = this.draws.fill(0);
-      for (let k = 0; k < this.runs.length; k++) draws[Math.floor(random() * this.runs.length)] += 1;
+      if (this.clusters) {
+        // Two stages: groups with replacement, then each drawn group's entries with replacement.
+        const clusters = this.clusters;
+        for (let g = 0; g < clusters.length; g++) {
+          const members = clusters[Math.floor(random() * clusters.length)];
+          for (let k = 0; k < members.length; k++) draws[members[Math.floor(random() * members.length)]] += 1;
+        }
+      } else {
+        for (let k = 0; k < this.runs.length; k++) draws[Math.floor(random() * this.runs.length)] += 1;
+      }
       for (let r = 0; r < this.runs.length; r++) {
         const times = draws[r];
         if (times === 0) continue;

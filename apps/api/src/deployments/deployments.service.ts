@@ -1,5 +1,9 @@
 import { ConflictException, Injectable, Logger } from '@nestjs/common';
-import { DEPLOYMENT_SETTINGS, type DeploymentVerification } from '@teapot/contracts';
+import {
+  DEFAULT_INCLUDE_SATURATED,
+  DEPLOYMENT_SETTINGS,
+  type DeploymentVerification,
+} from '@teapot/contracts';
 import { createQueuedRun, type Deployment, type Prisma, type Run, type ServingConfig } from '@teapot/db';
 import { AnalysisQueueProducer, RunQueueProducer } from '@teapot/jobs';
 import { keysetPage, type Page } from '../common/pagination';
@@ -104,6 +108,7 @@ export class DeploymentsService {
             firstRunDelayS,
             baselineRuns: settings.baselineRuns ?? DEPLOYMENT_SETTINGS.baselineRuns.default,
             threshold: settings.threshold ?? DEPLOYMENT_SETTINGS.threshold.default,
+            includeSaturated: settings.includeSaturated ?? DEFAULT_INCLUDE_SATURATED,
           },
         });
         // Round-robin over the profiles, so an interrupted series still has runs of each.
@@ -186,6 +191,7 @@ function toDeploymentDto(row: DeploymentRow): DeploymentDto {
       firstRunDelayS: row.firstRunDelayS,
       baselineRuns: row.baselineRuns,
       threshold: row.threshold,
+      includeSaturated: row.includeSaturated,
     },
     verdict: row.verdict ?? 'pending',
     verification: row.verification as DeploymentVerification | null,

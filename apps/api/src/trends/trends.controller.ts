@@ -1,6 +1,6 @@
 import { Controller, Get, Query } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
-import type { Trend } from '@teapot/analysis';
+import type { Trend, TrendDeployment } from '@teapot/analysis';
 import { AnalysisRoute } from '../common/routes';
 import { TrendDto, TrendQueryDto } from './dto/trend.dto';
 import { TrendsService } from './trends.service';
@@ -15,11 +15,12 @@ export class TrendsController {
     summary: 'A metric over time, per bucket, merged from stored histograms',
     description:
       'e.g. `GET /trends?metric=itl&statistic=p99&bucket=day&from=2026-09-01T00:00:00Z&endpointId=...&groupBy=weightQuant`. ' +
-      'A percentile is over every token (ITL) or request (TTFT, TPOT, E2E) of the bucket; rates are pooled.',
+      'A percentile is over every token (ITL) or request (TTFT, TPOT, E2E) of the bucket; rates are pooled. ' +
+      '`deployments` lists the deployments that took effect within the range on the endpoints of the series, with the series each falls in.',
     type: TrendDto,
     badRequest: 'Names the parameter: unknown metric, reversed range, too many buckets...',
   })
-  get(@Query() query: TrendQueryDto): Promise<Trend> {
+  get(@Query() query: TrendQueryDto): Promise<Trend & { deployments: TrendDeployment[] }> {
     return this.trends.trend(query);
   }
 }

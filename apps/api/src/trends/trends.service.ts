@@ -3,9 +3,11 @@ import {
   SERVING_CONFIG_FIELD_NAMES,
   SERVING_CONFIG_FIELDS,
   trend,
+  trendDeployments,
   type ConfigValue,
   type ServingConfigField,
   type Trend,
+  type TrendDeployment,
 } from '@teapot/analysis';
 import { INT32_MAX } from '../common/params';
 import { parseWholeNumber, timeParameter } from '../common/parse';
@@ -17,8 +19,9 @@ import type { TrendQueryDto } from './dto/trend.dto';
 export class TrendsService {
   constructor(private readonly prisma: PrismaService) {}
 
-  trend(query: TrendQueryDto): Promise<Trend> {
-    return trend(this.prisma.pool, {
+  /** The trend, and the deployments that took effect on its series' endpoints within its range. */
+  async trend(query: TrendQueryDto): Promise<Trend & { deployments: TrendDeployment[] }> {
+    const found = await trend(this.prisma.pool, {
       metric: query.metric,
       statistic: query.statistic,
       bucket: query.bucket,
@@ -31,6 +34,7 @@ export class TrendsService {
       includeSaturated: query.includeSaturated ?? false,
       config: configFilters(query),
     });
+    return { ...found, deployments: await trendDeployments(this.prisma.pool, found) };
   }
 }
 

@@ -26,7 +26,8 @@ export function deploymentEvent(
       verdict,
       threshold: verification.threshold,
       confidence: verification.confidence,
-      // The judged rows only, so the body stays a few KB; the API resource has every row.
+      method: verification.method,
+      // The judged rows with an interval only, so the body stays a few KB; the API resource has every row.
       profiles: verification.profiles.map((profile) => ({
         profileId: profile.profileId,
         profileName: profile.profileName,
@@ -34,8 +35,9 @@ export function deploymentEvent(
         reason: profile.reason,
         baselineRuns: profile.baselineRunIds.length,
         candidateRuns: profile.candidateRunIds.length,
+        decidedBy: profile.decidedBy,
         metrics: profile.metrics
-          .filter((metric) => !metric.insufficient)
+          .filter((metric) => metric.judged && !metric.insufficient)
           .map(({ metric, statistic, unit, baseline, candidate, delta, relative, interval, verdict }) => ({
             metric,
             statistic,

@@ -181,10 +181,24 @@ describe('webhook delivery', () => {
     expect(row.attemptRows.find((a) => a.statusCode === 500)?.responseBody).toBe('warming up');
   });
 
-  it('disables the subscription on 410 Gone, so later events make no delivery for it', async () => {
+  it('disables the subscription on 410 Gone and cancels its pending deliveries; later events make none', async () => {
     const sub = await seedWebhookSubscription(world, {
       url: `${receiver.url}/gone`,
       eventTypes: ['deployment.regressed'],
+    });
+    // An earlier delivery of the subscription waiting for its next retry (queued for later).
+    const earlier = await world.db.prisma.webhookEvent.create({
+      data: { type: 'deployment.regressed', data: {} },
+    });
+    const waiting = await world.db.prisma.webhookDelivery.create({
+      data: {
+        messageId: `msg_waiting_${earlier.id}`,
+        eventId: earlier.id,
+        subscriptionId: sub.id,
+        attempts: 2,
+        nextAttemptAt: new Date(Date.now() + 3_600_000),
+        queuedAt: new Date(),
+      },
     });
     receiver.answer = () => ({ status: 410 });
     const first = await record({ type: 'deployment.regressed', endpointId, data: {} });
@@ -196,6 +210,21 @@ describe('webhook delivery', () => {
     expect(row.attempts).toBe(1);
     expect(row.subscription.active).toBe(false);
     expect(row.subscription.disabledReason).toMatch(/^the receiver answered 410 Gone at /);
+    expect(receiver.received).toHaveLength(1);
+    const cancelled = await delivery(waiting.id);
+    expect(cancelled).toMatchObject({ status: 'cancelled', attempts: 2, nextAttemptAt: null });
+    expect(cancelled.lastError).toMatch(/^the subscription was disabled: the receiver answered 410 Gone at /);
+    expect(cancelled.finishedAt).not.toBeNull();
+    // Its queued retry, should it still run, finds the delivery cancelled and sends nothing.
+    await queue.add(
+      JOB_NAMES.deliver,
+      { deliveryId: waiting.id, attempt: 3 },
+      { jobId: `late-${waiting.id}` },
+    );
+    await waitFor(
+      'the late retry finished',
+      async () => (await queue.getJob(`late-${waiting.id}`))?.finishedOn !== undefined,
+    );
     expect(receiver.received).toHaveLength(1);
     const later = await record({ type: 'deployment.regressed', endpointId, data: {} });
     expect(later.deliveryIds).toEqual([]);

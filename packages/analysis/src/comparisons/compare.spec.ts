@@ -212,7 +212,8 @@ describe('compare', () => {
     expect(comparison.verdict).toBe('unchanged');
     expect(await compare(db, query)).toEqual(comparison);
     const reseeded = await compare(db, { ...query, seed: 2 });
-    expect(reseeded.metrics[0].ci).not.toEqual(comparison.metrics[0].ci);
+    // Another seed draws other resamples (one row's ends may still land on the same histogram buckets).
+    expect(reseeded.metrics.map((m) => m.ci)).not.toEqual(comparison.metrics.map((m) => m.ci));
     expect(reseeded.metrics[0].baseline).toBe(comparison.metrics[0].baseline);
   });
 

@@ -68,6 +68,11 @@ export interface ComparisonQuery {
   iterations?: number;
   /** Bootstrap seed (default 1): the same query and data give the same intervals. */
   seed?: number;
+  /**
+   * Confidence level of every interval (default 0.95). A caller that judges several rows at once
+   * raises it (Bonferroni: 1 - alpha / rows) so that the rows together err at most alpha.
+   */
+  confidence?: number;
 }
 
 export const DEFAULT_COMPARISON_METRICS: readonly MetricName[] = [
@@ -99,7 +104,7 @@ export const AUTO_RUNS_MIN = 10;
 export const MIN_RUNS = 3;
 /** A quantile q needs this many samples above it on each side (p99: 1,000 samples; p50 and mean: 20). */
 export const MIN_TAIL_SAMPLES = 10;
-const CONFIDENCE = 0.95;
+export const DEFAULT_CONFIDENCE = 0.95;
 
 export interface ComparisonSideSummary {
   runs: number;
@@ -202,6 +207,9 @@ export async function compare(db: RunStore, query: ComparisonQuery): Promise<Com
   const seed = query.seed ?? 1;
   if (!Number.isSafeInteger(seed) || seed < 0)
     throw new AnalysisInputError('seed', 'must be an integer >= 0');
+  const confidence = query.confidence ?? DEFAULT_CONFIDENCE;
+  if (typeof confidence !== 'number' || !(confidence >= 0.5 && confidence < 1))
+    throw new AnalysisInputError('confidence', 'must be a number from 0.5 to below 1');
   const choice = query.resample ?? 'auto';
   if (!(RESAMPLE_CHOICES as readonly string[]).includes(choice))
     throw new AnalysisInputError('resample', `must be one of ${RESAMPLE_CHOICES.join(', ')}`);
@@ -216,7 +224,7 @@ export async function compare(db: RunStore, query: ComparisonQuery): Promise<Com
   };
   const notes: string[] = [];
   const empty = (reason: string): Comparison => ({
-    ...summariesOnly(summaries, iterations, seed),
+    ...summariesOnly(summaries, iterations, seed, confidence),
     workload: { same: true, differences: [] },
     roofline: null,
     configDifferences: configDifferences(summaries.baseline, summaries.candidate),
@@ -284,6 +292,7 @@ export async function compare(db: RunStore, query: ComparisonQuery): Promise<Com
         ...compareDistribution(metric, metricRows, samples.baseline, samples.candidate, unit.unit, {
           iterations,
           seed: seedOf(seed, metric),
+          confidence,
         }),
       );
     }
@@ -293,6 +302,7 @@ export async function compare(db: RunStore, query: ComparisonQuery): Promise<Com
       compareRate(row, baseline.runs, candidate.runs, details, {
         iterations,
         seed: seedOf(seed, row.metric),
+        confidence,
       }),
     );
   }
@@ -300,7 +310,7 @@ export async function compare(db: RunStore, query: ComparisonQuery): Promise<Com
   results.sort((a, b) => order.get(`${a.metric}.${a.statistic}`)! - order.get(`${b.metric}.${b.statistic}`)!);
   const judged = results.filter((row) => !row.insufficient).map((row) => row.verdict);
   return {
-    ...summariesOnly(summaries, iterations, seed),
+    ...summariesOnly(summaries, iterations, seed, confidence),
     resampling: { unit: unit.unit, why: unit.why },
     roofline: await rooflines(db, {
       baseline: { runs: baseline.runs, details: details.baseline },
@@ -322,13 +332,14 @@ function summariesOnly(
   summaries: { baseline: ComparisonSideSummary; candidate: ComparisonSideSummary },
   iterations: number,
   seed: number,
+  confidence: number,
 ): Pick<Comparison, 'baseline' | 'candidate' | 'resampling' | 'iterations' | 'seed' | 'confidence'> {
   return {
     ...summaries,
     resampling: { unit: 'runs', why: 'nothing was resampled' },
     iterations,
     seed,
-    confidence: CONFIDENCE,
+    confidence,
   };
 }
 
@@ -586,9 +597,9 @@ function resampleUnit(
     'runs are the independent units (tokens and requests of one run share the server state, batch and ' +
     'neighbours), so whole runs are redrawn and the interval includes the run-to-run spread';
   const byRequests =
-    "requests are redrawn with replacement from the side's runs (each with all its tokens, which are " +
-    'not independent of each other); the interval leaves out the run-to-run spread, so it is narrower ' +
-    'than a runs interval would be';
+    "the side's runs are redrawn with replacement, then each drawn run's requests (each with all its " +
+    'tokens, which are not independent of each other): with few runs the interval keeps what it can of ' +
+    'the run-to-run spread, which redrawing whole runs alone would estimate from too few resamples';
   if (choice === 'runs') return { unit: 'runs', why: `asked for: ${byRuns}` };
   if (choice === 'requests') return { unit: 'requests', why: `asked for: ${byRequests}` };
   if (fewest >= AUTO_RUNS_MIN)
@@ -610,6 +621,8 @@ interface DistributionSamples {
   units: Map<MetricName, Array<LatencyHistogram | SparseHistogram>>;
   /** Per metric, every sample of the side in one histogram (the value's estimate). */
   merged: Map<MetricName, LatencyHistogram>;
+  /** requests: per metric, the run (its index on the side) each unit came from. */
+  runOfUnit: Map<MetricName, number[]>;
   /** requests: per-request values (us) of request-weighted metrics; per-request token lists for ITL. */
   perRequest: Map<MetricName, Float64Array[]>;
   rawDropped: number;
@@ -632,7 +645,7 @@ async function runHistograms(
     units.get(row.metric)?.push(histogram);
     merged.get(row.metric)?.merge(histogram);
   }
-  return { units, merged, perRequest: new Map(), rawDropped: 0 };
+  return { units, merged, runOfUnit: new Map(), perRequest: new Map(), rawDropped: 0 };
 }
 
 async function requestSamples(
@@ -647,7 +660,8 @@ async function requestSamples(
   const units = new Map<MetricName, SparseHistogram[]>(metrics.map((metric) => [metric, []]));
   const merged = new Map(metrics.map((metric) => [metric, new LatencyHistogram()]));
   const perRequest = new Map<MetricName, Float64Array[]>(metrics.map((metric) => [metric, []]));
-  for (const run of runs) {
+  const runOfUnit = new Map<MetricName, number[]>(metrics.map((metric) => [metric, []]));
+  for (const [r, run] of runs.entries()) {
     for (const record of byRun.get(run.id) ?? []) {
       const measured = requestMetrics(record);
       for (const metric of metrics) {
@@ -657,12 +671,13 @@ async function requestSamples(
         const values = typeof value === 'number' ? Float64Array.of(value) : value;
         if (values === null || values.length === 0) continue;
         units.get(metric)!.push(SparseHistogram.of(values));
+        runOfUnit.get(metric)!.push(r);
         merged.get(metric)!.recordAll(values);
         perRequest.get(metric)!.push(values);
       }
     }
   }
-  return { units, merged, perRequest, rawDropped };
+  return { units, merged, runOfUnit, perRequest, rawDropped };
 }
 
 /** The statistic as the bootstrap computes it on a pooled side (us, or a ratio). */
@@ -695,7 +710,7 @@ function compareDistribution(
   baseline: DistributionSamples,
   candidate: DistributionSamples,
   unit: ResampleUnit,
-  options: { iterations: number; seed: number },
+  options: { iterations: number; seed: number; confidence: number },
 ): MetricComparison[] {
   const definition = METRICS[metric] as MetricDefinition;
   const sides = { baseline: baseline.units.get(metric) ?? [], candidate: candidate.units.get(metric) ?? [] };
@@ -728,8 +743,17 @@ function compareDistribution(
       candidate: sides.candidate,
       statistics: judged.map((row) => bootstrapStatistic(row.statistic)),
       resample: 'runs',
+      // Requests are drawn within runs drawn first, so the interval keeps the spread between runs.
+      ...(unit === 'requests'
+        ? {
+            groups: {
+              baseline: baseline.runOfUnit.get(metric) ?? [],
+              candidate: candidate.runOfUnit.get(metric) ?? [],
+            },
+          }
+        : {}),
       iterations: options.iterations,
-      confidence: CONFIDENCE,
+      confidence: options.confidence,
       seed: options.seed,
     });
     judged.forEach((row, i) => intervals.set(row.statistic, results[i]));
@@ -812,7 +836,7 @@ function compareRate(
   baselineRuns: SelectedRun[],
   candidateRuns: SelectedRun[],
   details: { baseline: Map<string, RunDetail>; candidate: Map<string, RunDetail> },
-  options: { iterations: number; seed: number },
+  options: { iterations: number; seed: number; confidence: number },
 ): MetricComparison {
   const definition = METRICS[row.metric] as MetricDefinition;
   if (definition.kind !== 'rate') throw new Error(`${row.metric} is not a rate`);
@@ -865,7 +889,7 @@ function compareRate(
     baseline: sides.baseline.totals,
     candidate: sides.candidate.totals,
     iterations: options.iterations,
-    confidence: CONFIDENCE,
+    confidence: options.confidence,
     seed: options.seed,
   });
   const absolute = row.threshold.kind === 'absolute';

@@ -1,6 +1,13 @@
 import { persistRunResult, type Database } from '@teapot/db';
 import { openTestDatabase, storeMeasuredRun, syntheticRunResult } from '@teapot/db/testing';
-import { overallOf, verifyDeployment, type DeploymentToVerify } from './verify';
+import {
+  JUDGED_ROWS,
+  overallOf,
+  profileVerdictOf,
+  VERIFICATION_CONFIDENCE,
+  verifyDeployment,
+  type DeploymentToVerify,
+} from './verify';
 
 let db: Database;
 let endpointId: string;
@@ -87,13 +94,52 @@ describe('verifyDeployment over stored runs', () => {
     expect(slowerResult).toMatchObject({ profileId: slower, profileName: 'slower', verdict: 'regressed' });
     expect(slowerResult.baselineRunIds).toEqual(baseline.slower);
     const itl = slowerResult.metrics.find((m) => m.metric === 'itl' && m.statistic === 'p50');
-    expect(itl).toMatchObject({ verdict: 'regressed', relative: true, threshold: 0.1 });
+    expect(itl).toMatchObject({ verdict: 'regressed', relative: true, threshold: 0.1, judged: true });
     expect(itl?.delta).toBeGreaterThan(0.8);
     expect(itl?.interval?.[0]).toBeGreaterThan(0.5);
+    // Every gap doubled: the per-token rows and throughput decided it; the error rate (none) did not.
+    expect(slowerResult.decidedBy).toEqual(
+      expect.arrayContaining(['tpot.p50', 'tpot.mean', 'itl.p50', 'itl.p99', 'output_tokens_per_s.mean']),
+    );
+    expect(slowerResult.decidedBy).not.toContain('error_rate.mean');
+    // Rows outside the judged set are shown with their own verdict, and never decide.
+    const itlP90 = slowerResult.metrics.find((m) => m.metric === 'itl' && m.statistic === 'p90');
+    expect(itlP90).toMatchObject({ verdict: 'regressed', judged: false });
+    expect(slowerResult.decidedBy).not.toContain('itl.p90');
+    expect(slowerResult.metrics.filter((m) => m.judged).map((m) => `${m.metric}.${m.statistic}`)).toEqual(
+      expect.arrayContaining([...JUDGED_ROWS]),
+    );
+
     expect(sameResult).toMatchObject({ verdict: 'verified' });
     expect(sameResult.baselineRunIds).toEqual(baseline.same);
     expect(sameResult.candidateRunIds).toHaveLength(3);
-    expect(done.verification).toMatchObject({ verdict: 'regressed', threshold: 0.1, confidence: 0.95 });
+    expect(sameResult.decidedBy).toEqual(
+      sameResult.metrics
+        .filter((m) => m.judged && m.verdict === 'unchanged')
+        .map((m) => `${m.metric}.${m.statistic}`),
+    );
+    // Unchanged is shown on the narrower equivalence interval, a change on the corrected one.
+    const tpot = sameResult.metrics.find((m) => m.metric === 'tpot' && m.statistic === 'p50')!;
+    expect(tpot.verdict).toBe('unchanged');
+    expect(tpot.equivalenceInterval![1] - tpot.equivalenceInterval![0]).toBeLessThan(
+      tpot.interval![1] - tpot.interval![0],
+    );
+    expect(sameResult.decidedBy.length).toBeGreaterThanOrEqual(5);
+    expect(done.verification).toMatchObject({
+      verdict: 'regressed',
+      threshold: 0.1,
+      confidence: VERIFICATION_CONFIDENCE,
+      equivalenceConfidence: 0.9,
+      method: {
+        judgedRows: [...JUDGED_ROWS],
+        changeOnlyRows: ['itl.p99'],
+        familyAlpha: 0.05,
+        correction: 'bonferroni',
+        minimumEffect: 0.1,
+      },
+    });
+    // Bonferroni over the judged rows: each interval at 1 - 0.05 / 7.
+    expect(VERIFICATION_CONFIDENCE).toBeCloseTo(1 - 0.05 / JUDGED_ROWS.length, 12);
   });
 
   it('waits while a run is unfinished; says so when there is no baseline or nothing was measured', async () => {
@@ -135,6 +181,25 @@ describe('verifyDeployment over stored runs', () => {
     const failed = await verifyDeployment(db, down);
     expect(failed).toMatchObject({ state: 'done', verification: { verdict: 'regressed' } });
     if (failed.state === 'done') expect(failed.verification.profiles[0].reason).toMatch(/1 failed/);
+  });
+
+  it('profileVerdictOf: any change decides; verified needs every judged row unchanged but the P99 ITL', () => {
+    const row = (name: string, verdict: 'regressed' | 'improved' | 'unchanged' | 'inconclusive') => {
+      const [metric, statistic] = name.split(/\.(?=[^.]+$)/);
+      return { metric, statistic, verdict };
+    };
+    const calm = JUDGED_ROWS.map((name) => row(name, 'unchanged'));
+    expect(profileVerdictOf(calm)).toBe('unchanged');
+    expect(profileVerdictOf([...calm.slice(1), row('tpot.p50', 'regressed')])).toBe('regressed');
+    expect(profileVerdictOf([...calm.slice(1), row('tpot.p50', 'improved')])).toBe('improved');
+    expect(profileVerdictOf([row('itl.p99', 'regressed'), row('tpot.p50', 'improved')])).toBe('regressed');
+    // A tail that is neither shown changed nor unchanged does not hold verification up; others do.
+    const others = calm.filter((r) => `${r.metric}.${r.statistic}` !== 'itl.p99');
+    expect(profileVerdictOf([...others, row('itl.p99', 'inconclusive')])).toBe('unchanged');
+    const noTtft = calm.filter((r) => r.metric !== 'ttft');
+    expect(profileVerdictOf([...noTtft, row('ttft.p50', 'inconclusive')])).toBe('inconclusive');
+    expect(profileVerdictOf([row('itl.p99', 'inconclusive')])).toBe('inconclusive');
+    expect(profileVerdictOf([])).toBe('inconclusive');
   });
 
   it('overallOf: a regression wins, no_baseline counts only when nothing else was judged', () => {

@@ -5,6 +5,7 @@ import {
   type MetricVerification,
   type ProfileVerification,
   type RunStatusName,
+  type VerificationMethod,
 } from '@teapot/contracts';
 import { poolOf, type RunStore } from '@teapot/db';
 import { compare, DEFAULT_COMPARISON_METRICS, type Comparison } from '../comparisons/compare';
@@ -19,6 +20,8 @@ export interface DeploymentToVerify {
   baselineRuns: number;
   /** Relative change that matters, for every metric but the error rate (absolute, compare's default). */
   threshold: number;
+  /** Count client-saturated runs on both sides (left out otherwise). */
+  includeSaturated: boolean;
 }
 
 export type VerificationProgress =
@@ -30,7 +33,46 @@ export interface VerifyOptions {
 }
 
 /** Statistics compared per distribution metric; compare leaves out a tail its samples cannot support. */
-export const DEPLOYMENT_STATISTICS = ['p50', 'p90', 'p99'] as const;
+export const DEPLOYMENT_STATISTICS = ['p50', 'mean', 'p90', 'p99'] as const;
+
+/**
+ * The rows a deployment is judged on: the figures a serving team watches after a change (the time
+ * per output token, typical and tail inter-token gaps, the typical time to first token, throughput,
+ * errors). Every other row (P90s, E2E, requests/s...) is computed and shown, never counted: the more
+ * rows a verdict rests on, the likelier one of them moves by chance.
+ */
+export const JUDGED_ROWS: readonly string[] = [
+  'tpot.p50',
+  'tpot.mean',
+  'itl.p50',
+  'itl.p99',
+  'ttft.p50',
+  'output_tokens_per_s.mean',
+  'error_rate.mean',
+];
+
+/**
+ * At most this chance that sampling noise alone calls a judged row of an unchanged profile changed.
+ * Bonferroni over the judged rows: each row's interval is at 1 - FAMILY_ALPHA / JUDGED_ROWS.length,
+ * so the stored intervals are the ones the verdict rests on (Holm's step-down would be a little
+ * more powerful, but it needs per-row p-values, not intervals, to decide and to show).
+ */
+export const FAMILY_ALPHA = 0.05;
+export const VERIFICATION_CONFIDENCE = 1 - FAMILY_ALPHA / JUDGED_ROWS.length;
+/**
+ * "Nothing moved" is the opposite claim: every judged row within +-threshold. Each row is a two
+ * one-sided test at FAMILY_ALPHA (its 1 - 2 alpha interval inside the bounds), and the claim holds
+ * only if every row's does (an intersection-union test), which errs at most alpha with no correction.
+ */
+export const EQUIVALENCE_CONFIDENCE = 1 - 2 * FAMILY_ALPHA;
+
+/**
+ * Judged rows that can make a deployment regressed or improved but need not be shown unchanged for
+ * it to be verified: a P99 over a few runs moves by tens of percent from run to run on a shared
+ * machine (timer and scheduler lateness land in the tail), so its interval rarely fits inside the
+ * threshold even when nothing changed. Such a row left inconclusive is said in `reason`.
+ */
+export const CHANGE_ONLY_ROWS: readonly string[] = ['itl.p99'];
 const MEASURED = new Set<RunStatusName>(['succeeded', 'partial']);
 
 /**
@@ -54,22 +96,27 @@ export async function verifyDeployment(
   if (unfinished > 0) return { state: 'measuring', unfinishedRuns: unfinished };
 
   const profiles: ProfileVerification[] = [];
-  let confidence = 0.95;
   for (const profileId of deployment.profileIds) {
     const mine = runs.filter((run) => run.profile_id === profileId);
     const candidateRunIds = mine.filter((run) => MEASURED.has(run.status)).map((run) => run.id);
     const { rows: baseline } = await pool.query<{ id: string }>(
       `SELECT id FROM runs
         WHERE profile_id = $1 AND status = 'succeeded' AND finished_at <= $2
-          AND NOT COALESCE(client_saturated, false)
+          AND ($4 OR NOT COALESCE(client_saturated, false))
         ORDER BY finished_at DESC, id DESC LIMIT $3`,
-      [profileId, deployment.effectiveAt, deployment.baselineRuns],
+      [profileId, deployment.effectiveAt, deployment.baselineRuns, deployment.includeSaturated],
     );
     const baselineRunIds = baseline.map((run) => run.id).reverse();
     const { rows: named } = await pool.query<{ name: string }>('SELECT name FROM profiles WHERE id = $1', [
       profileId,
     ]);
-    const base = { profileId, profileName: named[0]?.name ?? null, baselineRunIds, candidateRunIds };
+    const base = {
+      profileId,
+      profileName: named[0]?.name ?? null,
+      baselineRunIds,
+      candidateRunIds,
+      decidedBy: [] as string[],
+    };
     const statuses = mine.map((run) => run.status);
     if (candidateRunIds.length === 0) {
       const failed = statuses.filter((status) => status === 'failed').length;
@@ -89,13 +136,17 @@ export async function verifyDeployment(
         ...base,
         metrics: [],
         verdict: 'no_baseline',
-        reason: `no successful run of this profile finished before the deployment took effect (${deployment.effectiveAt.toISOString()})`,
+        reason:
+          `no successful run of this profile finished before the deployment took effect (${deployment.effectiveAt.toISOString()})` +
+          (deployment.includeSaturated
+            ? ''
+            : '; client-saturated runs are left out unless settings.includeSaturated'),
       });
       continue;
     }
-    const comparison = await compare(db, {
-      baseline: { runIds: baselineRunIds },
-      candidate: { runIds: candidateRunIds },
+    const query = {
+      baseline: { runIds: baselineRunIds, includeSaturated: deployment.includeSaturated },
+      candidate: { runIds: candidateRunIds, includeSaturated: deployment.includeSaturated },
       statistics: [...DEPLOYMENT_STATISTICS],
       thresholds: Object.fromEntries(
         DEFAULT_COMPARISON_METRICS.filter((metric) => metric !== 'error_rate').map((metric) => [
@@ -104,13 +155,37 @@ export async function verifyDeployment(
         ]),
       ),
       ...(options.iterations ? { iterations: options.iterations } : {}),
-    });
-    confidence = comparison.confidence;
+    };
+    // The same seeded resamples at two levels: one to call a change, one to call no change.
+    const comparison = await compare(db, { ...query, confidence: VERIFICATION_CONFIDENCE });
+    const equivalence = await compare(db, { ...query, confidence: EQUIVALENCE_CONFIDENCE });
+    const metrics = comparison.metrics.map((row, i) => toMetricVerification(row, equivalence.metrics[i]));
+    const judged = metrics.filter((row) => row.judged && !row.insufficient);
+    const verdict = profileVerdictOf(judged);
+    const decidedBy = judged
+      .filter((row) => (verdict === 'unchanged' ? row.verdict === 'unchanged' : row.verdict === verdict))
+      .map(rowName);
+    const unresolved = judged.filter((row) => verdict === 'unchanged' && row.verdict === 'inconclusive');
+    const unjudged = metrics.filter((row) => row.judged && row.insufficient);
+    const reasons = [
+      ...(comparison.reason ? [comparison.reason] : []),
+      ...(judged.length === 0 && !comparison.reason
+        ? [
+            `no judged row had enough data (${unjudged.map((row) => `${rowName(row)}: ${row.insufficient}`).join('; ')}): raise the profile's requestCount or runsPerProfile`,
+          ]
+        : []),
+      ...unresolved.map(
+        (row) =>
+          `${rowName(row)} neither moved beyond the threshold nor stayed provably within it (its runs spread too much); it does not hold up verification`,
+      ),
+      ...comparison.notes,
+    ];
     profiles.push({
       ...base,
-      metrics: comparison.metrics.map(toMetricVerification),
-      verdict: deploymentVerdictOf(comparison.verdict),
-      reason: comparison.reason ?? (comparison.notes.length > 0 ? comparison.notes.join('; ') : null),
+      decidedBy,
+      metrics,
+      verdict: deploymentVerdictOf(verdict),
+      reason: reasons.length > 0 ? reasons.join('; ') : null,
     });
   }
   return {
@@ -118,14 +193,60 @@ export async function verifyDeployment(
     verification: {
       verdict: overallOf(profiles.map((profile) => profile.verdict)),
       threshold: deployment.threshold,
-      confidence,
+      confidence: VERIFICATION_CONFIDENCE,
+      equivalenceConfidence: EQUIVALENCE_CONFIDENCE,
+      method: verificationMethod(deployment.threshold),
       profiles,
     },
   };
 }
 
-function toMetricVerification(row: Comparison['metrics'][number]): MetricVerification {
+export function verificationMethod(minimumEffect: number): VerificationMethod {
+  return {
+    judgedRows: [...JUDGED_ROWS],
+    changeOnlyRows: [...CHANGE_ONLY_ROWS],
+    familyAlpha: FAMILY_ALPHA,
+    correction: 'bonferroni',
+    minimumEffect,
+  };
+}
+
+/**
+ * Regressed when any judged row regressed; improved when any improved and none regressed; unchanged
+ * (verified) when every judged row is shown unchanged, CHANGE_ONLY_ROWS excepted; else inconclusive.
+ */
+export function profileVerdictOf(
+  rows: ReadonlyArray<Pick<MetricVerification, 'metric' | 'statistic' | 'verdict'>>,
+): Verdict {
+  if (rows.length === 0) return 'inconclusive';
+  if (rows.some((row) => row.verdict === 'regressed')) return 'regressed';
+  if (rows.some((row) => row.verdict === 'improved')) return 'improved';
+  const unresolved = rows.filter(
+    (row) => row.verdict !== 'unchanged' && !CHANGE_ONLY_ROWS.includes(rowName(row)),
+  );
+  return unresolved.length === 0 && rows.some((row) => row.verdict === 'unchanged')
+    ? 'unchanged'
+    : 'inconclusive';
+}
+
+function rowName(row: Pick<MetricVerification, 'metric' | 'statistic'>): string {
+  return `${row.metric}.${row.statistic}`;
+}
+
+/**
+ * A row's verdict from both intervals: regressed (improved) when the whole corrected interval lies
+ * beyond the threshold on the worse (better) side, so the change is shown to exceed the minimum
+ * effect, not merely to exist; unchanged when the equivalence interval lies within +-threshold;
+ * inconclusive otherwise.
+ */
+function toMetricVerification(
+  row: Comparison['metrics'][number],
+  equivalence: Comparison['metrics'][number],
+): MetricVerification {
   const relative = row.threshold.kind === 'relative';
+  const verdict =
+    changeBeyond(row) ??
+    (equivalence.verdict === 'unchanged' && !row.insufficient ? 'unchanged' : 'inconclusive');
   return {
     metric: row.metric,
     statistic: row.statistic,
@@ -135,10 +256,23 @@ function toMetricVerification(row: Comparison['metrics'][number]): MetricVerific
     delta: relative ? row.relativeDelta : row.delta,
     relative,
     interval: relative ? row.relativeCi : row.ci,
+    equivalenceInterval: relative ? equivalence.relativeCi : equivalence.ci,
     threshold: row.threshold.value,
-    verdict: row.verdict,
+    verdict,
+    judged: JUDGED_ROWS.includes(`${row.metric}.${row.statistic}`),
     ...(row.insufficient ? { insufficient: row.insufficient } : {}),
   };
+}
+
+/** regressed or improved when the row's whole interval lies beyond its threshold; null otherwise. */
+function changeBeyond(row: Comparison['metrics'][number]): 'regressed' | 'improved' | null {
+  const interval = row.threshold.kind === 'relative' ? row.relativeCi : row.ci;
+  if (!interval || row.insufficient || !interval.every(Number.isFinite)) return null;
+  const worse = row.direction === 'lower-is-better' ? 1 : -1;
+  const [a, b] = interval.map((bound) => worse * bound);
+  if (Math.min(a, b) > row.threshold.value) return 'regressed';
+  if (Math.max(a, b) < -row.threshold.value) return 'improved';
+  return null;
 }
 
 function deploymentVerdictOf(verdict: Verdict): DeploymentVerdictName {

@@ -4,6 +4,7 @@ import {
   ArrayMaxSize,
   ArrayUnique,
   IsArray,
+  IsBoolean,
   IsIn,
   IsInt,
   IsNumber,
@@ -18,6 +19,7 @@ import {
   ValidateNested,
 } from 'class-validator';
 import {
+  DEFAULT_INCLUDE_SATURATED,
   DEPLOYMENT_SETTINGS,
   DEPLOYMENT_VERDICTS,
   RUN_STATUSES,
@@ -96,6 +98,15 @@ export class DeploymentSettingsDto {
   @Min(S.threshold.min)
   @Max(S.threshold.max)
   threshold?: number;
+
+  @ApiPropertyOptional({
+    default: DEFAULT_INCLUDE_SATURATED,
+    description:
+      'Count client-saturated runs on both sides (a measuring machine known to be shared); by default they are left out, since such a run may have measured the client rather than the endpoint.',
+  })
+  @IsAbsentOr()
+  @IsBoolean()
+  includeSaturated?: boolean;
 }
 
 export class CreateDeploymentDto {
@@ -174,6 +185,7 @@ export class DeploymentSettingsViewDto {
   @ApiProperty() firstRunDelayS!: number;
   @ApiProperty() baselineRuns!: number;
   @ApiProperty() threshold!: number;
+  @ApiProperty() includeSaturated!: boolean;
 }
 
 export class DeploymentRunDto {

@@ -8,7 +8,13 @@ import {
   type TrendBucket,
   type TrendGroupField,
 } from '@teapot/analysis';
-import { METRIC_NAMES, STATISTICS, type MetricName, type Statistic } from '@teapot/contracts';
+import {
+  DEPLOYMENT_VERDICTS,
+  METRIC_NAMES,
+  STATISTICS,
+  type MetricName,
+  type Statistic,
+} from '@teapot/contracts';
 import { IsIn, IsOptional, IsString, MaxLength } from 'class-validator';
 import { IsTimestamp } from '../../common/validators';
 import { QueryArray, QueryBoolean, QueryUuids } from '../../common/query';
@@ -137,6 +143,21 @@ class TrendSeriesDto {
   @ApiProperty({ type: [TrendPointDto] }) points!: TrendPointDto[];
 }
 
+class TrendDeploymentDto {
+  @ApiProperty({ format: 'uuid' }) id!: string;
+  @ApiProperty({ format: 'uuid' }) endpointId!: string;
+  @ApiProperty({ example: '2026-11-30T14:05:00.000Z' }) effectiveAt!: Date;
+  @ApiProperty({ example: 'moved to FP16 weights' }) label!: string;
+  @ApiProperty({ type: String, nullable: true, example: 'vllm-0.10.1-fp16' }) version!: string | null;
+  @ApiProperty({ enum: [...DEPLOYMENT_VERDICTS, 'pending'], example: 'regressed' }) verdict!: string;
+  @ApiProperty({
+    type: [Number],
+    example: [0],
+    description: "Indexes into `series` of the series whose runs measured the deployment's endpoint.",
+  })
+  series!: number[];
+}
+
 export class TrendDto {
   @ApiProperty({ enum: METRIC_NAMES, example: 'itl' }) metric!: string;
   @ApiProperty({ enum: STATISTICS, example: 'p99' }) statistic!: string;
@@ -151,6 +172,12 @@ export class TrendDto {
   excludedSaturatedRuns!: number;
   @ApiProperty({ type: TrendReadDto, description: 'What the answer read, for its cost.' })
   read!: TrendReadDto;
+  @ApiProperty({
+    type: [TrendDeploymentDto],
+    description:
+      'Deployments that took effect within [from, to) on the endpoints of the series, oldest first (at most 1,000, the latest kept).',
+  })
+  deployments!: TrendDeploymentDto[];
   @ApiPropertyOptional({
     example: 'no measured run matches the selection',
     description: 'Why there are no series.',
