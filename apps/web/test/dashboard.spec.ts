@@ -250,6 +250,23 @@ describe('the dashboard in chromium, on the real API over a seeded database', ()
     const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
     expect(overflow).toBeLessThanOrEqual(0);
     await screenshot(page, 'endpoints-phone-dark');
+
+    // An endpoint's trend with its markers, and a run, on the same phone in the dark.
+    const fp16 = world.endpoints.find((e) => e.name.endsWith('fp16'));
+    if (!fp16) throw new Error('seeded fp16 endpoint missing');
+    await page.click(`[data-endpoint="${fp16.name}"] h2 a`);
+    await page.waitForSelector('.trend .plot[data-drawn]');
+    expect(await seriesPixels(page, '.trend', CHANGE_POINT)).toBeGreaterThan(20);
+    expect(
+      await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth),
+    ).toBeLessThanOrEqual(0);
+    await screenshot(page, 'endpoint-phone-dark');
+    await page.locator('table.runs tbody tr a').first().click();
+    await page.waitForSelector('.plot[aria-label="ITL of every token against time"][data-drawn]');
+    expect(
+      await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth),
+    ).toBeLessThanOrEqual(0);
+    await screenshot(page, 'run-phone-dark');
     expect(errors).toEqual([]);
     await context.close();
   });
