@@ -207,6 +207,11 @@ export class TeapotApiClient {
     return this.request('POST', '/webhooks/subscriptions', body);
   }
 
+  /** PATCH /webhooks/subscriptions/{id}, e.g. `{ active: false }`. */
+  updateSubscription(id: string, body: Record<string, unknown>): Promise<Omit<SubscriptionView, 'secret'>> {
+    return this.request('PATCH', `/webhooks/subscriptions/${id}`, body);
+  }
+
   private async all<T>(path: string, query: Record<string, string>): Promise<T[]> {
     const items: T[] = [];
     let cursor: string | null = null;

@@ -27,10 +27,12 @@ export const USAGE = `Usage: node apps/stack/dist/main.js [options]   (npm start
 
 Starts teapot on this machine: migrates the database, starts the API, the worker and two simulated
 endpoints (llama-8b on an H100 at FP16 and at FP8), registers them with a scheduled profile through
-the REST API, waits for a few scheduled runs and prints what they measured. Then it keeps serving
-until Ctrl-C.
+the REST API, waits for a few scheduled runs and prints what they measured. Then it announces a
+deployment that makes the FP8 endpoint slower (its simulator switches to FP16 weights) and prints
+the signed deployment.regressed webhook its own local receiver got and verified. Then it keeps
+serving until Ctrl-C.
 
-  --once              exit after the table (exit code 0 when both endpoints were measured)
+  --once              exit after the deployment's webhook (exit code 0 when both endpoints were measured and the webhook arrived)
   --verbose           show the log lines of the API, the worker and the simulators
   --runs N            scheduled runs per endpoint to wait for (default ${DEFAULT_STACK_OPTIONS.runs})
   --interval S        seconds between scheduled runs, at least 5 (default ${DEFAULT_STACK_OPTIONS.intervalS})

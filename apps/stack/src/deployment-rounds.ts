@@ -1,5 +1,6 @@
 import type { MetricVerification } from '@teapot/contracts';
-import type { TeapotApiClient, DeploymentView } from './api-client';
+import type { TeapotApiClient } from './api-client';
+import { waitForVerdict } from './deployment-demo';
 import { DEMO_MODEL, profileOf, redeploySimulator, servingConfigOf, type DemoQuant } from './demo';
 import type { LocalWebhookReceiver } from './webhook-receiver';
 
@@ -118,7 +119,12 @@ export async function runDeploymentRounds(setup: RoundsSetup, options: RoundsOpt
         includeSaturated: true,
       },
     });
-    const done = await untilVerified(api, created.id, options);
+    const done = await waitForVerdict(
+      api,
+      created.id,
+      AbortSignal.any([options.signal, AbortSignal.timeout(options.timeoutMs)]),
+      POLL_MS,
+    );
     const outcome: DeploymentOutcome = {
       kind,
       round,
@@ -234,24 +240,6 @@ function tally(receiver: LocalWebhookReceiver, deploymentId: string): WebhookTal
 
 function deploymentIdOf(webhook: { body: { data: Record<string, unknown> } | null }): string | undefined {
   return (webhook.body?.data.deployment as { id?: string } | undefined)?.id;
-}
-
-async function untilVerified(
-  api: TeapotApiClient,
-  id: string,
-  options: Pick<RoundsOptions, 'timeoutMs' | 'signal'>,
-): Promise<DeploymentView> {
-  const deadline = Date.now() + options.timeoutMs;
-  for (;;) {
-    const deployment = await api.deployment(id);
-    if (deployment.verdict !== 'pending') return deployment;
-    if (options.signal.aborted) throw new Error('stopped');
-    if (Date.now() > deadline)
-      throw new Error(
-        `deployment ${id} was not verified within ${options.timeoutMs} ms (runs: ${deployment.runs.map((r) => r.status).join(', ')})`,
-      );
-    await new Promise((resolve) => setTimeout(resolve, POLL_MS));
-  }
 }
 
 async function withTimeout<T>(

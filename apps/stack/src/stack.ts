@@ -19,11 +19,13 @@ import {
 } from './demo';
 import { DEV_ENV_FILE, REPO_ROOT, resolveStackEnv, type StackEnv } from './dev-env';
 import { checkServices, explainServiceProblems, maskPassword } from './preflight';
+import { announceSlowerDeployment } from './deployment-demo';
 import {
   describeMethod,
   medianFigures,
   ratios,
   renderComparison,
+  renderDeploymentWebhook,
   renderTable,
   renderTrend,
   type EndpointRow,
@@ -55,6 +57,8 @@ const SCRIPTS = {
 const QUANTS: readonly DemoQuant[] = ['fp16', 'fp8'];
 const BOOT_TIMEOUT_MS = 60_000;
 const REGISTER_TIMEOUT_MS = 30_000;
+/** Three post-deployment runs of a few seconds each, on a worker that also runs the schedule's. */
+const DEPLOYMENT_TIMEOUT_MS = 180_000;
 const POLL_MS = 1_000;
 /** The scheduler looks ahead by two ticks; short, so the demo's slots are enqueued promptly. */
 const SCHEDULER_TICK_MS = 500;
@@ -146,6 +150,11 @@ async function launch(
     'reading the comparison',
     () => reportComparison(api, registered, runs, say),
     REGISTER_TIMEOUT_MS,
+  );
+  await session.guard(
+    'verifying the deployment',
+    (stop) => reportDeployment(api, registered, options, say, stop),
+    DEPLOYMENT_TIMEOUT_MS,
   );
 
   if (options.once) {
@@ -302,6 +311,30 @@ async function reportComparison(
   const comparison = await api.compare(comparisonBody(registered, new Date(0), runs));
   say('FP8 against FP16 over the same runs (POST /comparisons; change = FP8 / FP16 - 1):\n');
   say(renderComparison(comparison, { baseline: 'FP16', candidate: 'FP8' }));
+}
+
+/**
+ * Makes the FP8 endpoint slower (its simulator switches to FP16 weights), announces it as a
+ * deployment with the new serving configuration, and prints the signed webhook the launcher's own
+ * receiver got once the deployment was verified.
+ */
+async function reportDeployment(
+  api: TeapotApiClient,
+  registered: RegisteredEndpoint[],
+  options: StackOptions,
+  say: (text?: string) => void,
+  stop: AbortSignal,
+): Promise<void> {
+  const fp8 = registered.find((endpoint) => endpoint.quant === 'fp8')!;
+  say(`\nA deployment that makes ${fp8.name} slower, verified against its scheduled runs:`);
+  const { deployment, webhook } = await announceSlowerDeployment(api, fp8, options.runs, say, stop);
+  if (!webhook) {
+    throw new StackError(
+      `The deployment ${deployment.id} was ${deployment.verdict}, which announces no webhook: GET /deployments/${deployment.id} says why.`,
+    );
+  }
+  say(`\nThe signed ${webhook.body?.type ?? ''} webhook the local receiver got:\n`);
+  say(renderDeploymentWebhook(webhook));
 }
 
 /** The table of medians, the FP8/FP16 ratios, and any run that did not measure. */
