@@ -26,6 +26,7 @@ import {
 } from '@teapot/db';
 import { syntheticRunResult } from '@teapot/db/testing';
 import { percentile, requestMetrics } from '@teapot/measure';
+import { bootstrapDeltas, LatencyHistogram, type Pooling } from '@teapot/stats';
 import { positiveIntOption as option } from './harness';
 
 const DAY_MS = 86_400_000;
@@ -226,10 +227,45 @@ async function exactItlP99(db: Database, runIds: string[]): Promise<number> {
   return percentile(Float64Array.from(values).sort(), 0.99) / 1000;
 }
 
+/** The distribution metrics a default comparison bootstraps, and its statistics. */
+const BOOTSTRAPPED = ['itl', 'tpot', 'ttft', 'e2e'] as const;
+
+/**
+ * The bootstrap of every distribution row of a default comparison (each metric's p50, p90, p99 from
+ * the same resamples of whole runs, 2,000 iterations, as compare() runs it) over the stored per-run
+ * histograms, pooled as `pooling` says: `counts` is the previous implementation, `auto` the current.
+ */
+async function bootstrapPhase(db: Database, runIds: [string[], string[]], pooling: Pooling) {
+  const sides = await Promise.all(
+    runIds.map(async (ids) => {
+      const { rows } = await db.pool.query<{ metric: string; encoded: Buffer }>(
+        `SELECT metric, encoded FROM run_histograms WHERE run_id = ANY($1::uuid[]) AND count > 0 ORDER BY run_id, metric`,
+        [ids],
+      );
+      return (metric: string) =>
+        rows.filter((row) => row.metric === metric).map((row) => LatencyHistogram.decode(row.encoded));
+    }),
+  );
+  const start = performance.now();
+  const results = BOOTSTRAPPED.map((metric) =>
+    bootstrapDeltas({
+      baseline: sides[0](metric),
+      candidate: sides[1](metric),
+      statistics: ['p50', 'p90', 'p99'],
+      resample: 'runs',
+      iterations: 2_000,
+      seed: 1,
+      pooling,
+    }),
+  );
+  return { ms: performance.now() - start, results };
+}
+
 /**
  * Two adjacent windows of one endpoint (7 days each when the history has 14) compared with the
  * default metrics and a 2,000-iteration bootstrap, against the baseline of reading both windows' raw
- * tokens once for one exact P99 (what any comparison over raw timings must at least do).
+ * tokens once for one exact P99 (what any comparison over raw timings must at least do). The
+ * bootstrap alone is also timed pooled both ways (see @teapot/stats' Pooling): previous vs current.
  */
 const windowComparison: AnalysisFigure = {
   name: 'comparison of two windows with bootstrap',
@@ -256,11 +292,23 @@ const windowComparison: AnalysisFigure = {
     ];
     const baselineMs = performance.now() - start;
     const comparisonMs = median(times);
+    const runIds: [string[], string[]] = [result.baseline.runIds, result.candidate.runIds];
+    const phases = { counts: [] as number[], auto: [] as number[] };
+    let same = true;
+    for (let i = 0; i < 3; i++) {
+      const previous = await bootstrapPhase(history.db, runIds, 'counts');
+      const current = await bootstrapPhase(history.db, runIds, 'auto');
+      phases.counts.push(previous.ms);
+      phases.auto.push(current.ms);
+      same &&= JSON.stringify(previous.results) === JSON.stringify(current.results);
+    }
+    const [previousMs, currentMs] = [median(phases.counts), median(phases.auto)];
     const itl = result.metrics.find((m) => m.metric === 'itl' && m.statistic === 'p99');
     const verdicts = result.metrics.map((m) => m.verdict);
     return [
       `${days}-day windows, ${result.baseline.runs} vs ${result.candidate.runs} runs, ${result.metrics.length} rows, ${result.iterations} iterations, resampled ${result.resampling.unit}`,
-      `comparison median of ${REPEATS}: ${comparisonMs.toFixed(0)} ms (target < ${TARGET_COMPARISON_MS} ms: ${comparisonMs < TARGET_COMPARISON_MS ? 'met' : 'MISSED'})`,
+      `comparison median of ${REPEATS}: ${comparisonMs.toFixed(0)} ms (target < ${TARGET_COMPARISON_MS} ms: ${comparisonMs < TARGET_COMPARISON_MS ? 'met' : 'MISSED'}); load average ${loadavg()[0].toFixed(2)}`,
+      `its bootstrap of ${BOOTSTRAPPED.length} metrics x 3 statistics, median of 3: ${currentMs.toFixed(0)} ms pooled by prefix vs ${previousMs.toFixed(0)} ms by counts (the previous implementation) -> ${(previousMs / currentMs).toFixed(1)}x; intervals identical: ${same ? 'yes' : 'NO'}`,
       `exact P99 ITL of both windows from the raw tokens: ${baselineMs.toFixed(0)} ms -> ${(baselineMs / comparisonMs).toFixed(1)}x`,
       `P99 ITL ${itl?.baseline?.toFixed(3)} vs ${itl?.candidate?.toFixed(3)} ms (exact ${exact[0].toFixed(3)} vs ${exact[1].toFixed(3)}); verdicts: ${verdicts.filter((v) => v === 'unchanged').length} unchanged of ${verdicts.length}, overall ${result.verdict}`,
     ].join('\n  ');

@@ -5,6 +5,7 @@ import { created, endpointBody, profileBody, type RunningApi, startApi } from '.
 
 let api: RunningApi;
 const runs = { fp16: [] as string[], fp8: [] as string[] };
+const profiles = { fp16: '', fp8: '' };
 const T0 = Date.UTC(2026, 10, 2);
 const from = new Date(T0).toISOString();
 const to = new Date(T0 + 86_400_000).toISOString();
@@ -39,6 +40,7 @@ beforeAll(async () => {
     );
     const endpointId = endpoint.id as string;
     const profile = await created(api, '/profiles', profileBody(endpointId));
+    profiles[quant] = profile.id as string;
     const config = await api.prisma.servingConfig.findFirstOrThrow({ where: { endpointId } });
     for (let i = 0; i < 3; i++) {
       const gapScale = quant === 'fp8' ? 0.5 : 1;
@@ -165,6 +167,82 @@ describe('POST /comparisons', () => {
         change,
         expect.arrayContaining([field]),
       ]);
+    }
+  });
+
+  it("judges rows against the profiles' thresholds unless the request sets its own", async () => {
+    const patch = (id: string, comparisonThresholds: unknown) =>
+      api.http.patch(`/profiles/${id}`).set('authorization', api.auth).send({ comparisonThresholds });
+    type Row = { metric: string; verdict: string; threshold: Record<string, unknown> };
+    const rowOf = (body: { metrics: Row[] }, metric: string) =>
+      body.metrics.find((m) => m.metric === metric)!;
+    const body = {
+      baseline: { runIds: runs.fp16 },
+      candidate: { runIds: runs.fp8 },
+      metrics: ['itl', 'ttft'],
+      statistics: ['p50'],
+    };
+    try {
+      // FP8's P50 ITL is about half FP16's: improved against 5%, unchanged against 60%.
+      expect((await patch(profiles.fp16, { 'itl.p50': 0.6, itl: 0.01 })).status).toBe(200);
+      const fp8 = await patch(profiles.fp8, { 'itl.p50': 0.8 });
+      expect(fp8.status).toBe(200);
+      expect(fp8.body.comparisonThresholds).toEqual({ 'itl.p50': 0.8 });
+      const stored = await api.prisma.profile.findUniqueOrThrow({ where: { id: profiles.fp16 } });
+      expect(stored.comparisonThresholds).toEqual({ 'itl.p50': 0.6, itl: 0.01 });
+
+      const byProfile = await post(body);
+      expect(byProfile.status).toBe(200);
+      expect(rowOf(byProfile.body, 'itl')).toMatchObject({
+        verdict: 'unchanged',
+        threshold: { value: 0.6, kind: 'relative', source: 'profile', profileId: profiles.fp16 },
+      });
+      expect(byProfile.body.notes).toContain(
+        'the profiles set different thresholds for itl.p50 (0.6, 0.8): the strictest, 0.6, applies',
+      );
+      expect(rowOf(byProfile.body, 'ttft').threshold).toEqual({
+        value: 0.05,
+        kind: 'relative',
+        source: 'default',
+      });
+
+      const byRequest = await post({ ...body, thresholds: { itl: 0.1 } });
+      expect(rowOf(byRequest.body, 'itl')).toMatchObject({
+        verdict: 'improved',
+        threshold: { value: 0.1, kind: 'relative', source: 'request' },
+      });
+
+      const cases: Array<[unknown, string]> = [
+        [{ 'itl.p42': 0.1 }, 'comparisonThresholds.itl.p42'],
+        [{ vibes: 0.1 }, 'comparisonThresholds.vibes'],
+        [{ 'error_rate.p99': 0.1 }, 'comparisonThresholds.error_rate.p99'],
+        [{ ttft: -1 }, 'comparisonThresholds.ttft'],
+        [{ ttft: '5%' }, 'comparisonThresholds.ttft'],
+        [[0.1], 'comparisonThresholds'],
+        [null, 'comparisonThresholds'],
+      ];
+      for (const [value, field] of cases) {
+        const response = await patch(profiles.fp16, value);
+        expect([value, response.status]).toEqual([value, 400]);
+        expect([value, response.body.details.map((d: { field: string }) => d.field)]).toEqual([
+          value,
+          [field],
+        ]);
+      }
+      const badCreate = await api.http
+        .post('/profiles')
+        .set('authorization', api.auth)
+        .send(profileBody(stored.endpointId, { comparisonThresholds: { 'ttft.p99/p50': 0.1 } }));
+      expect(badCreate.status).toBe(400);
+      expect(badCreate.body.details).toEqual([
+        {
+          field: 'comparisonThresholds.ttft.p99/p50',
+          problem: expect.stringContaining('names no statistic of ttft'),
+        },
+      ]);
+    } finally {
+      await patch(profiles.fp16, {});
+      await patch(profiles.fp8, {});
     }
   });
 });

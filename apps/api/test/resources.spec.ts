@@ -245,8 +245,14 @@ describe('runs', () => {
       summary: null,
       config: { version: 2, weightQuant: 'fp8' },
     });
-    // The snapshot is the profile minus its row bookkeeping (what snapshotOf keeps).
-    const { enabled: _enabled, createdAt: _created, updatedAt: _updated, ...measured } = profile;
+    // The snapshot is the profile minus its row bookkeeping and comparison thresholds (what snapshotOf keeps).
+    const {
+      enabled: _enabled,
+      createdAt: _created,
+      updatedAt: _updated,
+      comparisonThresholds: _thresholds,
+      ...measured
+    } = profile;
     expect(run.profileSnapshot).toEqual(measured);
 
     const job = await api.app.get(RunQueueProducer).queue.getJob(run.id as string);

@@ -42,8 +42,6 @@ export {
   compare,
   DEFAULT_COMPARISON_METRICS,
   DEFAULT_COMPARISON_STATISTICS,
-  DEFAULT_THRESHOLD,
-  DEFAULT_FRACTION_THRESHOLD,
   MAX_COMPARISON_RUNS,
   MAX_SIDE_RUN_IDS,
   MAX_RAW_REQUESTS,
@@ -57,11 +55,17 @@ export type {
   ComparisonQuery,
   ComparisonSide,
   ComparisonSideSummary,
-  ComparisonThreshold,
   MetricComparison,
   ResampleChoice,
   ResampleUnit,
 } from './comparisons/compare';
+export {
+  checkThresholds,
+  DEFAULT_THRESHOLD,
+  DEFAULT_FRACTION_THRESHOLD,
+  MAX_THRESHOLD,
+} from './comparisons/thresholds';
+export type { ComparisonThreshold, Thresholds } from './comparisons/thresholds';
 export type { SideRoofline } from './comparisons/roofline';
 export { cdfPoints, CDF_QUANTILES } from './comparisons/distribution';
 export type { CdfPoint, ComparisonDistributions, SideDistribution } from './comparisons/distribution';

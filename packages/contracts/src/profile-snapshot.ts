@@ -74,8 +74,16 @@ export const PROFILE_SNAPSHOT_FIELDS = Object.keys(
   profileSnapshotSchema.shape,
 ) as readonly (keyof ProfileSnapshot)[];
 
-/** Profile columns a run does not depend on: bookkeeping of the row, not of the measurement. */
-export const PROFILE_FIELDS_NOT_SNAPSHOTTED = ['enabled', 'createdAt', 'updatedAt'] as const;
+/**
+ * Profile columns a run does not depend on: bookkeeping of the row, not of the measurement, and how
+ * runs are judged afterwards (comparison thresholds apply as the profile sets them now).
+ */
+export const PROFILE_FIELDS_NOT_SNAPSHOTTED = [
+  'enabled',
+  'createdAt',
+  'updatedAt',
+  'comparisonThresholds',
+] as const;
 
 /** A Profile row as Prisma returns it (the Json columns untyped); what snapshotOf reads. */
 export type ProfileRow = { [K in keyof ProfileSnapshot]: unknown };

@@ -71,7 +71,11 @@ describe('createQueuedRun and latestServingConfigIds', () => {
     const run = await createQueuedRun(db.prisma, profile, 'manual');
     expect(run.status).toBe('queued');
     expect(run.configId).toBe((await latestServingConfigIds(db.prisma, [endpointId])).get(endpointId));
-    const { enabled: _enabled, createdAt: _created, updatedAt: _updated, ...fields } = profile;
+    const fields = Object.fromEntries(
+      Object.entries(profile).filter(
+        ([key]) => !(PROFILE_FIELDS_NOT_SNAPSHOTTED as readonly string[]).includes(key),
+      ),
+    );
     expect(parseProfileSnapshot(run.profileSnapshot)).toEqual(fields);
   });
 });

@@ -246,6 +246,68 @@ describe('bootstrapDeltas', () => {
   });
 });
 
+describe('pooling', () => {
+  const random = mulberry32(21);
+  // Runs at their own levels, with enough distinct buckets that auto takes the prefix table.
+  const runs = (n: number, median: number) =>
+    Array.from({ length: n }, () =>
+      histogramOf(latencies(random, 2_000, median * Math.exp(0.1 * standardNormal(random)), 0.5)),
+    );
+  const baseline = runs(30, 20_000);
+  const candidate = runs(25, 21_000);
+  const tailRatio = (s: { quantile(q: number): number }) => s.quantile(0.99) / s.quantile(0.5);
+  const statistics = ['p50', 'p90', 'p99', 'p99.9', 'mean', tailRatio] as const;
+
+  it('gives identical intervals whether resampled runs are pooled by counts or by prefix', () => {
+    const input = { baseline, candidate, statistics, resample: 'runs' as const, iterations: 400, seed: 4 };
+    const counts = bootstrapDeltas({ ...input, pooling: 'counts' });
+    expect(bootstrapDeltas({ ...input, pooling: 'prefix' })).toEqual(counts);
+    expect(bootstrapDeltas(input)).toEqual(counts);
+    // One run a side and raw values (counts of one, unsorted slots, ties) go through the same rule.
+    const raw = [Float64Array.of(5, 1, 3, 3, 9, 1), Float64Array.of(2, 2, 8), Float64Array.of(7)];
+    const other = [Float64Array.of(4, 6), Float64Array.of(1, 10, 10, 3)];
+    for (const [b, c] of [
+      [raw, other],
+      [raw.slice(0, 1), other.slice(1)],
+    ]) {
+      const rawInput = { baseline: b, candidate: c, statistics, resample: 'runs' as const, iterations: 300 };
+      expect(bootstrapDeltas({ ...rawInput, pooling: 'prefix' })).toEqual(
+        bootstrapDeltas({ ...rawInput, pooling: 'counts' }),
+      );
+    }
+  });
+
+  it('keeps the documented meaning: the interval of a pooled quantile over whole runs redrawn', () => {
+    // Written out: per iteration draw the baseline's runs, then the candidate's, merge, read p90.
+    const iterations = 200;
+    const result = bootstrapDelta({
+      baseline,
+      candidate,
+      statistic: 'p90',
+      resample: 'runs',
+      iterations,
+      seed: 8,
+    });
+    const draw = mulberry32(8);
+    const resampled = (side: LatencyHistogram[]) => {
+      const merged = new LatencyHistogram();
+      for (let k = 0; k < side.length; k++) merged.merge(side[Math.floor(draw() * side.length)]);
+      return merged.percentile(0.9)!;
+    };
+    const deltas = Float64Array.from({ length: iterations }, () => {
+      const b = resampled(baseline);
+      return resampled(candidate) - b;
+    }).sort();
+    expect(result.ci).toEqual([percentile(deltas, 0.025), percentile(deltas, 0.975)]);
+  });
+
+  it('refuses an unknown pooling', () => {
+    expect(() =>
+      bootstrapDelta({ baseline, candidate, statistic: 'p50', resample: 'runs', pooling: 'fast' as 'auto' }),
+    ).toThrow(/pooling must be one of auto, counts, prefix/);
+  });
+});
+
 describe('bootstrapRatioDelta', () => {
   const baseline = [
     { numerator: 1000, denominator: 10 },

@@ -42,7 +42,20 @@ export interface BootstrapDeltaInput {
    * entries are drawn as independent units.
    */
   groups?: { baseline: ArrayLike<number>; candidate: ArrayLike<number> };
+  /** How a resample of runs is pooled; every choice gives the same intervals (see Pooling). Default auto. */
+  pooling?: Pooling;
 }
+
+/**
+ * How a resample of whole runs becomes the pooled counts its quantiles are read from. `counts` adds
+ * every drawn run's buckets into one array (cost: the drawn runs' non-empty buckets); `prefix` keeps
+ * each run's cumulative counts per bucket and finds a quantile's bucket by a search starting at the
+ * previous resample's, reading one weighted sum over the drawn runs per bucket probed (cost: a few
+ * probes x runs per quantile). Counts are whole numbers, so both sums are exact and the intervals are
+ * identical; `auto` takes prefix when it is cheaper and its table is small. Within-runs is always counts.
+ */
+export const POOLINGS = ['auto', 'counts', 'prefix'] as const;
+export type Pooling = (typeof POOLINGS)[number];
 
 export interface BootstrapDeltaResult {
   baseline: number;
@@ -97,8 +110,15 @@ export function bootstrapDeltas(input: BootstrapDeltasInput): BootstrapDeltaResu
   if (!Array.isArray(input.statistics) || input.statistics.length === 0)
     throw new RangeError('statistics must list at least one statistic');
   const statistics = input.statistics.map(statisticOf);
+  const pooling = input.pooling ?? 'auto';
+  if (!(POOLINGS as readonly string[]).includes(pooling))
+    throw new RangeError(`pooling must be one of ${POOLINGS.join(', ')}, got ${String(pooling)}`);
   const baseline = Side.of(input.baseline, 'baseline', input.groups?.baseline);
   const candidate = Side.of(input.candidate, 'candidate', input.groups?.candidate);
+  if (input.resample === 'runs') {
+    baseline.choosePooling(pooling, statistics.length);
+    candidate.choosePooling(pooling, statistics.length);
+  }
   if (baseline.histograms !== candidate.histograms)
     throw new RangeError('baseline and candidate must both be histograms or both be raw values');
 
@@ -252,12 +272,24 @@ interface RunCounts {
   max: number;
 }
 
+/** The most cells (distinct values x runs) a side's prefix table may have under `auto`: 16 MiB. */
+const PREFIX_MAX_CELLS = 1 << 21;
+/** About how many weighted sums a quantile's search reads per resample (measured: 3 to 8). */
+const PROBES_PER_QUANTILE = 8;
+
 /** One side of a comparison, prepared for fast resampling. */
 class Side {
   private readonly pooled: Float64Array;
   private readonly draws: Int32Array;
   /** The entries of each group, when entries are drawn in two stages. */
   private clusters: Int32Array[] | null = null;
+  /** Pooling by prefix: cumulative counts, value-major (prefix[slot * runs + run]); null pools by counts. */
+  private prefix: Float64Array | null = null;
+  /** The drawn runs of the current resample and how often each was drawn. */
+  private readonly drawn: Int32Array;
+  private readonly weights: Float64Array;
+  /** Per quantile, the slot the previous resample found it at: where the next search starts. */
+  private readonly hints = new Map<number, number>();
 
   private constructor(
     readonly histograms: boolean,
@@ -266,6 +298,31 @@ class Side {
   ) {
     this.pooled = new Float64Array(values.length);
     this.draws = new Int32Array(runs.length);
+    this.drawn = new Int32Array(runs.length);
+    this.weights = new Float64Array(runs.length);
+  }
+
+  /** Prepares resampling runs by prefix when asked, or under auto when it is cheaper and small (see Pooling). */
+  choosePooling(pooling: Pooling, statistics: number): void {
+    if (pooling === 'counts') return;
+    const slots = this.values.length;
+    const runs = this.runs.length;
+    if (pooling === 'auto') {
+      const buckets = this.runs.reduce((n, run) => n + run.slots.length, 0);
+      if (slots * runs > PREFIX_MAX_CELLS || buckets / runs < PROBES_PER_QUANTILE * statistics) return;
+    }
+    const prefix = new Float64Array(slots * runs);
+    const counts = new Float64Array(slots);
+    this.runs.forEach((run, r) => {
+      counts.fill(0);
+      for (let i = 0; i < run.slots.length; i++) counts[run.slots[i]] += run.counts[i];
+      let cumulative = 0;
+      for (let slot = 0; slot < slots; slot++) {
+        cumulative += counts[slot];
+        prefix[slot * runs + r] = cumulative;
+      }
+    });
+    this.prefix = prefix;
   }
 
   static of(entries: ReadonlyArray<RunSamples>, field: string, groups?: ArrayLike<number>): Side {
@@ -386,20 +443,11 @@ class Side {
     let sum = 0;
     let min = Infinity;
     let max = -Infinity;
+    if (unit === 'runs' && this.prefix) return this.resampledByPrefix(statistics, random, this.prefix);
     if (unit === 'runs') {
       // Count how often each run is drawn, then add each drawn run once, times its draws: about a
       // third of the runs are not drawn at all, so this skips a third of the additions.
-      const draws = this.draws.fill(0);
-      if (this.clusters) {
-        // Two stages: groups with replacement, then each drawn group's entries with replacement.
-        const clusters = this.clusters;
-        for (let g = 0; g < clusters.length; g++) {
-          const members = clusters[Math.floor(random() * clusters.length)];
-          for (let k = 0; k < members.length; k++) draws[members[Math.floor(random() * members.length)]] += 1;
-        }
-      } else {
-        for (let k = 0; k < this.runs.length; k++) draws[Math.floor(random() * this.runs.length)] += 1;
-      }
+      const draws = this.drawRuns(random);
       for (let r = 0; r < this.runs.length; r++) {
         const times = draws[r];
         if (times === 0) continue;
@@ -450,6 +498,82 @@ class Side {
     return statistics.map((statistic) => statistic(pooled));
   }
 
+  /** How often each run (entry) is drawn in one resample: with replacement, or in two stages by group. */
+  private drawRuns(random: Random): Int32Array {
+    const draws = this.draws.fill(0);
+    if (this.clusters) {
+      // Two stages: groups with replacement, then each drawn group's entries with replacement.
+      const clusters = this.clusters;
+      for (let g = 0; g < clusters.length; g++) {
+        const members = clusters[Math.floor(random() * clusters.length)];
+        for (let k = 0; k < members.length; k++) draws[members[Math.floor(random() * members.length)]] += 1;
+      }
+    } else {
+      for (let k = 0; k < this.runs.length; k++) draws[Math.floor(random() * this.runs.length)] += 1;
+    }
+    return draws;
+  }
+
+  /**
+   * resampled() over whole runs, pooling by prefix: the same draws in the same order, and the same
+   * rank-to-value rule as sample(), read from weighted sums of the drawn runs' cumulative counts.
+   */
+  private resampledByPrefix(
+    statistics: ReadonlyArray<(pooled: PooledSample) => number>,
+    random: Random,
+    prefix: Float64Array,
+  ): number[] {
+    const runs = this.runs.length;
+    const draws = this.drawRuns(random);
+    const { drawn, weights, values } = this;
+    let m = 0;
+    let total = 0;
+    let sum = 0;
+    let min = Infinity;
+    let max = -Infinity;
+    for (let r = 0; r < runs; r++) {
+      const times = draws[r];
+      if (times === 0) continue;
+      const run = this.runs[r];
+      drawn[m] = r;
+      weights[m++] = times;
+      total += run.total * times;
+      sum += run.sum * times;
+      min = Math.min(min, run.min);
+      max = Math.max(max, run.max);
+    }
+    if (total === 0) return statistics.map(() => NaN);
+    const cumulative = (slot: number): number => {
+      const row = slot * runs;
+      let count = 0;
+      for (let i = 0; i < m; i++) count += weights[i] * prefix[row + drawn[i]];
+      return count;
+    };
+    const last = values.length - 1;
+    const pooled: PooledSample = {
+      count: total,
+      mean: sum / total,
+      quantile: (q) => {
+        let slot = -1;
+        let atSlot = 0;
+        const value = interpolateRanks(total, q, (rank) => {
+          // The slot found for rank lo also holds lo + 1 unless lo + 1 is its last sample.
+          if (slot < 0 || atSlot <= rank)
+            [slot, atSlot] = firstSlotAbove(
+              cumulative,
+              rank,
+              slot < 0 ? (this.hints.get(q) ?? 0) : slot,
+              last,
+            );
+          return Math.min(Math.max(values[slot], min), max);
+        });
+        this.hints.set(q, slot);
+        return value;
+      },
+    };
+    return statistics.map((statistic) => statistic(pooled));
+  }
+
   private add(slots: Int32Array, counts: Float64Array, times = 1): void {
     const pooled = this.pooled;
     for (let i = 0; i < slots.length; i++) pooled[slots[i]] += counts[i] * times;
@@ -472,6 +596,60 @@ class Side {
       },
     };
   }
+}
+
+/**
+ * The first slot whose cumulative count exceeds `rank` (the last slot when none does, as sample()
+ * scans), and its count: galloping from `start` (resampled quantiles sit near the previous one), then
+ * bisecting.
+ */
+function firstSlotAbove(
+  cumulative: (slot: number) => number,
+  rank: number,
+  start: number,
+  last: number,
+): [number, number] {
+  // The answer is in (lo, hi]; lo is -1 or a slot whose count is at most rank.
+  let lo: number;
+  let hi = Math.min(Math.max(start, 0), last);
+  let atHi = cumulative(hi);
+  if (atHi > rank) {
+    lo = -1;
+    for (let step = 1; hi - step >= 0; step *= 2) {
+      const at = cumulative(hi - step);
+      if (at <= rank) {
+        lo = hi - step;
+        break;
+      }
+      hi -= step;
+      atHi = at;
+    }
+  } else {
+    lo = hi;
+    for (let step = 1; ; step *= 2) {
+      if (lo + step >= last) {
+        hi = last;
+        atHi = cumulative(last);
+        break;
+      }
+      const at = cumulative(lo + step);
+      if (at > rank) {
+        hi = lo + step;
+        atHi = at;
+        break;
+      }
+      lo += step;
+    }
+  }
+  while (hi - lo > 1) {
+    const mid = lo + ((hi - lo) >> 1);
+    const at = cumulative(mid);
+    if (at > rank) {
+      hi = mid;
+      atHi = at;
+    } else lo = mid;
+  }
+  return [hi, atHi];
 }
 
 function uniqueSorted(values: Float64Array): Float64Array {

@@ -6,6 +6,8 @@ export {
   bootstrapDeltas,
   bootstrapRatioDelta,
   NAMED_QUANTILES,
+  POOLINGS,
+  type Pooling,
   type BootstrapDeltaInput,
   type BootstrapDeltasInput,
   type BootstrapRatioInput,

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { checkThresholds } from '@teapot/analysis';
 import type { Prisma, Profile } from '@teapot/db';
 import type { Load, Slo, Workload } from '@teapot/measure';
 import { keysetPage, type Page } from '../common/pagination';
@@ -24,16 +25,19 @@ export class ProfilesService {
       scheduleCron: input.scheduleCron ?? null,
       scheduleIntervalS: input.scheduleIntervalS ?? null,
     });
+    // Keys and values against the metric catalogue; the error filter makes it a 400 naming the key.
+    if (input.comparisonThresholds) checkThresholds(input.comparisonThresholds, 'comparisonThresholds');
     const endpoint = await this.prisma.endpoint.count({ where: { id: input.endpointId } });
     if (!endpoint)
       throw new MissingReferenceException([{ field: 'endpointId', problem: 'names no endpoint' }]);
-    const { workload, load, slo, ...fields } = input;
+    const { workload, load, slo, comparisonThresholds, ...fields } = input;
     const profile = await this.prisma.profile.create({
       data: {
         ...fields,
         workload: toJson(workload),
         load: toJson(load),
         ...(slo ? { slo: toJson(slo) } : {}),
+        ...(comparisonThresholds ? { comparisonThresholds: toJson(comparisonThresholds) } : {}),
       },
     });
     return toProfileDto(profile);
@@ -51,6 +55,8 @@ export class ProfilesService {
   /** Checks the profile as it will be after the change, so a patch cannot break its coherence. */
   async update(id: string, input: UpdateProfileDto): Promise<ProfileDto> {
     const current = await this.find(id);
+    // Keys and values against the metric catalogue; the error filter makes it a 400 naming the key.
+    if (input.comparisonThresholds) checkThresholds(input.comparisonThresholds, 'comparisonThresholds');
     assertCoherent({
       requestCount: input.requestCount === undefined ? current.requestCount : input.requestCount,
       durationS: input.durationS === undefined ? current.durationS : input.durationS,
@@ -58,7 +64,7 @@ export class ProfilesService {
       scheduleIntervalS:
         input.scheduleIntervalS === undefined ? current.scheduleIntervalS : input.scheduleIntervalS,
     });
-    const { workload, load, slo, ...fields } = input;
+    const { workload, load, slo, comparisonThresholds, ...fields } = input;
     const profile = await this.prisma.profile.update({
       where: { id },
       data: {
@@ -66,6 +72,7 @@ export class ProfilesService {
         ...(workload ? { workload: toJson(workload) } : {}),
         ...(load ? { load: toJson(load) } : {}),
         ...(slo ? { slo: toJson(slo) } : {}),
+        ...(comparisonThresholds ? { comparisonThresholds: toJson(comparisonThresholds) } : {}),
       },
     });
     return toProfileDto(profile);
@@ -107,5 +114,6 @@ export function toProfileDto(profile: Profile): ProfileDto {
     workload: profile.workload as unknown as Workload,
     load: profile.load as unknown as Load,
     slo: profile.slo as Slo,
+    comparisonThresholds: profile.comparisonThresholds as Record<string, number>,
   };
 }

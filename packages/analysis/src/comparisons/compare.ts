@@ -34,6 +34,13 @@ import {
   type ServingConfigField,
 } from '../selection';
 import { histogramStatistic } from '../trend';
+import {
+  checkThresholds,
+  readProfileThresholds,
+  thresholdOf,
+  type ComparisonThreshold,
+  type Thresholds,
+} from './thresholds';
 import { overallVerdictOf, verdictOf, type Verdict } from './verdict';
 import { itlDistributions, type ComparisonDistributions } from './distribution';
 import { sideRoofline, type SideRoofline } from './roofline';
@@ -59,7 +66,8 @@ export interface ComparisonQuery {
   statistics?: string[];
   /**
    * The change that matters, by metric (`itl`) or metric and statistic (`itl.p99`, which wins):
-   * relative (0.05 = 5%), absolute for fractions (error_rate: 0.01 = one percentage point).
+   * relative (0.05 = 5%), absolute for fractions (error_rate: 0.01 = one percentage point). A row the
+   * request sets no threshold for takes its profile's (profiles.comparisonThresholds), else the default.
    */
   thresholds?: Record<string, number>;
   /** Default auto: runs when both sides have AUTO_RUNS_MIN runs, otherwise requests. */
@@ -85,9 +93,6 @@ export const DEFAULT_COMPARISON_METRICS: readonly MetricName[] = [
   'error_rate',
 ];
 export const DEFAULT_COMPARISON_STATISTICS: readonly Statistic[] = ['p50', 'p90', 'p99'];
-/** Relative, except error_rate (absolute: one percentage point). */
-export const DEFAULT_THRESHOLD = 0.05;
-export const DEFAULT_FRACTION_THRESHOLD = 0.01;
 export const DEFAULT_ITERATIONS = 2_000;
 export const MAX_ITERATIONS = 10_000;
 /** Each side reads at most this many runs (histograms and summaries). */
@@ -122,13 +127,6 @@ export interface ComparisonSideSummary {
   configVersions: Array<{ endpointId: string; version: number | null }>;
   /** The distinct values of each set serving-configuration field over the side's runs. */
   servingConfig: Partial<Record<ServingConfigField, ConfigValue[]>>;
-}
-
-export interface ComparisonThreshold {
-  value: number;
-  /** relative: of (candidate - baseline) / baseline; absolute: of candidate - baseline. */
-  kind: 'relative' | 'absolute';
-  source: 'request' | 'default';
 }
 
 export interface MetricComparison {
@@ -246,6 +244,7 @@ export async function compare(db: RunStore, query: ComparisonQuery): Promise<Com
   }
   const shared = baseline.runs.filter((run) => candidate.runs.some((other) => other.id === run.id)).length;
   if (shared > 0) notes.push(`${shared} runs are on both sides: the sides are not independent`);
+  await resolveThresholds(db, rows, query.thresholds ?? {}, [...baseline.runs, ...candidate.runs], notes);
 
   const details = {
     baseline: await runDetails(db, baseline.runs),
@@ -355,9 +354,7 @@ function checkedRows(query: ComparisonQuery): Row[] {
     if (!(STATISTICS as readonly string[]).includes(statistic))
       throw new AnalysisInputError('statistics', `${statistic} is not one of ${STATISTICS.join(', ')}`);
   }
-  const thresholds = query.thresholds ?? {};
-  if (typeof thresholds !== 'object' || thresholds === null || Array.isArray(thresholds))
-    throw new AnalysisInputError('thresholds', 'must be an object of metric (or metric.statistic) to number');
+  const thresholds = checkThresholds(query.thresholds ?? {}, 'thresholds');
   const rows: Row[] = [];
   for (const metric of new Set(metrics)) {
     if (!isMetricName(metric))
@@ -374,7 +371,7 @@ function checkedRows(query: ComparisonQuery): Row[] {
         ? offered
         : [...new Set(statistics)].filter((s): s is Statistic => (offered as readonly string[]).includes(s));
     for (const statistic of wanted)
-      rows.push({ metric, statistic, threshold: thresholdOf(metric, statistic, thresholds) });
+      rows.push({ metric, statistic, threshold: thresholdOf(metric, statistic, thresholds, []).threshold });
   }
   for (const key of Object.keys(thresholds)) {
     const [metric, statistic] = key.split('.', 2).length === 2 ? splitKey(key) : [key, undefined];
@@ -397,24 +394,28 @@ function splitKey(key: string): [string, string] {
   return [key.slice(0, dot), key.slice(dot + 1)];
 }
 
-function thresholdOf(
-  metric: MetricName,
-  statistic: Statistic,
-  given: Record<string, number>,
-): ComparisonThreshold {
-  const kind = METRICS[metric].unit === 'fraction' ? 'absolute' : 'relative';
-  for (const key of [`${metric}.${statistic}`, metric]) {
-    if (!Object.prototype.hasOwnProperty.call(given, key)) continue;
-    const value = given[key];
-    if (typeof value !== 'number' || !Number.isFinite(value) || value < 0 || value > 10)
-      throw new AnalysisInputError(`thresholds.${key}`, 'must be a number from 0 to 10 (0.05 = 5%)');
-    return { value, kind, source: 'request' };
+/**
+ * Rows the request sets no threshold for take the one the compared runs' profiles set (the strictest
+ * when they differ, said in a note), else keep the default: request > profile > default.
+ */
+async function resolveThresholds(
+  db: RunStore,
+  rows: Row[],
+  request: Thresholds,
+  runs: SelectedRun[],
+  notes: string[],
+): Promise<void> {
+  const profileIds = [...new Set(runs.map((run) => run.profileId).filter((id): id is string => id !== null))];
+  const profiles = await readProfileThresholds(db, profileIds);
+  if (profiles.length === 0) return;
+  for (const row of rows) {
+    const { threshold, conflict } = thresholdOf(row.metric, row.statistic, request, profiles);
+    row.threshold = threshold;
+    if (conflict)
+      notes.push(
+        `the profiles set different thresholds for ${row.metric}.${row.statistic} (${conflict.join(', ')}): the strictest, ${threshold.value}, applies`,
+      );
   }
-  return {
-    value: kind === 'absolute' ? DEFAULT_FRACTION_THRESHOLD : DEFAULT_THRESHOLD,
-    kind,
-    source: 'default',
-  };
 }
 
 /** A side as a run selection: run ids need no window (all time), a window needs its start. */

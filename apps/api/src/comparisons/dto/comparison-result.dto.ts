@@ -33,7 +33,17 @@ class ComparisonSideSummaryDto {
 class ThresholdDto {
   @ApiProperty({ example: 0.05 }) value!: number;
   @ApiProperty({ enum: ['relative', 'absolute'] }) kind!: string;
-  @ApiProperty({ enum: ['request', 'default'] }) source!: string;
+  @ApiProperty({
+    enum: ['request', 'profile', 'default'],
+    description:
+      "Who set it: the request's thresholds, else the compared runs' profiles' comparisonThresholds (the strictest when they differ), else the default.",
+  })
+  source!: string;
+  @ApiPropertyOptional({
+    format: 'uuid',
+    description: 'With source profile: the profile whose threshold applies.',
+  })
+  profileId?: string;
 }
 
 class SamplesDto {

@@ -141,7 +141,7 @@ export class CreateComparisonDto {
     additionalProperties: { type: 'number' },
     example: { itl: 0.05, 'itl.p99': 0.1, error_rate: 0.01 },
     description:
-      'The change that matters per metric or metric.statistic: relative (0.05 = 5%), absolute for error_rate. Default 0.05 (error_rate 0.01).',
+      "The change that matters per metric or metric.statistic: relative (0.05 = 5%), absolute for error_rate. A row without one here takes its profile's comparisonThresholds, else 0.05 (error_rate 0.01).",
   })
   @IsOptional()
   @IsBoundedJsonObject(1, 4_096)

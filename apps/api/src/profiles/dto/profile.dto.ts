@@ -11,9 +11,16 @@ import {
   Min,
   ValidateNested,
 } from 'class-validator';
+import { MAX_THRESHOLD } from '@teapot/analysis';
 import { TRANSPORTS, type Load, type Slo, type Transport, type Workload } from '@teapot/measure';
 import { PageQueryDto } from '../../common/pagination';
-import { IsAbsentOr, IsCronExpression, IsName, MIN_SCHEDULE_INTERVAL_S } from '../../common/validators';
+import {
+  IsAbsentOr,
+  IsBoundedJsonObject,
+  IsCronExpression,
+  IsName,
+  MIN_SCHEDULE_INTERVAL_S,
+} from '../../common/validators';
 import {
   ClosedLoadDto,
   DatasetWorkloadDto,
@@ -131,6 +138,20 @@ export class CreateProfileDto {
   slo?: SloDto;
 
   @ApiPropertyOptional({
+    type: 'object',
+    additionalProperties: { type: 'number', minimum: 0, maximum: MAX_THRESHOLD },
+    example: { 'itl.p99': 0.03, ttft: 0.1, error_rate: 0.005 },
+    default: {},
+    description:
+      'The change that matters when runs of this profile are compared (POST /comparisons, deployment verification), ' +
+      'by metric or metric.statistic (which wins): relative (0.03 = 3%), absolute for error_rate (0.005 = half a ' +
+      "percentage point). A comparison request's own thresholds win; rows neither sets use 0.05 (error_rate 0.01).",
+  })
+  @IsAbsentOr()
+  @IsBoundedJsonObject(1, 4_096)
+  comparisonThresholds?: Record<string, number>;
+
+  @ApiPropertyOptional({
     type: String,
     nullable: true,
     example: '0 */6 * * *',
@@ -197,6 +218,13 @@ export class ProfileDto {
   @ApiProperty() forceOutputLength!: boolean;
   @ApiProperty({ enum: TRANSPORTS }) transport!: Transport;
   @ApiProperty({ type: SloDto }) slo!: Slo;
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: { type: 'number' },
+    example: { 'itl.p99': 0.03 },
+    description: 'Thresholds comparisons of its runs use where the request sets none.',
+  })
+  comparisonThresholds!: Record<string, number>;
   @ApiProperty({ type: String, nullable: true }) scheduleCron!: string | null;
   @ApiProperty({ type: Number, nullable: true }) scheduleIntervalS!: number | null;
   @ApiProperty() scheduleJitterS!: number;
