@@ -27,6 +27,21 @@ describe('robustChangePoints', () => {
     expect(step.pValue).toBeLessThan(1e-6);
   });
 
+  it.each<[number, string]>([
+    [
+      1189,
+      'a 3.3-sigma step in t3 noise with spikes beside it (once taken for a drift over the whole series)',
+    ],
+    [384, 'two 3.1-sigma steps, up then down, 300 runs apart (once one drift over the first 884 runs)'],
+    [21, 'a 3.3-sigma step 25 runs after a 4-sigma one among spikes (once a drift, the other misplaced)'],
+    [339, 'a step whose first candidate is 10 runs off, between two spikes (once placed 4 runs off)'],
+  ])('finds every step of labelled series %i within 2 runs, and no drift: %s', (seed) => {
+    const series = labelledSeries(seed);
+    const { findings } = robustChangePoints(series.values);
+    expect(findings.map((f) => f.kind)).toEqual(series.steps.map(() => 'step'));
+    findings.forEach((f, i) => expect(Math.abs(f.index - series.steps[i].index)).toBeLessThanOrEqual(2));
+  });
+
   it('reports a slow 10% drift over 1,000 runs (2% noise) as one drift, not as steps (Otava cuts it into steps)', () => {
     const values = heavyTailed(5, 1_000, (i) => 20 * (1 + (0.1 * i) / 999), 0.02);
     const { findings } = robustChangePoints(values);

@@ -264,7 +264,7 @@ function confirm(
       passes: false,
     };
     points[i].passes = points[i].pValue <= limits.maxPValue && points[i].effect >= limits.minEffect;
-    if (points[i].passes) points[i].passes = stepFitsBetter(y, from, points[i].index, to);
+    if (points[i].passes) points[i].passes = stepFitsBetter(y, from, points[i].index, to, limits.noise);
   };
   for (let i = 0; i < points.length; i++) judge(i);
   for (;;) {
@@ -280,10 +280,16 @@ function confirm(
   }
   // Place each confirmed step, within 6 runs, where two levels (the medians of each side away from the
   // step) fit best in absolute error capped at 3 sigma, so a spike beside a step pulls it nowhere.
+  // Again from where it moved, until it stays: a candidate 6 or more runs off reaches its step too.
   for (let i = 0; i < points.length; i++) {
     const from = Math.max(i === 0 ? 0 : points[i - 1].index, points[i].index - limits.window);
     const to = Math.min(points[i + 1]?.index ?? y.length, points[i].index + limits.window);
-    const placed = placeStep(y, from, points[i].index, to, limits.noise);
+    let placed = points[i].index;
+    for (let round = 0; round < PLACEMENT_ROUNDS; round++) {
+      const next = placeStep(y, from, placed, to, limits.noise);
+      if (next === placed) break;
+      placed = next;
+    }
     if (placed !== points[i].index) {
       points[i] = { ...points[i], ...stepTest(y, from, placed, to, limits.noise), index: placed };
     }
@@ -291,9 +297,12 @@ function confirm(
   return points;
 }
 
+/** Placements of one step: the first moves it at most 6 runs, each further one 6 more. */
+const PLACEMENT_ROUNDS = 4;
+
 function placeStep(y: Float64Array, from: number, index: number, to: number, noise: number): number {
   // A spike costs the same whichever level it is put with: each point's cost is capped at 3 sigma.
-  const cap = 3 * noise;
+  const cap = SPIKE_CAP * noise;
   const zone = 6;
   const lo = Math.max(from + 1, index - zone);
   const hi = Math.min(to - 1, index + zone);
@@ -322,29 +331,37 @@ function stepTest(y: Float64Array, from: number, index: number, to: number, nois
   return { pValue, effect };
 }
 
-/** True when two medians (split at `index`) fit y[from..to) with a smaller absolute error than a line. */
-function stepFitsBetter(y: Float64Array, from: number, index: number, to: number): boolean {
+/**
+ * True when two medians (split at `index`) fit y[from..to) with a smaller error than a line, each
+ * point's absolute error capped at SPIKE_CAP sigma: a spike costs both fits the same, instead of
+ * adding the same large amount to both and pulling their ratio towards 1.
+ */
+function stepFitsBetter(y: Float64Array, from: number, index: number, to: number, noise: number): boolean {
+  const cap = SPIKE_CAP * noise;
   const left = y.subarray(from, index);
   const right = y.subarray(index, to);
   const ml = median(Float64Array.from(left));
   const mr = median(Float64Array.from(right));
   let stepError = 0;
-  for (const v of left) stepError += Math.abs(v - ml);
-  for (const v of right) stepError += Math.abs(v - mr);
-  return stepError < STEP_OVER_LINE * lineError(y, from, to).error;
+  for (const v of left) stepError += Math.min(cap, Math.abs(v - ml));
+  for (const v of right) stepError += Math.min(cap, Math.abs(v - mr));
+  return stepError < STEP_OVER_LINE * lineError(y, from, to, cap).error;
 }
 
 /** How much smaller a step's absolute error must be than a line's: a 3-sigma step's is ~0.75 of it. */
 const STEP_OVER_LINE = 0.9;
+/** Beyond this many noise levels a point is an outlier to every fit: it costs this much to any of them. */
+const SPIKE_CAP = 3;
 /** A drift's total change must be this many times `minEffect`: two same-signed steps below the noise
  *  add up to a slope too. */
 const DRIFT_OVER_STEP = 1.5;
 
-/** A robust line through y[from..to): split-half median slope, median intercept; its absolute error. */
+/** A robust line through y[from..to): split-half median slope, median intercept; its absolute error (each point's capped at `cap`). */
 function lineError(
   y: Float64Array,
   from: number,
   to: number,
+  cap = Infinity,
 ): { slope: number; intercept: number; error: number } {
   const length = to - from;
   const half = Math.floor(length / 2);
@@ -353,7 +370,7 @@ function lineError(
   const slope = half > 0 ? median(slopes) : 0;
   const intercept = median(Float64Array.from({ length }, (_, i) => y[from + i] - slope * i));
   let error = 0;
-  for (let i = 0; i < length; i++) error += Math.abs(y[from + i] - intercept - slope * i);
+  for (let i = 0; i < length; i++) error += Math.min(cap, Math.abs(y[from + i] - intercept - slope * i));
   return { slope, intercept, error };
 }
 
