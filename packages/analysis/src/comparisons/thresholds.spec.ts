@@ -1,5 +1,4 @@
-import { createDatabase, type Database } from '@teapot/db';
-import { createTestDatabase, type TestDatabase } from '@teapot/db/testing';
+import { openTestDatabase, storeEndpoint, type OpenTestDatabase } from '@teapot/db/testing';
 import { AnalysisInputError } from '../errors';
 import { checkThresholds, readProfileThresholds, thresholdOf } from './thresholds';
 
@@ -71,33 +70,19 @@ describe('checkThresholds', () => {
 });
 
 describe('readProfileThresholds', () => {
-  let testDb: TestDatabase;
-  let db: Database;
+  let db: OpenTestDatabase;
 
   beforeAll(async () => {
-    testDb = await createTestDatabase();
-    db = createDatabase(testDb.url);
+    db = await openTestDatabase();
   });
 
-  afterAll(async () => {
-    await db?.close();
-    await testDb?.drop();
-  });
+  afterAll(() => db?.close());
 
   it('reads what the profiles store and leaves out keys the catalogue no longer accepts', async () => {
-    const endpoint = await db.prisma.endpoint.create({
-      data: { name: 'e', baseUrl: 'http://127.0.0.1:1/v1', apiKind: 'chat', model: 'm' },
-    });
+    const endpointId = await storeEndpoint(db);
     const profile = (name: string, comparisonThresholds: object) =>
       db.prisma.profile.create({
-        data: {
-          name,
-          endpointId: endpoint.id,
-          workload: {},
-          load: {},
-          requestCount: 1,
-          comparisonThresholds,
-        },
+        data: { name, endpointId, workload: {}, load: {}, requestCount: 1, comparisonThresholds },
       });
     const kept = await profile('kept', { 'itl.p99': 0.03, retired_metric: 0.1, ttft: 'x' });
     const none = await profile('none', {});
