@@ -233,10 +233,15 @@ describe('scheduler (two schedulers on one database and Redis, pinned clock)', (
   });
 
   it('runs each retention slot on one worker only', async () => {
-    const [a, b] = [await workerApp('retention-a'), await workerApp('retention-b')];
+    const [a, b] = [
+      await workerApp('retention-a', { RETENTION_WEBHOOK_DAYS: '7' }),
+      await workerApp('retention-b', { RETENTION_WEBHOOK_DAYS: '7' }),
+    ];
     const at = Date.UTC(2031, 0, 1, 4, 0, 0);
     const first = await a.get(RetentionService).runDue(at);
     expect(first?.cutoff).toEqual(new Date(at - 30 * 86_400_000));
+    // The webhook history has its own setting.
+    expect(first?.webhooks.cutoff).toEqual(new Date(at - 7 * 86_400_000));
     expect(await b.get(RetentionService).runDue(at + 60_000)).toBeNull();
     expect(await a.get(RetentionService).runDue(at + 120_000)).toBeNull();
     expect(await b.get(RetentionService).runDue(at + 86_400_000)).not.toBeNull();

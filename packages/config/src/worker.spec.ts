@@ -13,6 +13,7 @@ describe('loadWorkerEnv', () => {
     expect(env.WORKER_CONCURRENCY).toBe(1);
     expect(env.SCHEDULER_TICK_MS).toBe(1000);
     expect(env.RETENTION_RAW_DAYS).toBe(30);
+    expect(env.RETENTION_WEBHOOK_DAYS).toBe(30);
     expect(env.WORKER_QUEUES).toEqual([
       'runs',
       'webhooks',

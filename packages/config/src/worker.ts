@@ -62,6 +62,8 @@ export const workerEnvSchema = z.object({
   /** Stale runs (running without a job, queued without a job) are repaired this often. */
   REAPER_INTERVAL_MS: wholeNumber(1_000, HOUR_MS, 30_000),
   RETENTION_RAW_DAYS: wholeNumber(1, 36_500, 30),
+  /** Webhook events older than this go with their deliveries and attempts (never one still pending). */
+  RETENTION_WEBHOOK_DAYS: wholeNumber(1, 36_500, 30),
   /** When to drop old raw timings (cron, UTC); one worker does it per slot. */
   RETENTION_CRON: z.string().min(9, 'must be a cron expression, e.g. "17 3 * * *"').default('17 3 * * *'),
   /** Prometheus `/metrics` listener; unset means none. */

@@ -17,10 +17,15 @@ export type { PersistRunOptions, PersistedRun } from './run-writer';
 export { HISTOGRAM_METRICS, type HistogramMetric } from '@teapot/contracts';
 export { readRunRequests, streamRunRequests, readRunHistograms, readMeasuredRequests } from './run-reader';
 export type { ReadRunRequestsOptions, StreamRunRequestsOptions, MeasuredRequests } from './run-reader';
-export { dropRawTimings } from './retention';
+export { dropRawTimings, dropWebhookHistory } from './retention';
 export { backfillRollups, refreshRollups, ROLLUP_GRAINS, ROLLUP_METRICS } from './rollups';
 export type { BackfillRollupsResult } from './rollups';
-export type { DropRawTimingsOptions, DropRawTimingsResult } from './retention';
+export type {
+  DropRawTimingsOptions,
+  DropRawTimingsResult,
+  DropWebhookHistoryOptions,
+  DropWebhookHistoryResult,
+} from './retention';
 export { LatencyHistogram, HISTOGRAM_RELATIVE_ERROR, HISTOGRAM_MAX_US } from '@teapot/stats';
 export { PrismaClient, Prisma } from './generated/prisma/client';
 export * from './generated/prisma/enums';

@@ -53,3 +53,60 @@ export async function dropRawTimings(
     if (options.pauseMs) await sleep(options.pauseMs);
   }
 }
+
+export interface DropWebhookHistoryOptions {
+  /** Events created before this instant go, with their deliveries and attempts. */
+  olderThan: Date;
+  /** Events per DELETE (default 500): each batch is its own short transaction. */
+  batchSize?: number;
+  signal?: AbortSignal;
+}
+
+export interface DropWebhookHistoryResult {
+  events: number;
+  deliveries: number;
+  attempts: number;
+}
+
+/**
+ * Retention of the webhook history: deletes events created before `olderThan` whose deliveries are
+ * all final (succeeded, failed or cancelled), with those deliveries and their attempts (the foreign
+ * keys cascade), in bounded batches. An event with a delivery still pending stays whatever its age,
+ * so retention never takes a message from under a retry. Safe from several workers (SKIP LOCKED).
+ */
+export async function dropWebhookHistory(
+  db: RunStore,
+  options: DropWebhookHistoryOptions,
+): Promise<DropWebhookHistoryResult> {
+  const batchSize = options.batchSize ?? 500;
+  if (!Number.isInteger(batchSize) || batchSize < 1)
+    throw new RangeError(`batchSize must be a positive integer, got ${batchSize}`);
+  const pool = poolOf(db);
+  const result: DropWebhookHistoryResult = { events: 0, deliveries: 0, attempts: 0 };
+  for (;;) {
+    options.signal?.throwIfAborted();
+    const { rows } = await pool.query<{ events: string; deliveries: string; attempts: string }>(
+      `WITH batch AS (
+         SELECT e.id FROM webhook_events e
+          WHERE e.created_at < $1
+            AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_id = e.id AND d.status = 'pending')
+          ORDER BY e.created_at
+          LIMIT $2
+            FOR UPDATE SKIP LOCKED
+       ), counted AS (
+         SELECT (SELECT count(*) FROM webhook_deliveries d WHERE d.event_id IN (SELECT id FROM batch)) AS deliveries,
+                (SELECT count(*) FROM webhook_attempts a JOIN webhook_deliveries d ON d.id = a.delivery_id
+                  WHERE d.event_id IN (SELECT id FROM batch)) AS attempts
+       ), deleted AS (
+         DELETE FROM webhook_events WHERE id IN (SELECT id FROM batch) RETURNING id
+       )
+       SELECT (SELECT count(*) FROM deleted) AS events, deliveries, attempts FROM counted`,
+      [options.olderThan, batchSize],
+    );
+    const events = Number(rows[0]?.events ?? 0);
+    result.events += events;
+    result.deliveries += Number(rows[0]?.deliveries ?? 0);
+    result.attempts += Number(rows[0]?.attempts ?? 0);
+    if (events < batchSize) return result;
+  }
+}

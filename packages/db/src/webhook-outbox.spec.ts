@@ -1,5 +1,6 @@
 import { Client } from 'pg';
 import { createDatabase, type Database } from './client';
+import { dropWebhookHistory } from './retention';
 import { createTestDatabase, type TestDatabase } from './testing';
 import {
   deliveriesToQueue,
@@ -153,5 +154,41 @@ describe('the webhook outbox against a real database', () => {
     // Queued long ago and still pending: its job was lost, so it is handed out again.
     const later = new Date(Date.now() + 11 * 60_000);
     expect((await deliveriesToQueue(db, { now: later })).length).toBe(before.length);
+  });
+  it('retention drops old events with their deliveries and attempts, never one with a delivery pending', async () => {
+    const old = new Date('2020-01-01T00:00:00Z');
+    const event = async (status: 'succeeded' | 'failed' | 'cancelled' | 'pending', attempts: number) => {
+      const row = await db.prisma.webhookEvent.create({ data: { type: 'ping', data: {}, createdAt: old } });
+      const delivery = await db.prisma.webhookDelivery.create({
+        data: { messageId: `msg_${row.id}`, eventId: row.id, subscriptionId: subs.all, status, attempts },
+      });
+      for (let n = 1; n <= attempts; n++)
+        await db.prisma.webhookAttempt.create({
+          data: { deliveryId: delivery.id, number: n, startedAt: old, durationMs: 3, statusCode: 500 },
+        });
+      return row.id;
+    };
+    const done = [await event('succeeded', 1), await event('failed', 3), await event('cancelled', 0)];
+    const retrying = await event('pending', 2);
+    const before = await db.prisma.webhookEvent.count({ where: { createdAt: { gte: old } } });
+
+    expect(
+      await dropWebhookHistory(db, { olderThan: new Date('2021-01-01T00:00:00Z'), batchSize: 2 }),
+    ).toEqual({
+      events: 3,
+      deliveries: 3,
+      attempts: 4,
+    });
+    expect(await db.prisma.webhookEvent.count({ where: { id: { in: done } } })).toBe(0);
+    expect(await db.prisma.webhookDelivery.count({ where: { eventId: { in: done } } })).toBe(0);
+    expect(await db.prisma.webhookAttempt.count({ where: { delivery: { eventId: { in: done } } } })).toBe(0);
+    // The one a retry still waits on stays, attempts and all; newer events are untouched.
+    expect(await db.prisma.webhookAttempt.count({ where: { delivery: { eventId: retrying } } })).toBe(2);
+    expect(await db.prisma.webhookEvent.count({ where: { createdAt: { gte: old } } })).toBe(before - 3);
+    expect(await dropWebhookHistory(db, { olderThan: new Date('2021-01-01T00:00:00Z') })).toEqual({
+      events: 0,
+      deliveries: 0,
+      attempts: 0,
+    });
   });
 });

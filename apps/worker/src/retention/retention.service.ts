@@ -1,6 +1,11 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { WorkerEnv } from '@teapot/config';
-import { dropRawTimings, type DropRawTimingsResult } from '@teapot/db';
+import {
+  dropRawTimings,
+  dropWebhookHistory,
+  type DropRawTimingsResult,
+  type DropWebhookHistoryResult,
+} from '@teapot/db';
 import { CLOCK, WORKER_ENV, type Clock } from '../env/worker-env';
 import { PrismaService } from '../prisma/prisma.service';
 import { RedisService } from '../redis/redis.service';
@@ -8,10 +13,18 @@ import { cronTimeAtOrBefore } from '../schedule/schedule';
 
 const CLAIM_TTL_MS = 7 * 24 * 3_600_000;
 
+export interface RetentionResult {
+  cutoff: Date;
+  dropped: DropRawTimingsResult;
+  webhooks: { cutoff: Date; dropped: DropWebhookHistoryResult };
+}
+
 /**
- * Drops raw per-token timings older than RETENTION_RAW_DAYS on the RETENTION_CRON schedule (UTC),
- * in batches (see @teapot/db dropRawTimings); summaries and histograms stay. One worker per slot
- * does it (a Redis claim per slot), and a slot missed while every worker was down runs once.
+ * On the RETENTION_CRON schedule (UTC): drops raw per-token timings older than RETENTION_RAW_DAYS
+ * (summaries and histograms stay) and the webhook events older than RETENTION_WEBHOOK_DAYS with
+ * their deliveries and attempts (none with a delivery still pending), in batches (see @teapot/db
+ * dropRawTimings, dropWebhookHistory). One worker per slot does it (a Redis claim per slot), and a
+ * slot missed while every worker was down runs once.
  */
 @Injectable()
 export class RetentionService {
@@ -28,15 +41,17 @@ export class RetentionService {
   }
 
   /** Runs the latest retention slot if no worker has yet; returns what was dropped, or null. */
-  async runDue(
-    nowMs: number = this.clock.now(),
-  ): Promise<{ cutoff: Date; dropped: DropRawTimingsResult } | null> {
+  async runDue(nowMs: number = this.clock.now()): Promise<RetentionResult | null> {
     const slotMs = cronTimeAtOrBefore(this.env.RETENTION_CRON, nowMs);
     const claim = this.redis.key('retention', String(slotMs));
     if ((await this.redis.connection.set(claim, this.env.WORKER_ID, 'PX', CLAIM_TTL_MS, 'NX')) !== 'OK')
       return null;
     try {
-      return await this.dropOlderThan(new Date(nowMs - this.env.RETENTION_RAW_DAYS * 86_400_000));
+      const raw = await this.dropOlderThan(new Date(nowMs - this.env.RETENTION_RAW_DAYS * 86_400_000));
+      const webhooks = await this.dropWebhooksOlderThan(
+        new Date(nowMs - this.env.RETENTION_WEBHOOK_DAYS * 86_400_000),
+      );
+      return { ...raw, webhooks };
     } catch (error) {
       // Give the slot back so the next check (here or on another worker) tries again.
       await this.redis.connection.del(claim).catch(() => undefined);
@@ -48,6 +63,14 @@ export class RetentionService {
     const dropped = await dropRawTimings(this.prisma, { olderThan: cutoff });
     this.logger.log(
       `retention: raw timings of runs before ${cutoff.toISOString()} dropped: ${JSON.stringify(dropped)}`,
+    );
+    return { cutoff, dropped };
+  }
+
+  async dropWebhooksOlderThan(cutoff: Date): Promise<{ cutoff: Date; dropped: DropWebhookHistoryResult }> {
+    const dropped = await dropWebhookHistory(this.prisma, { olderThan: cutoff });
+    this.logger.log(
+      `retention: webhook events before ${cutoff.toISOString()} dropped with their deliveries and attempts: ${JSON.stringify(dropped)}`,
     );
     return { cutoff, dropped };
   }
