@@ -73,7 +73,7 @@ export const CHANGE_COLOUR = '#e03131';
 interface VerticalStyle {
   colour: string;
   dash: number[];
-  /** Labels from the top of the plotting area (deployments) or from its bottom (change points). */
+  /** Labels from the top of the plotting area, below a change point's triangle (deployments), or from its bottom (change points). */
   labelsFrom: 'top' | 'bottom';
   /** Anything drawn at the line besides it and its label (a change point's triangle or band). */
   decorate?: (u: uPlot, x: number, index: number) => void;
@@ -106,7 +106,7 @@ function drawVerticals(markers: readonly PlotMarker[], style: VerticalStyle) {
       const row = (i % 3) * 14;
       const y =
         style.labelsFrom === 'top'
-          ? bbox.top + (12 + row) * ratio
+          ? bbox.top + (24 + row) * ratio
           : bbox.top + bbox.height - (6 + row) * ratio;
       ctx.fillText(marker.label, x + (right ? 4 : -4) * ratio, y);
     });
