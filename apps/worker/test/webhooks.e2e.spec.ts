@@ -1,5 +1,6 @@
-import { recordEvent } from '@teapot/db';
-import { RunQueueProducer } from '@teapot/jobs';
+import { persistRunResult, recordEvent } from '@teapot/db';
+import { syntheticRunResult } from '@teapot/db/testing';
+import { AnalysisQueueProducer, RunQueueProducer } from '@teapot/jobs';
 import {
   REDIS_URL,
   seedEndpoint,
@@ -110,6 +111,85 @@ describe('webhooks across worker processes', () => {
     for (const request of mine) verify(sub.secret, request.headers, request.body);
     const [delivery] = await deliveriesOf(sub.id);
     expect(delivery.attempts).toBe(1);
+  });
+
+  it('an analysis worker SIGKILLed after finding a regression: its deployment.regressed is delivered once', async () => {
+    for (const worker of workers.splice(0)) await worker.stop('SIGKILL');
+    const endpointId = await seedEndpoint(world, { baseUrl: 'http://127.0.0.1:9/v1' });
+    const profileId = await seedProfile(world, endpointId);
+    const sub = await seedWebhookSubscription(world, {
+      url: `${receiver.url}/regressed`,
+      eventTypes: ['deployment.regressed'],
+      endpointId,
+    });
+    const measured = async (seed: number, gapScale: number, deploymentId?: string) => {
+      const run = await world.db.prisma.run.create({
+        data: {
+          endpointId,
+          profileId,
+          deploymentId: deploymentId ?? null,
+          profileSnapshot: {},
+          trigger: deploymentId ? 'deployment' : 'schedule',
+          status: 'running',
+          startedAt: new Date(),
+        },
+      });
+      await persistRunResult(
+        world.db,
+        run.id,
+        syntheticRunResult({ requests: 24, tokensPerRequest: 48, seed, gapScale }),
+      );
+    };
+    for (let i = 0; i < 3; i++) await measured(i + 1, 1);
+    const deployment = await world.db.prisma.deployment.create({
+      data: {
+        endpointId,
+        label: 'fp8 -> fp16',
+        effectiveAt: new Date(),
+        runsPerProfile: 3,
+        profileIds: [profileId],
+        firstRunDelayS: 0,
+        baselineRuns: 3,
+        threshold: 0.1,
+      },
+    });
+    for (let i = 0; i < 3; i++) await measured(i + 11, 2, deployment.id);
+
+    // The analysis process finds the regression, commits it with its event, and dies before any delivery.
+    const analysis = await spawnWorker('analysis-doomed', 'analysis');
+    const producer = new AnalysisQueueProducer({ redis: REDIS_URL, prefix: world.prefix });
+    try {
+      await producer.enqueueVerification(deployment.id);
+      await waitFor(
+        'the verdict',
+        async () =>
+          (await world.db.prisma.deployment.findUniqueOrThrow({ where: { id: deployment.id } })).verdict !==
+          null,
+        30_000,
+        50,
+      );
+    } finally {
+      await producer.close();
+    }
+    await analysis.stop('SIGKILL');
+    expect(
+      (await world.db.prisma.deployment.findUniqueOrThrow({ where: { id: deployment.id } })).verdict,
+    ).toBe('regressed');
+    const [pending] = await deliveriesOf(sub.id);
+    expect(pending).toMatchObject({ status: 'pending', attempts: 0 });
+    expect(receiver.received.filter((r) => r.path === '/regressed')).toHaveLength(0);
+
+    await spawnWorker('delivering-after', 'webhooks');
+    await waitFor('delivered', async () => (await deliveriesOf(sub.id))[0]?.status === 'succeeded');
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    const mine = receiver.received.filter((r) => r.path === '/regressed');
+    expect(mine).toHaveLength(1);
+    expect(verify(sub.secret, mine[0].headers, mine[0].body).id).toBe(pending.messageId);
+    expect(JSON.parse(mine[0].body)).toMatchObject({
+      type: 'deployment.regressed',
+      data: { deployment: { id: deployment.id }, verdict: 'regressed' },
+    });
+    expect(await world.db.prisma.webhookEvent.count({ where: { type: 'deployment.regressed' } })).toBe(1);
   });
 
   it('a run that fails without measuring (invalid snapshot) announces run.failed too', async () => {
