@@ -1,29 +1,10 @@
-/** A seeded uniform generator on [0, 1): mulberry32, small and fast; quality is ample for workloads. */
-export type Random = () => number;
+import { openUniform, standardNormal, type Random } from '@teapot/random';
 
-export function mulberry32(seed: number): Random {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+export { mulberry32, standardNormal, type Random } from '@teapot/random';
 
 /** Independent streams from one seed (prompts vs arrivals), so changing one never shifts the other. */
 export function deriveSeed(seed: number, stream: number): number {
   return (Math.imul(seed ^ 0x9e3779b9, 0x85ebca6b) ^ Math.imul(stream + 1, 0xc2b2ae35)) >>> 0;
-}
-
-/** Uniform on (0, 1]: safe under a logarithm. */
-function openUniform(random: Random): number {
-  return 1 - random();
-}
-
-export function standardNormal(random: Random): number {
-  return Math.sqrt(-2 * Math.log(openUniform(random))) * Math.cos(2 * Math.PI * random());
 }
 
 /** Gamma(shape, 1) by Marsaglia-Tsang; shape < 1 through the boost Gamma(shape+1) * U^(1/shape). */

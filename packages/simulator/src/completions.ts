@@ -6,7 +6,8 @@ import { planFault, type FaultOptions, type FaultPlan } from './faults';
 import { ResponseTrace, type GroundTruthStore } from './ground-truth';
 import { errorBody, header, sendJson } from './http-io';
 import { ApiError, parseCompletionRequest, type ApiKind, type CompletionRequest } from './openai-request';
-import { deriveSeed, geometricLength, seededRandom } from './rng';
+import { mulberry32 } from '@teapot/random';
+import { deriveSeed, geometricLength } from './rng';
 import type { Settings } from './settings';
 import { VOCABULARY } from './vocabulary';
 
@@ -32,7 +33,7 @@ export class Completions {
   private requestIndex = 0;
 
   constructor(private readonly options: CompletionsOptions) {
-    this.faultRandom = seededRandom(deriveSeed(options.seed, -2));
+    this.faultRandom = mulberry32(deriveSeed(options.seed, -2));
   }
 
   get openResponses(): number {
@@ -69,7 +70,7 @@ export class Completions {
         404,
       );
     }
-    const random = seededRandom(deriveSeed(this.options.seed, index));
+    const random = mulberry32(deriveSeed(this.options.seed, index));
     const { outputTokens, stopsAtEos } = this.outputLength(request, random);
     const trace = new ResponseTrace(
       id,

@@ -1,16 +1,10 @@
-/** A small seeded PRNG (mulberry32): the simulator's only source of randomness, so a seed reproduces a run. */
-export type Random = () => number;
+/**
+ * The simulator's randomness, all of it from @teapot/random's seeded generator (so a seed reproduces a
+ * run): the per-request streams and the draws the latency model and the output lengths take.
+ */
+import { openUniform, standardNormal, type Random } from '@teapot/random';
 
-export function seededRandom(seed: number): Random {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+export type { Random } from '@teapot/random';
 
 /** Mixes two integers into one seed, so each request gets its own stream derived from the run's seed. */
 export function deriveSeed(seed: number, index: number): number {
@@ -18,11 +12,6 @@ export function deriveSeed(seed: number, index: number): number {
   h = Math.imul(h ^ (h >>> 16), 0x85ebca6b);
   h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35);
   return (h ^ (h >>> 16)) >>> 0;
-}
-
-export function standardNormal(random: Random): number {
-  const u = 1 - random();
-  return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * random());
 }
 
 /** Multiplicative lognormal jitter with median 1: exp(sigma x N(0,1)). */
@@ -33,6 +22,5 @@ export function lognormalFactor(random: Random, sigma: number): number {
 /** Number of tokens up to and including a seeded EOS, geometric with the given mean (>= 1). */
 export function geometricLength(random: Random, mean: number): number {
   if (mean <= 1) return 1;
-  const u = 1 - random();
-  return 1 + Math.floor(Math.log(u) / Math.log(1 - 1 / mean));
+  return 1 + Math.floor(Math.log(openUniform(random)) / Math.log(1 - 1 / mean));
 }

@@ -12,7 +12,8 @@ import {
   type Deployment,
 } from './latency-model';
 import { LiveDeployment, type SimulatorReconfiguration } from './live-deployment';
-import { deriveSeed, seededRandom } from './rng';
+import { mulberry32 } from '@teapot/random';
+import { deriveSeed } from './rng';
 import { route } from './routes';
 import { resolveSettings, type SimulatorOptions } from './settings';
 
@@ -66,7 +67,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
     chunkSize: settings.chunkSize,
     maxPrefillTokens: settings.maxPrefillTokens,
     jitter: settings.jitter,
-    random: seededRandom(deriveSeed(seed, -1)),
+    random: mulberry32(deriveSeed(seed, -1)),
     spinNs: BigInt(Math.round((options.spinUs ?? 1000) * 1000)),
     maxLagNs: BigInt(Math.round((options.maxLagMs ?? 50) * 1e6)),
   });
