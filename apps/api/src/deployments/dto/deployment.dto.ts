@@ -1,3 +1,4 @@
+import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import {
@@ -36,18 +37,24 @@ const NO_CONTROL_CHARACTERS = /^[^\p{C}]+$/u;
 const MAX_PROFILES = 50;
 const S = DEPLOYMENT_SETTINGS;
 
+/** A bounded setting (its bounds and default from DEPLOYMENT_SETTINGS), absent for the default. */
+function Setting(
+  bound: { min: number; max: number; default: number },
+  description: string,
+  kind: 'integer' | 'number' = 'integer',
+): PropertyDecorator {
+  return applyDecorators(
+    ApiPropertyOptional({ minimum: bound.min, maximum: bound.max, default: bound.default, description }),
+    IsAbsentOr(),
+    kind === 'integer' ? IsInt() : IsNumber({ allowNaN: false, allowInfinity: false }),
+    Min(bound.min),
+    Max(bound.max),
+  );
+}
+
 /** How the deployment is verified; every field has a default. */
 export class DeploymentSettingsDto {
-  @ApiPropertyOptional({
-    minimum: S.runsPerProfile.min,
-    maximum: S.runsPerProfile.max,
-    default: S.runsPerProfile.default,
-    description: 'Post-deployment runs of each profile.',
-  })
-  @IsAbsentOr()
-  @IsInt()
-  @Min(S.runsPerProfile.min)
-  @Max(S.runsPerProfile.max)
+  @Setting(S.runsPerProfile, 'Post-deployment runs of each profile.')
   runsPerProfile?: number;
 
   @ApiPropertyOptional({
@@ -63,40 +70,19 @@ export class DeploymentSettingsDto {
   @IsUUID('all', { each: true })
   profileIds?: string[];
 
-  @ApiPropertyOptional({
-    minimum: S.firstRunDelayS.min,
-    maximum: S.firstRunDelayS.max,
-    default: S.firstRunDelayS.default,
-    description: 'Seconds between the deployment taking effect and its first run (caches warm up).',
-  })
-  @IsAbsentOr()
-  @IsInt()
-  @Min(S.firstRunDelayS.min)
-  @Max(S.firstRunDelayS.max)
+  @Setting(
+    S.firstRunDelayS,
+    'Seconds between the deployment taking effect and its first run (caches warm up).',
+  )
   firstRunDelayS?: number;
 
-  @ApiPropertyOptional({
-    minimum: S.baselineRuns.min,
-    maximum: S.baselineRuns.max,
-    default: S.baselineRuns.default,
-    description: 'K: the baseline is the last K successful runs of the same profile before effectiveAt.',
-  })
-  @IsAbsentOr()
-  @IsInt()
-  @Min(S.baselineRuns.min)
-  @Max(S.baselineRuns.max)
+  @Setting(
+    S.baselineRuns,
+    'K: the baseline is the last K successful runs of the same profile before effectiveAt.',
+  )
   baselineRuns?: number;
 
-  @ApiPropertyOptional({
-    minimum: S.threshold.min,
-    maximum: S.threshold.max,
-    default: S.threshold.default,
-    description: 'The relative change of a metric that matters (0.1 = 10%).',
-  })
-  @IsAbsentOr()
-  @IsNumber({ allowNaN: false, allowInfinity: false })
-  @Min(S.threshold.min)
-  @Max(S.threshold.max)
+  @Setting(S.threshold, 'The relative change of a metric that matters (0.1 = 10%).', 'number')
   threshold?: number;
 
   @ApiPropertyOptional({
