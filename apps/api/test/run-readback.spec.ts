@@ -59,6 +59,7 @@ describe('a stored run read back through the API', () => {
     expect(run.clientHealth).toEqual(JSON.parse(JSON.stringify(result.client)));
     expect(run).toMatchObject({
       status: 'partial',
+      errorClass: 'endpoint',
       durationUs: result.durationUs,
       monotonicAnchorNs: result.monotonicAnchorNs,
       wallAnchor: new Date(result.wallAnchorMs).toISOString(),

@@ -27,6 +27,8 @@ export interface RunView extends HeadlineFigures {
   profileId: string | null;
   status: string;
   error: string | null;
+  /** endpoint, worker_lost, stopped or internal (the API's RunDto.errorClass); null when it succeeded. */
+  errorClass: string | null;
   queuedAt: string;
   clientSaturated: boolean | null;
   transport: string | null;

@@ -62,3 +62,26 @@ describe('resolveStackEnv', () => {
     expect(readFileSync(path.join(dir, 'dev.env'), 'utf8')).not.toContain('# mine');
   });
 });
+
+describe('docs/settings.md, the npm start table', () => {
+  it('names every variable the launcher reads, with its defaults', () => {
+    const doc = readFileSync(path.resolve(__dirname, '../../../docs/settings.md'), 'utf8');
+    const section = doc.split(/^## /m).find((part) => part.startsWith('`npm start`')) ?? '';
+    const rows = new Map(
+      section
+        .split('\n')
+        .filter((line) => line.startsWith('| `'))
+        .map((line) => line.split('|').map((cell) => cell.trim()))
+        .map(([, variable, fallback]) => [variable.replace(/`/g, ''), fallback]),
+    );
+    const dir = mkdtempSync(path.join(tmpdir(), 'teapot-dev-env-'));
+    try {
+      const { env } = resolveStackEnv({ TEAPOT_REDIS_PREFIX: 'documented' }, path.join(dir, 'dev.env'));
+      expect([...rows.keys()].sort()).toEqual(Object.keys(env).sort());
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+    expect(rows.get('DATABASE_URL')).toBe(`\`${DEFAULT_DATABASE_URL}\``);
+    expect(rows.get('REDIS_URL')).toBe(`\`${DEFAULT_REDIS_URL}\``);
+  });
+});

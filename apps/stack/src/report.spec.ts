@@ -16,6 +16,7 @@ function run(figures: Partial<RunView>): RunView {
     profileId: 'profile',
     status: 'succeeded',
     error: null,
+    errorClass: null,
     queuedAt: '2026-12-02T10:00:00Z',
     ...(Object.fromEntries(HEADLINES.map((h) => [h.field, null])) as HeadlineFigures),
     clientSaturated: false,

@@ -87,13 +87,21 @@ export class StackSession {
     }
   }
 
+  /** Stops the named children (SIGTERM, then SIGKILL after their grace) and leaves the others running. */
+  async stopNamed(names: readonly string[]): Promise<void> {
+    this.stopping = true;
+    await Promise.all(
+      this.children.filter((child) => names.includes(child.name)).map((child) => child.stop(graceOf(child))),
+    );
+  }
+
   /** Worker first, so it stops taking jobs and stores its run while the endpoints still answer. */
   async stop(): Promise<void> {
     this.stopping = true;
     const workers = this.children.filter((child) => child.name.startsWith('worker'));
     const others = this.children.filter((child) => !child.name.startsWith('worker'));
-    await Promise.all(workers.map((child) => child.stop(WORKER_STOP_GRACE_MS)));
-    await Promise.all(others.map((child) => child.stop(SERVICE_STOP_GRACE_MS)));
+    await Promise.all(workers.map((child) => child.stop(graceOf(child))));
+    await Promise.all(others.map((child) => child.stop(graceOf(child))));
     process.off('exit', this.killOnExit);
   }
 
@@ -123,6 +131,10 @@ export class StackSession {
       }
     });
   }
+}
+
+function graceOf(child: StackChild): number {
+  return child.name.startsWith('worker') ? WORKER_STOP_GRACE_MS : SERVICE_STOP_GRACE_MS;
 }
 
 function describeExit({ code, signal }: ChildExit): string {

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { createServer } from 'node:net';
 import path from 'node:path';
 import { EnvError, loadApiEnv, loadWorkerEnv, type EnvSource } from '@teapot/config';
-import { ensureDatabase, migrate } from '@teapot/db';
+import { abortUnfinishedRuns, createDatabase, ensureDatabase, migrate } from '@teapot/db';
 import { isFinalRunStatus, QUEUE_NAMES, WORKER_ROLES } from '@teapot/contracts';
 import { ApiRequestError, TeapotApiClient, trendQuery, type RunView } from './api-client';
 import type { StackOptions } from './args';
@@ -73,20 +73,31 @@ const WORKERS = [
   { name: 'worker-background', queues: WORKER_ROLES.filter((role) => role !== QUEUE_NAMES.runs) },
 ] as const;
 
+/** What stopping needs to know of how far the launch got. */
+interface LaunchState {
+  /** Set once the database exists and is migrated: its unfinished runs are ended on the way out. */
+  databaseUrl: string | null;
+}
+
+/** Why a run of the demo endpoints was ended by the launcher rather than measured. */
+export const CANCELLED_BY_LAUNCHER =
+  'cancelled: teapot (npm start) stopped its workers before this run was measured';
+
 /** Starts the whole service on this machine; see USAGE in args.ts. Never throws for expected failures. */
 export async function runStack(options: StackOptions, io: StackIo): Promise<StackResult> {
   const say = (text = '') => io.output.write(`${text}\n`);
   const session = new StackSession(io.output, options.verbose, io.signal);
+  const state: LaunchState = { databaseUrl: null };
   try {
-    await launch(options, io, session, say);
+    await launch(options, io, session, state, say);
     return { exitCode: 0, childPids: session.pids };
   } catch (error) {
     if (error instanceof StackInterrupted) {
-      say('\nstopping...');
-      await session.stop();
+      say('\nstopping: scheduling first, then the measuring worker, then the API and the simulators...');
+      await stopStack(session, state, say);
       return { exitCode: 130, childPids: session.pids };
     }
-    await session.stop();
+    await stopStack(session, state, say);
     if (error instanceof StackError || error instanceof EnvError) say(`\n${error.message}`);
     else
       say(
@@ -100,6 +111,7 @@ async function launch(
   options: StackOptions,
   io: StackIo,
   session: StackSession,
+  state: LaunchState,
   say: (text?: string) => void,
 ): Promise<void> {
   say(
@@ -116,6 +128,7 @@ async function launch(
       : `./${relative}`;
   if (generated.length > 0) say(`generated ${generated.join(' and ')} into ${shownDevEnvFile} (gitignored)`);
   await prepare(io.env, env, options, say);
+  state.databaseUrl = env.DATABASE_URL;
 
   const api = await startServices(session, options, io, env, say);
   const since = new Date();
@@ -158,7 +171,7 @@ async function launch(
   );
 
   if (options.once) {
-    await session.stop();
+    await stopStack(session, state, say);
     return;
   }
   say(
@@ -176,9 +189,52 @@ async function launch(
     ].join('\n'),
   );
   await session.serveUntilInterrupted();
-  say('\nstopping: worker first (it finishes or aborts its run), then the API and the simulators...');
-  await session.stop();
+  say('\nstopping: scheduling first, then the measuring worker, then the API and the simulators...');
+  await stopStack(session, state, say);
   say('stopped.');
+}
+
+/**
+ * Stops every child without leaving a run `queued` or `running` behind: the worker that schedules
+ * first (no slot is queued after it), then the runs that never started are ended as aborted, then
+ * the measuring worker (its run in flight finishes within SHUTDOWN_GRACE_MS or is aborted and
+ * stored), then whatever that worker left unfinished is ended too, then the API and the simulators.
+ */
+async function stopStack(
+  session: StackSession,
+  state: LaunchState,
+  say: (text?: string) => void,
+): Promise<void> {
+  const measuring = (worker: (typeof WORKERS)[number]) =>
+    (worker.queues as readonly string[]).includes(QUEUE_NAMES.runs);
+  await session.stopNamed(WORKERS.filter((worker) => !measuring(worker)).map((worker) => worker.name));
+  const db = state.databaseUrl ? createDatabase(state.databaseUrl, { max: 1 }) : null;
+  try {
+    const endpointNames = QUANTS.map(demoEndpointName);
+    let cancelled = 0;
+    if (db) {
+      cancelled += await abortUnfinishedRuns(
+        db.prisma,
+        { endpointNames, statuses: ['queued'] },
+        CANCELLED_BY_LAUNCHER,
+      );
+    }
+    await session.stopNamed(WORKERS.filter(measuring).map((worker) => worker.name));
+    if (db) {
+      cancelled += await abortUnfinishedRuns(
+        db.prisma,
+        { endpointNames, statuses: ['queued', 'running'] },
+        CANCELLED_BY_LAUNCHER,
+      );
+    }
+    if (cancelled > 0)
+      say(`${cancelled} run(s) that had not been measured were ended as aborted (${CANCELLED_BY_LAUNCHER})`);
+  } catch (error) {
+    say(`could not end the runs that were never measured: ${describe(error)}`);
+  } finally {
+    await db?.close();
+  }
+  await session.stop();
 }
 
 /** Everything that can be checked before a process starts: the build, both services, the ports; then the schema. */
@@ -358,7 +414,8 @@ function report(
   say(describeMethod(registered.flatMap((endpoint) => measuredRuns(runs.get(endpoint.profileId) ?? []))));
   const failures = registered.flatMap((endpoint) =>
     failedRuns(runs.get(endpoint.profileId) ?? []).map(
-      (run) => `  ${endpoint.name}: run ${run.id} ${run.status}: ${run.error ?? 'no reason given'}`,
+      (run) =>
+        `  ${endpoint.name}: run ${run.id} ${run.status}${run.errorClass ? ` (${run.errorClass})` : ''}: ${run.error ?? 'no reason given'}`,
     ),
   );
   if (failures.length > 0) say(`Runs that did not measure:\n${failures.join('\n')}\n`);

@@ -4,9 +4,11 @@ import path from 'node:path';
 import { createTestWorld, freePorts, type TestWorld } from '@teapot/testing';
 import { DEFAULT_STACK_OPTIONS, runStack } from '../src';
 import { readEnvFile } from '../src/dev-env';
+import { CANCELLED_BY_LAUNCHER } from '../src/stack';
+
+let world: TestWorld;
 
 describe('the one-machine launcher (npm start)', () => {
-  let world: TestWorld;
   let stateDir: string;
 
   beforeAll(async () => {
@@ -98,7 +100,48 @@ describe('the one-machine launcher (npm start)', () => {
       expect(result.childPids).toHaveLength(5);
       for (const pid of result.childPids) expect(isAlive(pid)).toBe(false);
     });
+    await expectNoRunLeftBehind(output.text);
   }, 300_000);
+
+  it('on Ctrl-C stops scheduling first and ends the runs it never measured as cancelled', async () => {
+    // A world of its own: the demo endpoints registered above point at simulators that are gone.
+    await world.close();
+    world = await createTestWorld({ poolMax: 1 });
+    const [apiPort, fp16Port, fp8Port] = await freePorts(3);
+    const output = new TextSink();
+    const interrupt = new AbortController();
+    // One measuring worker takes one run at a time: while one endpoint's slot runs, the other's waits queued.
+    output.onText = (text) => {
+      if (/runs: .*one running/.test(text)) interrupt.abort(new Error('SIGINT'));
+    };
+    const result = await runStack(
+      {
+        ...DEFAULT_STACK_OPTIONS,
+        runs: 50,
+        intervalS: 5,
+        apiPort,
+        simulatorPorts: [fp16Port, fp8Port],
+      },
+      {
+        env: {
+          PATH: process.env.PATH,
+          DATABASE_URL: world.databaseUrl,
+          REDIS_URL: world.redisUrl,
+          TEAPOT_REDIS_PREFIX: world.prefix,
+        },
+        output,
+        devEnvFile: path.join(stateDir, 'dev.env'),
+        signal: interrupt.signal,
+      },
+    );
+    withOutput(output.text, () => {
+      expect(interrupt.signal.aborted).toBe(true);
+      expect(result.exitCode).toBe(130);
+      expect(output.text).toContain('stopping: scheduling first, then the measuring worker');
+      for (const pid of result.childPids) expect(isAlive(pid)).toBe(false);
+    });
+    await expectNoRunLeftBehind(output.text);
+  }, 150_000);
 
   it('says what to do when Postgres and Redis are not reachable, without a stack trace', async () => {
     const [closed] = await freePorts(1);
@@ -126,6 +169,20 @@ describe('the one-machine launcher (npm start)', () => {
   });
 });
 
+/** Every run the launcher queued is over: measured, or ended with the class and reason of why not. */
+async function expectNoRunLeftBehind(text: string): Promise<void> {
+  const runs = await world.db.prisma.run.findMany({
+    select: { status: true, errorClass: true, error: true },
+  });
+  withOutput(text, () => {
+    expect(runs.length).toBeGreaterThan(0);
+    expect(runs.filter((run) => run.status === 'queued' || run.status === 'running')).toEqual([]);
+    const cancelled = runs.filter((run) => run.error === CANCELLED_BY_LAUNCHER);
+    for (const run of cancelled) expect(run).toMatchObject({ status: 'aborted', errorClass: 'stopped' });
+    if (cancelled.length > 0) expect(text).toContain(`were ended as aborted (${CANCELLED_BY_LAUNCHER})`);
+  });
+}
+
 function withOutput(text: string, assertions: () => void): void {
   try {
     assertions();
@@ -137,8 +194,10 @@ function withOutput(text: string, assertions: () => void): void {
 
 class TextSink {
   text = '';
+  onText?: (text: string) => void;
   write(chunk: string): void {
     this.text += chunk;
+    this.onText?.(chunk);
   }
 }
 

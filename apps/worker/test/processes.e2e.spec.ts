@@ -65,6 +65,7 @@ describe('worker processes sharing one Redis and Postgres', () => {
     const row = await finished(runId);
     expect(row.status).toBe('failed');
     expect(row.errorCounts).toEqual({ connect_refused: 3 });
+    expect(row.errorClass).toBe('endpoint');
   });
 
   it('never runs one endpoint from two workers at once', async () => {

@@ -226,6 +226,7 @@ describe('scheduler (two schedulers on one database and Redis, pinned clock)', (
     const ended = await world.db.prisma.run.findUniqueOrThrow({ where: { id: orphaned.id } });
     expect(ended.status).toBe('aborted');
     expect(ended.error).toMatch(/worker ghost stopped mid-run/);
+    expect(ended.errorClass).toBe('worker_lost');
     expect((await queue.getJob(lost.id))?.data).toEqual({ runId: lost.id });
     expect((await world.db.prisma.run.findUniqueOrThrow({ where: { id: lost.id } })).status).toBe('queued');
     // Nothing left to repair: a second pass changes nothing.

@@ -33,8 +33,14 @@ export {
   snapshotOf,
 } from './profile-snapshot';
 export type { ProfileRow, ProfileSnapshot } from './profile-snapshot';
-export { FINAL_RUN_STATUSES, isFinalRunStatus, MEASURED_RUN_STATUSES, RUN_STATUSES } from './run-status';
-export type { FinalRunStatus, RunStatusName } from './run-status';
+export {
+  FINAL_RUN_STATUSES,
+  isFinalRunStatus,
+  MEASURED_RUN_STATUSES,
+  RUN_ERROR_CLASSES,
+  RUN_STATUSES,
+} from './run-status';
+export type { FinalRunStatus, RunErrorClass, RunStatusName } from './run-status';
 export { JOB_NAMES, QUEUE_NAMES, QUEUE_OF_JOB, WORKER_ROLES } from './jobs';
 export type {
   JobName,

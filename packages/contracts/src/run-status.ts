@@ -26,3 +26,16 @@ export const MEASURED_RUN_STATUSES = [
   'partial',
   'failed',
 ] as const satisfies readonly RunStatusName[];
+
+/**
+ * Why a run did not succeed, in classes a reader can act on (runs.error_class; `error` says the rest):
+ * - `endpoint`: the run measured and some or all of its requests failed (`errorCounts` names the
+ *   request error classes, including `client_config` for what the client refused to send);
+ * - `worker_lost`: the worker process measuring it died (killed, out of memory, machine lost), as
+ *   often as the run's job allows or with nothing left to take the run over: nothing about the endpoint;
+ * - `stopped`: teapot stopped or skipped it on purpose (a worker shutting down, a deadline passed
+ *   before it could start, an archived endpoint, a launcher exiting);
+ * - `internal`: teapot could not prepare, queue, measure or store it (the error says what).
+ */
+export const RUN_ERROR_CLASSES = ['endpoint', 'worker_lost', 'stopped', 'internal'] as const;
+export type RunErrorClass = (typeof RUN_ERROR_CLASSES)[number];

@@ -1,13 +1,14 @@
 import {
   PROFILE_FIELDS_NOT_SNAPSHOTTED,
   PROFILE_SNAPSHOT_FIELDS,
+  RUN_ERROR_CLASSES,
   RUN_STATUSES,
   parseProfileSnapshot,
 } from '@teapot/contracts';
 import { createDatabase, type Database } from './client';
 import { Prisma } from './generated/prisma/client';
-import { RunStatus } from './generated/prisma/enums';
-import { createQueuedRun, latestServingConfigIds } from './runs';
+import { RunErrorClass, RunStatus } from './generated/prisma/enums';
+import { abortUnfinishedRuns, createQueuedRun, latestServingConfigIds } from './runs';
 import { createTestDatabase, type TestDatabase } from './testing';
 
 describe('the contracts agree with the data model', () => {
@@ -20,9 +21,13 @@ describe('the contracts agree with the data model', () => {
   it('lists the run statuses of the RunStatus enum, in its order', () => {
     expect([...RUN_STATUSES]).toEqual(Object.values(RunStatus));
   });
+
+  it('lists the run error classes of the RunErrorClass enum, in its order', () => {
+    expect([...RUN_ERROR_CLASSES]).toEqual(Object.values(RunErrorClass));
+  });
 });
 
-describe('createQueuedRun and latestServingConfigIds', () => {
+describe('createQueuedRun, latestServingConfigIds and abortUnfinishedRuns', () => {
   let testDb: TestDatabase;
   let db: Database;
 
@@ -77,5 +82,46 @@ describe('createQueuedRun and latestServingConfigIds', () => {
       ),
     );
     expect(parseProfileSnapshot(run.profileSnapshot)).toEqual(fields);
+  });
+
+  it("ends only the named endpoints' runs still in the given statuses, as stopped", async () => {
+    const queuedRun = async (endpointId: string, status: 'queued' | 'running' = 'queued') => {
+      const profile = await db.prisma.profile.create({
+        data: {
+          name: `p-${Math.random()}`,
+          endpointId,
+          workload: { kind: 'synthetic', inputTokens: 8, outputTokens: 4 },
+          load: { kind: 'closed', concurrency: 1 },
+          requestCount: 3,
+        },
+      });
+      const run = await createQueuedRun(db.prisma, profile, 'schedule');
+      return db.prisma.run.update({ where: { id: run.id }, data: { status } });
+    };
+    const [mine, other] = [await endpoint([1]), await endpoint([1])];
+    const { name } = await db.prisma.endpoint.findUniqueOrThrow({ where: { id: mine } });
+    const [waiting, measuring, elsewhere] = [
+      await queuedRun(mine),
+      await queuedRun(mine, 'running'),
+      await queuedRun(other),
+    ];
+    const ended = await abortUnfinishedRuns(
+      db.prisma,
+      { endpointNames: [name], statuses: ['queued'] },
+      'why',
+    );
+    expect(ended).toBe(1);
+    const statusOf = async (id: string) => db.prisma.run.findUniqueOrThrow({ where: { id } });
+    expect(await statusOf(waiting.id)).toMatchObject({
+      status: 'aborted',
+      errorClass: 'stopped',
+      error: 'why',
+    });
+    expect((await statusOf(measuring.id)).status).toBe('running');
+    expect((await statusOf(elsewhere.id)).status).toBe('queued');
+    expect(
+      await abortUnfinishedRuns(db.prisma, { endpointNames: [name], statuses: ['queued', 'running'] }, 'why'),
+    ).toBe(1);
+    expect((await statusOf(measuring.id)).errorClass).toBe('stopped');
   });
 });

@@ -44,7 +44,7 @@ export type {
   RunRollup,
   Deployment,
 } from './generated/prisma/client';
-export { createQueuedRun, latestServingConfigIds } from './runs';
+export { abortUnfinishedRuns, createQueuedRun, latestServingConfigIds } from './runs';
 export { classifyDbError, isTransientDbError, isUniqueViolation, type DbErrorKind } from './errors';
 export {
   deliveriesToQueue,

@@ -1,4 +1,4 @@
-import type { RunTrigger } from './generated/prisma/enums';
+import type { RunErrorClass, RunTrigger } from './generated/prisma/enums';
 import { recordEvent, type OutboxTransaction, type RecordedEvent } from './webhook-outbox';
 
 export interface FailedRun {
@@ -7,6 +7,8 @@ export interface FailedRun {
   profileId: string | null;
   trigger: RunTrigger;
   error: string | null;
+  /** Which kind of cause: a worker that died (`worker_lost`) is not the endpoint failing (`endpoint`). */
+  errorClass: RunErrorClass | null;
   finishedAt: Date;
   /** Measured requests, when the run measured any. */
   requests?: { succeeded: number; failed: number } | null;
@@ -27,6 +29,7 @@ export function recordRunFailed(tx: OutboxTransaction, run: FailedRun): Promise<
       trigger: run.trigger,
       status: 'failed',
       error: run.error,
+      errorClass: run.errorClass,
       finishedAt: run.finishedAt.toISOString(),
       requests: run.requests ?? null,
     },

@@ -10,7 +10,7 @@ import {
 import { requestMetrics, type RequestRecord, type RunResult } from '@teapot/measure';
 import type { PoolClient } from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
-import type { RunStatus, RunTrigger } from './generated/prisma/enums';
+import type { RunErrorClass, RunStatus, RunTrigger } from './generated/prisma/enums';
 import { recordRunFailed } from './run-events';
 import { LatencyHistogram } from '@teapot/stats';
 import { BinaryCopyEncoder } from './pg-binary-copy';
@@ -39,6 +39,8 @@ export interface PersistRunOptions {
   finishedAt?: Date;
   /** Why the run did not complete, for failed and aborted runs (default: derived). */
   error?: string | null;
+  /** The class of that cause (default: `endpoint` when requests failed, `stopped` when aborted). */
+  errorClass?: RunErrorClass | null;
   /**
    * Write only while `runs.attempts` equals this: when a newer attempt took the run over, nothing is
    * written and `written` is false. The check and the write are one transaction (no race).
@@ -66,6 +68,11 @@ export function runStatusOf(result: RunResult): RunStatus {
   const failed = measured.filter((r) => r.outcome === 'error').length;
   if (measured.length === 0 || failed === measured.length) return 'failed';
   return failed > 0 ? 'partial' : 'succeeded';
+}
+
+function derivedErrorClass(status: RunStatus): RunErrorClass | null {
+  if (status === 'aborted') return 'stopped';
+  return status === 'failed' || status === 'partial' ? 'endpoint' : null;
 }
 
 function derivedError(status: RunStatus, result: RunResult): string | null {
@@ -171,6 +178,7 @@ async function updateRun(
     options.attempt ?? null,
     result.transport,
     result.measureVersion,
+    options.errorClass !== undefined ? options.errorClass : derivedErrorClass(status),
   ];
   const headlineSet = HEADLINES.map((h, i) => `${h.column} = $${fixed.length + 1 + i}`).join(', ');
   const updated = await client.query<RunPlace>(
@@ -181,7 +189,7 @@ async function updateRun(
        event_loop_delay_p99_ms = $13, event_loop_delay_max_ms = $14, client_saturated = $15, client_health = $16,
        stream_options_requested = $17, stream_options_rejected = $18,
        config_id = CASE WHEN $19 THEN $20::uuid ELSE config_id END,
-       transport = $22::"MeasureTransport", measure_version = $23,
+       transport = $22::"MeasureTransport", measure_version = $23, error_class = $24::"RunErrorClass",
        ${headlineSet}
      WHERE id = $1 AND ($21::int IS NULL OR attempts = $21)
      RETURNING endpoint_id, started_at`,
@@ -202,8 +210,11 @@ async function announceFailure(client: PoolClient, runId: string, result: RunRes
     profile_id: string | null;
     trigger: RunTrigger;
     error: string | null;
+    error_class: RunErrorClass | null;
     finished_at: Date;
-  }>('SELECT endpoint_id, profile_id, trigger, error, finished_at FROM runs WHERE id = $1', [runId]);
+  }>('SELECT endpoint_id, profile_id, trigger, error, error_class, finished_at FROM runs WHERE id = $1', [
+    runId,
+  ]);
   const run = rows[0];
   await recordRunFailed(client, {
     id: runId,
@@ -211,6 +222,7 @@ async function announceFailure(client: PoolClient, runId: string, result: RunRes
     profileId: run.profile_id,
     trigger: run.trigger,
     error: run.error,
+    errorClass: run.error_class,
     finishedAt: run.finished_at,
     requests: { succeeded: result.summary.requests.succeeded, failed: result.summary.requests.failed },
   });

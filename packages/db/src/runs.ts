@@ -44,3 +44,21 @@ export async function createQueuedRun(
     },
   });
 }
+
+/**
+ * Ends the unfinished runs (`queued`, or also `running` when asked) of the named endpoints as
+ * `aborted` with `reason` and class `stopped`: what a launcher that stops every worker does, so no
+ * run waits forever. Only rows still in those statuses change, so a worker that claims a run at the
+ * same moment keeps it (its claim requires `queued`). Returns how many runs were ended.
+ */
+export async function abortUnfinishedRuns(
+  prisma: Pick<PrismaClient, 'run'>,
+  where: { endpointNames: readonly string[]; statuses: ReadonlyArray<'queued' | 'running'> },
+  reason: string,
+): Promise<number> {
+  const { count } = await prisma.run.updateMany({
+    where: { status: { in: [...where.statuses] }, endpoint: { name: { in: [...where.endpointNames] } } },
+    data: { status: 'aborted', errorClass: 'stopped', error: reason, finishedAt: new Date() },
+  });
+  return count;
+}

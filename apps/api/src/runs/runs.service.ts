@@ -53,6 +53,7 @@ export class RunsService {
           status: 'failed',
           finishedAt: new Date(),
           error: 'Could not be queued: Redis did not accept the job.',
+          errorClass: 'internal',
         },
       });
       throw new ServiceUnavailableException(
@@ -114,6 +115,7 @@ function toRunDto(run: Run): RunDto {
     finishedAt: run.finishedAt,
     attempts: run.attempts,
     error: run.error,
+    errorClass: run.errorClass,
     durationUs: run.durationUs === null ? null : Number(run.durationUs),
     ...headlinesOf(run),
     requestsSucceeded: run.requestsSucceeded,

@@ -137,7 +137,7 @@ export function RunPage({ id }: { id: string }) {
             <p>
               <a href={href.endpoint(detail.endpointId)}>its endpoint</a> ·{' '}
               <span class={`status ${detail.status}`}>{detail.status}</span> · {detail.trigger}
-              {detail.error ? ` · ${detail.error}` : ''}
+              {detail.error ? ` · ${detail.errorClass ? `${detail.errorClass}: ` : ''}${detail.error}` : ''}
             </p>
             {detail.config ? (
               <ul class="facts">

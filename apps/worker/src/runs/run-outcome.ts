@@ -1,4 +1,6 @@
+import type { RunErrorClass } from '@teapot/contracts';
 import { runStatusOf, type RunStatus } from '@teapot/db';
+import { RUN_WORKER_DEFAULTS } from '@teapot/jobs';
 import type { RunResult } from '@teapot/measure';
 
 export interface RunVerdict {
@@ -31,4 +33,41 @@ function describeErrors(byClass: Partial<Record<string, number>>): string {
     .filter(([, count]) => (count ?? 0) > 0)
     .map(([kind, count]) => `${kind} ${count}`);
   return parts.length > 0 ? `: ${parts.join(', ')}` : '';
+}
+
+/** BullMQ's reason for a job whose lock expired (its worker died) more often than maxStalledCount allows. */
+export const STALLED_LIMIT_REASON = 'job stalled more than allowable limit';
+
+export interface JobFailure {
+  errorClass: Extract<RunErrorClass, 'worker_lost' | 'internal'>;
+  reason: string;
+}
+
+/**
+ * Why a run job failed for good, in plain words. A job that stalled too often means the worker
+ * process measuring the run died that many times (killed, out of memory, machine lost): that is
+ * `worker_lost`, never the endpoint's fault. Anything else is teapot failing to run it (`internal`).
+ */
+export function jobFailureOf(
+  job: { stalledCounter: number; attemptsMade: number },
+  error: Pick<Error, 'message'>,
+): JobFailure {
+  if (error.message === STALLED_LIMIT_REASON || job.stalledCounter > RUN_WORKER_DEFAULTS.maxStalledCount) {
+    const died = Math.max(job.stalledCounter, RUN_WORKER_DEFAULTS.maxStalledCount + 1);
+    return {
+      errorClass: 'worker_lost',
+      reason:
+        `the worker measuring this run died ${times(died)} (its process was killed or lost mid-run), ` +
+        "so teapot stopped retrying it. This says nothing about the endpoint: look at the workers' " +
+        'logs, memory and restarts.',
+    };
+  }
+  return {
+    errorClass: 'internal',
+    reason: `the run job failed ${times(job.attemptsMade)}: ${error.message}`,
+  };
+}
+
+function times(n: number): string {
+  return n === 1 ? 'once' : `${n} times`;
 }

@@ -3,6 +3,7 @@ import type { WorkerEnv } from '@teapot/config';
 import { CLOCK, WORKER_ENV, type Clock } from '../env/worker-env';
 import { PrismaService } from '../prisma/prisma.service';
 import { RedisService } from '../redis/redis.service';
+import { jobFailureOf } from './run-outcome';
 import { RunRepository } from './run-repository';
 
 export interface ReapReport {
@@ -10,7 +11,7 @@ export interface ReapReport {
   aborted: number;
   /** `queued` runs whose job is gone: enqueued again. */
   requeued: number;
-  /** `queued` runs whose job failed for good: ended as failed. */
+  /** Runs whose job failed for good: ended as failed, with the job's cause. */
   failed: number;
 }
 
@@ -55,14 +56,15 @@ export class RunReaper {
       const state = job ? await job.getState() : 'missing';
       if (state === 'active' || state === 'waiting' || state === 'delayed' || state === 'prioritized')
         continue;
-      if (run.status === 'running') {
+      if (state === 'failed' && job) {
+        // The processor's failed hook ends such runs; this covers a worker that died before it could.
+        const failure = jobFailureOf(job, { message: job.failedReason ?? 'unknown reason' });
+        if (await this.runs.endUnmeasured(run, 'failed', failure.reason, failure.errorClass)) report.failed++;
+      } else if (run.status === 'running') {
         const reason = `aborted: worker ${run.workerId ?? '?'} stopped mid-run and the run's job is ${state}`;
-        if (await this.runs.endUnmeasured(run, 'aborted', reason)) report.aborted++;
-      } else if (state === 'failed') {
-        const reason = `its job failed: ${job?.failedReason ?? 'unknown reason'}`;
-        if (await this.runs.endUnmeasured(run, 'failed', reason)) report.failed++;
+        if (await this.runs.endUnmeasured(run, 'aborted', reason, 'worker_lost')) report.aborted++;
       } else if (state === 'completed') {
-        if (await this.runs.endUnmeasured(run, 'aborted', 'its job ended without running it'))
+        if (await this.runs.endUnmeasured(run, 'aborted', 'its job ended without running it', 'internal'))
           report.aborted++;
       } else {
         await this.redis.runs.enqueueRun(run.id, { jobId });

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import type { RunErrorClass } from '@teapot/contracts';
 import { persistRunResult, recordRunFailed, type RunStatus } from '@teapot/db';
 import type { RunResult } from '@teapot/measure';
 import { PrismaService } from '../prisma/prisma.service';
@@ -80,12 +81,13 @@ export class RunRepository {
     run: Pick<RunToProcess, 'id' | 'attempts'>,
     status: 'aborted' | 'failed',
     reason: string,
+    errorClass: Exclude<RunErrorClass, 'endpoint'>,
   ): Promise<boolean> {
     const finishedAt = new Date();
     return this.prisma.$transaction(async (tx) => {
       const { count } = await tx.run.updateMany({
         where: { id: run.id, attempts: run.attempts, status: { in: ['queued', 'running'] } },
-        data: { status, error: reason, finishedAt },
+        data: { status, error: reason, errorClass, finishedAt },
       });
       if (count !== 1) return false;
       // A run that could not be measured failed as much as one whose requests all did: subscribers hear of it.
@@ -94,7 +96,7 @@ export class RunRepository {
           where: { id: run.id },
           select: { endpointId: true, profileId: true, trigger: true },
         });
-        await recordRunFailed(tx, { id: run.id, ...row, error: reason, finishedAt });
+        await recordRunFailed(tx, { id: run.id, ...row, error: reason, errorClass, finishedAt });
       }
       return true;
     });

@@ -23,7 +23,7 @@ import {
 import { RedisService } from '../redis/redis.service';
 import { EndpointLease } from './endpoint-lease';
 import { runOptionsFromSnapshot } from './profile-snapshot';
-import { verdictOf } from './run-outcome';
+import { jobFailureOf, verdictOf } from './run-outcome';
 import { retryWhileDatabaseIsAway } from './database-retry';
 import { RunRepository, type RunToProcess } from './run-repository';
 import { onBusyEndpoint, skippedAtStart, startDeadline, startDelayMs } from './run-timing';
@@ -95,7 +95,7 @@ export class RunProcessor implements QueueProcessorHooks {
     for (const run of this.active.values()) {
       const reason = `${run.reason ?? 'the worker shut down'}; the measurement did not stop, so no results were kept`;
       await this.runs
-        .endUnmeasured({ id: run.runId, attempts: run.attempt }, 'aborted', reason)
+        .endUnmeasured({ id: run.runId, attempts: run.attempt }, 'aborted', reason, 'stopped')
         .catch(() => false);
     }
   }
@@ -113,11 +113,12 @@ export class RunProcessor implements QueueProcessorHooks {
     const run = await this.runs.load(runId);
     if (!run) throw new UnrecoverableError(`run ${runId} no longer exists`);
     if (isFinalRunStatus(run.status)) return { runId, status: run.status, note: 'already finished' };
-    if (run.endpoint.archivedAt) return this.endUnmeasured(run, 'aborted', 'the endpoint was archived');
+    if (run.endpoint.archivedAt)
+      return this.endUnmeasured(run, 'aborted', 'the endpoint was archived', 'stopped');
 
     const deadlineMs = startDeadline(run, this.env.RUN_MAX_WAIT_MS);
     const tooLate = skippedAtStart(run, deadlineMs, this.clock.now());
-    if (tooLate) return this.endUnmeasured(run, 'aborted', tooLate);
+    if (tooLate) return this.endUnmeasured(run, 'aborted', tooLate, 'stopped');
     if (this.closing) return this.defer(job, token, 0);
 
     const lease = await EndpointLease.acquire(
@@ -128,7 +129,7 @@ export class RunProcessor implements QueueProcessorHooks {
     );
     if (!lease) {
       const busy = onBusyEndpoint(run, deadlineMs, this.clock.now(), this.env.ENDPOINT_BUSY_RETRY_MS);
-      if ('skipped' in busy) return this.endUnmeasured(run, 'aborted', busy.skipped);
+      if ('skipped' in busy) return this.endUnmeasured(run, 'aborted', busy.skipped, 'stopped');
       this.metrics.recordBusyDeferral();
       return this.defer(job, token, busy.retryInMs);
     }
@@ -182,7 +183,7 @@ export class RunProcessor implements QueueProcessorHooks {
     } catch (error) {
       const reason =
         error instanceof InvalidSnapshotError ? error.message : `cannot prepare the run: ${message(error)}`;
-      return this.endUnmeasured({ ...run, attempts: attempt }, 'failed', reason);
+      return this.endUnmeasured({ ...run, attempts: attempt }, 'failed', reason, 'internal');
     }
 
     const active: ActiveRun = { runId: run.id, attempt, controller: new AbortController(), reason: null };
@@ -200,6 +201,7 @@ export class RunProcessor implements QueueProcessorHooks {
         { ...run, attempts: attempt },
         'failed',
         `the measurement failed: ${message(error)}`,
+        'internal',
       );
     } finally {
       this.active.delete(run.id);
@@ -227,6 +229,7 @@ export class RunProcessor implements QueueProcessorHooks {
         { id: runId, attempts: attempt },
         'failed',
         `the result could not be stored: ${message(error)}`,
+        'internal',
       );
     }
     if (!status) {
@@ -244,9 +247,10 @@ export class RunProcessor implements QueueProcessorHooks {
     run: Pick<RunToProcess, 'id' | 'attempts'>,
     status: 'aborted' | 'failed',
     reason: string,
+    errorClass: 'stopped' | 'internal',
   ): Promise<RunJobOutcome> {
     const ended = await this.retryWhileDatabaseIsAway(`end run ${run.id}`, () =>
-      this.runs.endUnmeasured(run, status, reason),
+      this.runs.endUnmeasured(run, status, reason, errorClass),
     );
     if (ended) {
       this.metrics.recordRunFinished(status);
@@ -306,15 +310,18 @@ export class RunProcessor implements QueueProcessorHooks {
     return value;
   }
 
-  /** A job out of attempts (or stalled too often) leaves its run failed rather than queued or running forever. */
+  /**
+   * A job out of attempts, or stalled too often (its worker died each time), leaves its run failed
+   * with the cause in plain words rather than queued or running forever.
+   */
   async onJobFailed(job: Job<RunJobData, RunJobOutcome>, error: Error): Promise<void> {
     const run = await this.runs.load(job.data.runId);
     if (!run || isFinalRunStatus(run.status)) return;
-    await this.runs.endUnmeasured(
-      run,
-      'failed',
-      `the run job failed ${job.attemptsMade} times: ${error.message}`,
-    );
+    const failure = jobFailureOf(job, error);
+    if (await this.runs.endUnmeasured(run, 'failed', failure.reason, failure.errorClass)) {
+      this.metrics.recordRunFinished('failed');
+      this.logger.warn(`run ${run.id} failed (${failure.errorClass}): ${failure.reason}`);
+    }
   }
 }
 

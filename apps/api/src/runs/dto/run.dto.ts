@@ -1,6 +1,13 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsOptional, IsUUID } from 'class-validator';
-import { HEADLINES, RUN_STATUSES, type HeadlineFigures, type RunStatusName } from '@teapot/contracts';
+import {
+  HEADLINES,
+  RUN_ERROR_CLASSES,
+  RUN_STATUSES,
+  type HeadlineFigures,
+  type RunErrorClass,
+  type RunStatusName,
+} from '@teapot/contracts';
 import { TRANSPORTS, type ClientHealth, type RunSummary, type Transport } from '@teapot/measure';
 import { PageQueryDto } from '../../common/pagination';
 import { IsTimestamp } from '../../common/validators';
@@ -79,6 +86,17 @@ export class RunDto extends HeadlineFiguresDto {
   @ApiProperty() attempts!: number;
   @ApiProperty({ type: String, nullable: true, description: 'Why the run failed or was aborted.' }) error!:
     string | null;
+  @ApiProperty({
+    enum: RUN_ERROR_CLASSES,
+    nullable: true,
+    description:
+      'The kind of cause `error` names; null when the run succeeded. `endpoint`: the run measured and ' +
+      'requests failed (errorCounts says how). `worker_lost`: the worker process measuring it died, ' +
+      'which says nothing about the endpoint. `stopped`: teapot stopped or skipped it on purpose ' +
+      '(shutdown, start deadline passed, endpoint archived). `internal`: teapot could not prepare, ' +
+      'queue, measure or store it.',
+  })
+  errorClass!: RunErrorClass | null;
   @ApiProperty({ type: Number, nullable: true }) durationUs!: number | null;
   @ApiProperty({ type: Number, nullable: true }) requestsSucceeded!: number | null;
   @ApiProperty({ type: Number, nullable: true }) requestsFailed!: number | null;
