@@ -77,6 +77,9 @@ describe('auth matrix over every route of the OpenAPI document', () => {
         expect([label, [401, 403].includes(status)]).toEqual([label, false]);
       else expect([label, status]).toEqual([label, 403]);
     }
+    // Listing keys changes nothing: the refusal names the route, not "changes data".
+    const listing = await api.http.get('/api-keys').set('authorization', `Bearer ${readKey}`);
+    expect(listing.body.message).toBe('GET /api-keys needs a write-scope API key; this key is read-only.');
   });
 
   it('lets the write key through everywhere', async () => {

@@ -13,7 +13,7 @@ export {
   verificationJobId,
   type AnalysisQueueProducerOptions,
 } from './analysis-producer';
-export { createRedis } from './redis';
+export { closeQueuesAndConnection, createRedis } from './redis';
 export {
   RunQueueProducer,
   type RunQueueProducerOptions,

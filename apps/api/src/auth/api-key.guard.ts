@@ -55,8 +55,9 @@ export class ApiKeyGuard implements CanActivate {
       throw new UnauthorizedException('Unknown or revoked API key.');
     }
     if (needed === 'write' && key.scope !== 'write') {
+      // Not only routes that change data: listing API keys needs the write scope too.
       throw new ForbiddenException(
-        'This route changes data and needs a write-scope API key; this key is read-only.',
+        `${request.method} ${request.path} needs a write-scope API key; this key is read-only.`,
       );
     }
     return true;

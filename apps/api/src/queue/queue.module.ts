@@ -1,6 +1,6 @@
 import { Global, Inject, Module, type OnApplicationShutdown } from '@nestjs/common';
 import type { ApiEnv } from '@teapot/config';
-import { AnalysisQueueProducer, createRedis, RunQueueProducer } from '@teapot/jobs';
+import { AnalysisQueueProducer, closeQueuesAndConnection, createRedis, RunQueueProducer } from '@teapot/jobs';
 import { API_ENV } from '../env/env.module';
 
 export const QUEUE_REDIS = Symbol('QUEUE_REDIS');
@@ -39,10 +39,7 @@ export class QueueModule implements OnApplicationShutdown {
   ) {}
 
   async onApplicationShutdown(): Promise<void> {
-    await this.producer.close();
-    await this.analysis.close();
-    if (this.redis.status === 'ready') await this.redis.quit().catch(() => undefined);
-    // Also stops the reconnect loop of a connection that never came up.
-    this.redis.disconnect();
+    // The producers borrow this connection: their queues close first, once BullMQ's start-up check settled.
+    await closeQueuesAndConnection(this.redis, [this.producer.queue, this.analysis.queue]);
   }
 }

@@ -1,7 +1,12 @@
 import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
 import type { Redis } from 'ioredis';
 import type { WorkerEnv } from '@teapot/config';
-import { ChangePointQueueProducer, RunQueueProducer, createRedis } from '@teapot/jobs';
+import {
+  ChangePointQueueProducer,
+  RunQueueProducer,
+  closeQueuesAndConnection,
+  createRedis,
+} from '@teapot/jobs';
 import { WORKER_ENV } from '../env/worker-env';
 
 /** One Redis connection for the queue producers, locks and health; BullMQ workers open their own. */
@@ -32,9 +37,8 @@ export class RedisService implements OnApplicationShutdown {
 
   /** After every module's beforeApplicationShutdown: queue workers may still write while they drain. */
   async onApplicationShutdown(): Promise<void> {
-    await this.runs.close();
-    await this.changePoints.close();
-    await this.connection.quit().catch(() => this.connection.disconnect());
+    // The producers borrow this connection: their queues close first, once BullMQ's start-up check settled.
+    await closeQueuesAndConnection(this.connection, [this.runs.queue, this.changePoints.queue]);
   }
 
   private connect(name: string): Redis {
