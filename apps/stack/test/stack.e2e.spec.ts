@@ -37,12 +37,7 @@ describe('the one-machine launcher (npm start)', () => {
         simulatorPorts: [fp16Port, fp8Port],
       },
       {
-        env: {
-          PATH: process.env.PATH,
-          DATABASE_URL: world.databaseUrl,
-          REDIS_URL: world.redisUrl,
-          TEAPOT_REDIS_PREFIX: world.prefix,
-        },
+        env: launcherEnv(),
         output,
         devEnvFile,
       },
@@ -123,12 +118,7 @@ describe('the one-machine launcher (npm start)', () => {
         simulatorPorts: [fp16Port, fp8Port],
       },
       {
-        env: {
-          PATH: process.env.PATH,
-          DATABASE_URL: world.databaseUrl,
-          REDIS_URL: world.redisUrl,
-          TEAPOT_REDIS_PREFIX: world.prefix,
-        },
+        env: launcherEnv(),
         output,
         devEnvFile: path.join(stateDir, 'dev.env'),
         signal: interrupt.signal,
@@ -168,6 +158,16 @@ describe('the one-machine launcher (npm start)', () => {
     expect(output.text).not.toMatch(/^\s+at /m);
   });
 });
+
+/** The launcher's environment: this file's database and Redis prefix. */
+function launcherEnv() {
+  return {
+    PATH: process.env.PATH,
+    DATABASE_URL: world.databaseUrl,
+    REDIS_URL: world.redisUrl,
+    TEAPOT_REDIS_PREFIX: world.prefix,
+  };
+}
 
 /** Every run the launcher queued is over: measured, or ended with the class and reason of why not. */
 async function expectNoRunLeftBehind(text: string): Promise<void> {
