@@ -60,6 +60,15 @@ describe('closeQueuesAndConnection', () => {
     }
   });
 
+  it('closes queues on a Redis that is down, without waiting for it', async () => {
+    const connection = createRedis('redis://127.0.0.1:1');
+    connection.on('error', () => undefined);
+    const queue = new Queue('runs', { connection, prefix: `teapot-test-${randomUUID()}` });
+    const started = Date.now();
+    await closeQueuesAndConnection(connection, [queue]);
+    expect(Date.now() - started).toBeLessThan(5_000);
+  });
+
   it('closes queues on a Redis that answers at once', async () => {
     const connection = createRedis(REDIS.toString());
     const queue = new Queue('runs', { connection, prefix: `teapot-test-${randomUUID()}` });
