@@ -263,6 +263,11 @@ describe('pooling', () => {
     const counts = bootstrapDeltas({ ...input, pooling: 'counts' });
     expect(bootstrapDeltas({ ...input, pooling: 'prefix' })).toEqual(counts);
     expect(bootstrapDeltas(input)).toEqual(counts);
+    // Two-stage draws (runs grouped, e.g. by day) pool the same way.
+    const groups = { baseline: baseline.map((_, i) => i % 4), candidate: candidate.map((_, i) => i % 3) };
+    expect(bootstrapDeltas({ ...input, groups, pooling: 'prefix' })).toEqual(
+      bootstrapDeltas({ ...input, groups, pooling: 'counts' }),
+    );
     // One run a side and raw values (counts of one, unsorted slots, ties) go through the same rule.
     const raw = [Float64Array.of(5, 1, 3, 3, 9, 1), Float64Array.of(2, 2, 8), Float64Array.of(7)];
     const other = [Float64Array.of(4, 6), Float64Array.of(1, 10, 10, 3)];
