@@ -8,7 +8,7 @@
  */
 import * as net from 'node:net';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import { CHUNK_KIND, runBenchmark, TRANSPORTS, type Transport } from '@teapot/measure';
+import { CHUNK_KIND, runBenchmarkInThread, TRANSPORTS, type Transport } from '@teapot/measure';
 import {
   ACCURACY_MODEL,
   INPUT_TOKENS,
@@ -44,9 +44,9 @@ async function main(): Promise<void> {
   process.stdout.write(JSON.stringify(document));
 }
 
-/** teapot as a product run uses it: runBenchmark, with its own warm-up before the measured window. */
+/** teapot as a product run uses it: on a measuring thread of its own, with its warm-up before the measured window. */
 async function runTeapot(job: ClientJob, transport: Transport): Promise<ClientDocument> {
-  const result = await runBenchmark({
+  const result = await runBenchmarkInThread({
     transport,
     target: { baseUrl: job.baseUrl, apiKind: 'chat', model: ACCURACY_MODEL },
     workload: { kind: 'synthetic', inputTokens: INPUT_TOKENS, outputTokens: OUTPUT_TOKENS },

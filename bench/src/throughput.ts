@@ -2,8 +2,12 @@
  * Worker throughput: one worker process (apps/worker/dist/main.js, the real app) benchmarks a
  * simulator in another process and persists every run; how many measured output tokens per wall
  * second end up stored, and are the stored timings still as accurate as the measurement package
- * alone? Baseline, in the same run: the same load measured by runBenchmark() alone, in this process,
- * with no queue and no database.
+ * alone? Baseline, in the same run: the same load measured by runBenchmarkInThread() alone (a measuring
+ * thread per run, as the worker does), in this process, with no queue and no database.
+ *
+ * The worker measures each run on a thread of its own while its main thread persists the runs that
+ * ended (issue #13): at WORKER_CONCURRENCY 4 the stored timings' P99 added delay must stay within
+ * TARGET_C4_OVER_C1 of WORKER_CONCURRENCY 1's. The bench prints both and the ratio.
  *
  * Accuracy: for a sample of requests, each stored chunk arrival (run anchor + request start + chunk
  * offset, on CLOCK_MONOTONIC) minus the instant the simulator wrote that chunk (its ground truth
@@ -17,7 +21,7 @@ import { fetchGroundTruth } from '@teapot/simulator';
 import {
   CHUNK_KIND,
   percentileSummary,
-  runBenchmark,
+  runBenchmarkInThread,
   type PercentileSummary,
   type RequestRecord,
   type RunResult,
@@ -65,6 +69,8 @@ const LENGTH_JITTER = 0.5;
 const ACCURACY_SAMPLE_PER_RUN = 128;
 const TARGET_TOKENS_PER_S = 100_000;
 const TARGET_ADDED_DELAY_P99_MS = 1;
+/** Stored added delay P99 at WORKER_CONCURRENCY 4 over WORKER_CONCURRENCY 1, at most. */
+const TARGET_C4_OVER_C1 = 1.5;
 
 interface Accuracy {
   /** Token chunks compared with what the simulator wrote. */
@@ -189,14 +195,14 @@ async function measureWithWorker(world: BenchWorld, baseUrl: string, shape: Shap
   }
 }
 
-/** The same runs, same concurrency per endpoint, measured in this process with nothing around them. */
+/** The same runs, same concurrency per endpoint, measured on threads of this process with nothing around them. */
 async function measureAlone(baseUrl: string, shape: Shape): Promise<Figures> {
   const started = performance.now();
   const results: RunResult[] = [];
   for (let round = 0; round < shape.runsPerEndpoint; round++) {
     const roundResults = await Promise.all(
       Array.from({ length: shape.endpoints }, (_, i) =>
-        runBenchmark({
+        runBenchmarkInThread({
           target: { baseUrl, apiKind: 'chat', model: 'llama-8b' },
           workload: {
             kind: 'synthetic',
@@ -265,7 +271,7 @@ async function main(): Promise<void> {
     '',
     `Throughput: per shape ${SHAPES[0].runsPerEndpoint} rounds of runs, ${INPUT_TOKENS} in / ${OUTPUT_TOKENS} (+-${LENGTH_JITTER * 100}%) ` +
       `out tokens per request, ${TOKENS_PER_CHUNK} tokens per SSE chunk; simulator (${SIMULATOR_ARGS}) in its own process.`,
-    'worker = one worker process (apps/worker/dist/main.js) measuring and persisting; alone = runBenchmark() in this process, no queue, no database.',
+    'worker = one worker process (apps/worker/dist/main.js) measuring (a thread per run) and persisting; alone = runBenchmarkInThread() in this process, no queue, no database.',
     "Added delay: stored (or measured) chunk arrival minus the simulator's write time, ms, over an even sample of every run's requests.",
     header(),
   ];
@@ -287,6 +293,13 @@ async function main(): Promise<void> {
         `(${p99 === undefined ? 'no data' : `${p99.toFixed(3)} ms`}; the measurement package alone: ${aloneP99 === undefined ? '-' : `${aloneP99.toFixed(3)} ms`})`,
     );
   }
+  const [c1, c4] = figures.map(({ worker }) => worker.accuracy.addedDelayMs?.p99);
+  const c4OverC1 = c1 !== undefined && c4 !== undefined && c1 > 0 ? c4 / c1 : null;
+  lines.push(
+    `stored added delay P99, WORKER_CONCURRENCY 4 vs 1: ${c4 === undefined ? '-' : c4.toFixed(3)} ms vs ` +
+      `${c1 === undefined ? '-' : c1.toFixed(3)} ms = ${c4OverC1 === null ? '-' : `${c4OverC1.toFixed(2)}x`} ` +
+      `(<= ${TARGET_C4_OVER_C1}x ${c4OverC1 !== null && c4OverC1 <= TARGET_C4_OVER_C1 ? 'met' : 'MISSED'})`,
+  );
   lines.push(machineLine(loadBefore, startedAt));
   process.stdout.write(lines.join('\n') + '\n');
 }

@@ -1,1 +1,1 @@
-module.exports = { ...require('../../jest.preset.js') };
+module.exports = { ...require('../../jest.preset.js'), globalSetup: '<rootDir>/jest.global-setup.js' };

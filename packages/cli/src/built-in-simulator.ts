@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type { SimulatorOptions } from '@teapot/simulator';
@@ -13,28 +13,7 @@ export interface BuiltInSimulator {
   singleStreamMsPerToken: number;
   /** The worker's thread id (the main thread's is 0). */
   threadId: number;
-  /**
-   * CPU time (user + system, us) the simulator's thread has used so far, so that the client's own CPU
-   * can be told apart from the process's; null where the OS does not say (not Linux).
-   */
-  cpuUs: (() => number) | null;
   close(): Promise<void>;
-}
-
-/** Clock ticks per second of /proc's utime and stime (USER_HZ: 100 on every Linux build Node supports). */
-const USER_HZ = 100;
-
-/** utime + stime of one thread from /proc/<pid>/task/<tid>/stat, in us (0 once the thread is gone). */
-export function threadCpuUs(procTask: string): number {
-  let stat: string;
-  try {
-    stat = readFileSync(`${procTask}/stat`, 'latin1');
-  } catch {
-    return 0;
-  }
-  // the name in parentheses may hold spaces: count fields after its closing parenthesis
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return ((Number(fields[11]) + Number(fields[12])) * 1e6) / USER_HZ;
 }
 
 /** A deployment the simulator refuses (e.g. 70B at FP16 on one L4), with its message. */
@@ -77,7 +56,6 @@ export function startBuiltInSimulator(options: SimulatorOptions): Promise<BuiltI
         deployment: report.deployment,
         singleStreamMsPerToken: report.singleStreamMsPerToken,
         threadId: report.threadId,
-        cpuUs: report.procTask === null ? null : () => threadCpuUs(report.procTask!),
         close: () => closeWorker(worker),
       });
     });

@@ -1,4 +1,3 @@
-import { readlinkSync } from 'node:fs';
 import { parentPort, threadId, workerData } from 'node:worker_threads';
 import {
   DeploymentError,
@@ -17,8 +16,6 @@ export type WorkerReport =
       deployment: string;
       singleStreamMsPerToken: number;
       threadId: number;
-      /** /proc/<pid>/task/<tid> of this thread (Linux), so the main thread can read its CPU time; null elsewhere. */
-      procTask: string | null;
     }
   | { kind: 'failed'; deploymentError: boolean; message: string; stack?: string }
   | { kind: 'closed' };
@@ -47,7 +44,6 @@ async function serve(port: NonNullable<typeof parentPort>): Promise<void> {
     deployment: describeDeployment(simulator.deployment),
     singleStreamMsPerToken: stats.singleStreamMsPerToken,
     threadId,
-    procTask: procTaskOfThisThread(),
   };
   port.postMessage(ready);
   port.on('message', (command: WorkerCommand) => {
@@ -57,14 +53,6 @@ async function serve(port: NonNullable<typeof parentPort>): Promise<void> {
       port.close();
     });
   });
-}
-
-function procTaskOfThisThread(): string | null {
-  try {
-    return `/proc/${readlinkSync('/proc/thread-self')}`;
-  } catch {
-    return null;
-  }
 }
 
 if (parentPort) void serve(parentPort);

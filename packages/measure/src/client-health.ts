@@ -1,4 +1,5 @@
 import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { currentThreadCpuUs } from './thread-cpu';
 import type { ClientHealth } from './types';
 
 /** Timer period of the delay monitor; the histogram holds whole periods, so it is subtracted. */
@@ -25,20 +26,17 @@ export const SATURATION = {
 /** What the monitor saw over the measured window; judged against the run's gaps by `judgeClientHealth`. */
 export type ClientLoad = Omit<ClientHealth, 'saturated' | 'saturatedReason' | 'timingErrorP99Ms'>;
 
-/** Watches the event loop and CPU from now until `stop()`; `otherThreadsCpuUs` is left out of the CPU. */
-export function watchClientHealth(otherThreadsCpuUs?: () => number): { stop(): ClientLoad } {
+/** Watches this thread's event loop and CPU from now until `stop()`. */
+export function watchClientHealth(): { stop(): ClientLoad } {
   const histogram = monitorEventLoopDelay({ resolution: RESOLUTION_MS });
   histogram.enable();
-  const otherStart = otherThreadsCpuUs?.() ?? 0;
-  const cpuStart = process.cpuUsage();
+  const cpuStart = currentThreadCpuUs();
   const wallStart = process.hrtime.bigint();
   return {
     stop(): ClientLoad {
       histogram.disable();
-      const cpu = process.cpuUsage(cpuStart);
+      const cpuUs = Math.max(0, currentThreadCpuUs() - cpuStart);
       const wallUs = Number(process.hrtime.bigint() - wallStart) / 1000;
-      const other = (otherThreadsCpuUs?.() ?? 0) - otherStart;
-      const cpuUs = Math.max(0, cpu.user + cpu.system - other);
       const cpuPercent = wallUs > 0 ? (cpuUs / wallUs) * 100 : 0;
       const excessMs = (ns: number) => (histogram.count === 0 ? 0 : Math.max(0, ns / 1e6 - RESOLUTION_MS));
       const eventLoopDelayMs = {

@@ -1,5 +1,6 @@
 export * from './types';
 export { runBenchmark } from './run';
+export { runBenchmarkInThread } from './in-thread';
 export { MEASURE_VERSION } from './version';
 export { summarize, requestMetrics, meetsSlo, type RequestMetrics } from './metrics';
 export { percentile, percentileSummary } from './stats';

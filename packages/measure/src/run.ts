@@ -89,7 +89,7 @@ class BenchmarkRun {
 
   async execute(): Promise<RunResult> {
     const { options } = this;
-    let health = watchClientHealth(options.otherThreadsCpuUs);
+    let health = watchClientHealth();
     const onAbort = () => {
       this.aborted = true;
       this.stop('the run was aborted');
@@ -123,7 +123,7 @@ class BenchmarkRun {
       }
       // client health describes the measured window, not the warm-up's JIT and connection work
       health.stop();
-      health = watchClientHealth(options.otherThreadsCpuUs);
+      health = watchClientHealth();
       measuredStartUs = this.nowUs();
       if (options.durationS !== undefined && !this.stopped) {
         // on the run's clock: a libuv timer counts from the loop's cached time and may fire early

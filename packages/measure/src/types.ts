@@ -181,7 +181,7 @@ export interface ClientHealth {
   timingErrorP99Ms?: number;
   /** Client CPU time over the measured window, as a percentage of one core. */
   cpuPercent?: number;
-  /** Client CPU time (user + system) over the measured window, us: the process's, less other threads' (RunOptions.otherThreadsCpuUs). */
+  /** Client CPU time (user + system) over the measured window, us: the measuring thread's own on Linux, the process's elsewhere. */
   cpuUs?: number;
 }
 
@@ -310,11 +310,6 @@ export interface RunOptions {
   transport?: Transport;
   signal?: AbortSignal;
   onProgress?: (progress: Progress) => void;
-  /**
-   * CPU time (us, a running total) of threads in this process that are not the client, e.g. a simulator
-   * in a worker thread: read at the start and end of the measured window and left out of client health.
-   */
-  otherThreadsCpuUs?: () => number;
 }
 
 /** How a run reads its streams; the first is the default (see RunOptions.transport). */

@@ -9,7 +9,7 @@ import {
   type RunJobData,
 } from '@teapot/contracts';
 import { RUN_WORKER_DEFAULTS } from '@teapot/jobs';
-import { runBenchmark, type RunOptions, type RunResult, type Target } from '@teapot/measure';
+import { runBenchmarkInThread, type RunOptions, type RunResult, type Target } from '@teapot/measure';
 import { isTransientDbError } from '@teapot/db';
 import { checkUrl, guardedLookup } from '@teapot/webhooks';
 import { CLOCK, WORKER_ENV, type Clock } from '../env/worker-env';
@@ -194,7 +194,8 @@ export class RunProcessor implements QueueProcessorHooks {
       active.controller.abort(new Error(reason));
     });
     try {
-      const result = await runBenchmark({ ...options, signal: active.controller.signal });
+      // on a thread of its own: this loop persists other runs and serves the queue meanwhile
+      const result = await runBenchmarkInThread({ ...options, signal: active.controller.signal });
       return { attempt, result, abortReason: active.reason };
     } catch (error) {
       return this.endUnmeasured(
