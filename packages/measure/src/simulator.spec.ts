@@ -290,13 +290,22 @@ describe.each([
         const closed = await startSimulator();
         await closed.close();
         let revived: RunningSimulator | null = null;
-        const revive = setTimeout(() => {
-          void startSimulator({ seed: 7, port: closed.port }).then((s) => (revived = s));
-        }, 700);
+        let revive: NodeJS.Timeout | undefined;
+        // 700 ms after the run began (its first progress report, 200 ms in), not after a thread started
+        const onProgress = () => {
+          revive ??= setTimeout(() => {
+            void startSimulator({ seed: 7, port: closed.port }).then((s) => (revived = s));
+          }, 500);
+        };
         try {
           // no warm-up: on a loaded machine it could outlast the outage
           const result = await measure(
-            options(closed, { requests: 40, load: { kind: 'closed', concurrency: 4 }, warmUp: false }),
+            options(closed, {
+              requests: 40,
+              load: { kind: 'closed', concurrency: 4 },
+              warmUp: false,
+              onProgress,
+            }),
           );
           const { succeeded, failed } = result.summary.requests;
           // the 4 in flight when it went down, then a probe per pause (100, 200, 400 ms... ceilings)
