@@ -168,7 +168,8 @@ describe.each([
             expect(firstToken).toBe(1);
             const ttftArrival = anchor + BigInt(record.startUs + record.chunkOffsetsUs[firstToken]) * 1000n;
             expect(ttftArrival).toBeGreaterThanOrEqual(truth.events[1].writeStartNs - 500n);
-            expect(record.chunkOffsetsUs[0]).toBeLessThan(record.chunkOffsetsUs[1]);
+            // the role chunk comes first; one read may carry both when the reader was held up between them
+            expect(record.chunkOffsetsUs[0]).toBeLessThanOrEqual(record.chunkOffsetsUs[1]);
           }
         });
       });
