@@ -164,9 +164,12 @@ describe('worker processes sharing one Redis and Postgres', () => {
       baseUrl: slow.baseUrl,
       model: slow.deployment.model.name,
     });
+    const served = slow.stats().groundTruthResponses;
     const runId = await manualRun(endpointId, 40, 10);
     await waitFor('the run to start', async () => (await runOf(runId)).status === 'running');
-    await new Promise((resolve) => setTimeout(resolve, 2_000));
+    // the third response of a 2-stream run starts once one has finished: something measured to keep
+    // (its measuring thread's start and warm-up take a while on a loaded machine)
+    await waitFor('a request to finish', async () => slow.stats().groundTruthResponses - served >= 3);
     const stoppedAt = Date.now();
     const exit = await worker.stop('SIGTERM');
     workers.delete(id);
