@@ -39,6 +39,7 @@ async function main(): Promise<void> {
       ...run,
       cpuUs: used.user + used.system,
       loop: { p99: excess(loop.percentile(99)), max: excess(loop.max) },
+      saturation: null,
     };
   }
   process.stdout.write(JSON.stringify(document));
@@ -75,6 +76,7 @@ async function runTeapot(job: ClientJob, transport: Transport): Promise<ClientDo
     failed: result.summary.requests.failed,
     cpuUs: client.cpuUs ?? null,
     loop: { p99: client.eventLoopDelayMs.p99, max: client.eventLoopDelayMs.max },
+    saturation: { estimateP99Ms: client.timingErrorP99Ms ?? NaN, flagged: client.saturated },
   };
 }
 

@@ -34,6 +34,8 @@ export interface ClientDocument {
   cpuUs: number | null;
   /** Event-loop delay beyond the monitor period, ms; null where the client has no such monitor. */
   loop: { p99: number; max: number } | null;
+  /** teapot's own judgement of the run: its estimated P99 timestamp error and the saturation flag; null for others. */
+  saturation: { estimateP99Ms: number; flagged: boolean } | null;
 }
 
 /** The request every client but teapot sends. */

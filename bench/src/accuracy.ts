@@ -24,6 +24,7 @@ import {
   DEFAULT_TRANSPORT,
   percentile,
   percentileSummary,
+  SATURATION,
   TRANSPORTS,
   type Transport,
 } from '@teapot/measure';
@@ -93,6 +94,8 @@ interface RepFigures {
   /** Client CPU (user + system) per token chunk, us. */
   cpuUsPerChunk: number | null;
   loopP99: number | null;
+  /** teapot's estimated P99 timestamp error and whether it flagged the run saturated; null for others. */
+  saturation: { estimateP99Ms: number; flagged: boolean } | null;
   /** Median gap between the simulator's writes of consecutive token chunks: the decode step it ran at. */
   simStepMs: number | null;
   wallS: number;
@@ -105,6 +108,8 @@ interface ClientFigures extends RepFigures {
   requests: number;
   /** P99 added delay of each repetition, in the order run. */
   p99s: number[];
+  /** Each repetition's measured P99 with teapot's estimate and flag (teapot's clients only). */
+  flags: Array<{ p99: number; estimateP99Ms: number; flagged: boolean }>;
 }
 
 interface Args {
@@ -175,7 +180,8 @@ async function main(): Promise<void> {
     }
     for (const client of clients) {
       const all = reps.get(client)!;
-      figures.push({ ...medianOf(all), client, streams, requests, p99s: all.map((r) => r.p99) });
+      const flags = all.flatMap((r) => (r.saturation ? [{ p99: r.p99, ...r.saturation }] : []));
+      figures.push({ ...medianOf(all), client, streams, requests, p99s: all.map((r) => r.p99), flags });
     }
   }
 
@@ -185,7 +191,7 @@ async function main(): Promise<void> {
   const verdicts = args.levels.flatMap((streams) =>
     TRANSPORTS.filter((t) => clients.includes(t)).map((client) => verdictAt(figures, streams, client)),
   );
-  process.stdout.write(renderCalibration(figures));
+  process.stdout.write(renderSaturation(figures));
   const machine =
     `machine: ${cpus().length} cores, ${pinned ?? 'not pinned'}; load average ${loadBefore.map((l) => l.toFixed(2)).join(' ')} before, ` +
     `${loadAfter.map((l) => l.toFixed(2)).join(' ')} after; 1-min load at each level's start: ` +
@@ -283,6 +289,7 @@ function cFloorDocument(output: string): ClientDocument {
     failed: 0,
     cpuUs: cpuLine.startsWith('cpu ') ? Number(cpuLine.slice(4)) : null,
     loop: null,
+    saturation: null,
   };
 }
 
@@ -350,6 +357,7 @@ async function compareWithTruth(baseUrl: string, run: ClientDocument, wallS: num
     middleP99: p99Of(middle),
     cpuUsPerChunk: run.cpuUs === null || delaysMs.length === 0 ? null : run.cpuUs / delaysMs.length,
     loopP99: run.loop?.p99 ?? null,
+    saturation: run.saturation ?? null,
     simStepMs: percentileSummary(stepsMs)?.p50 ?? null,
     wallS,
   };
@@ -379,6 +387,7 @@ function medianOf(reps: RepFigures[]): RepFigures {
     middleP99: median((r) => r.middleP99),
     cpuUsPerChunk: median((r) => r.cpuUsPerChunk),
     loopP99: median((r) => r.loopP99),
+    saturation: null,
     simStepMs: median((r) => r.simStepMs),
     wallS: required((r) => r.wallS),
   };
@@ -571,20 +580,29 @@ function renderTable(levels: number[], figures: ClientFigures[], reps: number): 
 }
 
 /**
- * What an event-loop delay means for the timestamps (client-health.ts's SATURATION): P99 added delay
- * over loop delay P99, per client and level, where the loop was measurably late.
+ * The saturation flag against the ground truth (client-health.ts's SATURATION): per teapot client,
+ * level and repetition, the measured P99 added delay, teapot's own estimate, and whether the flag
+ * agreed with the measured P99 being over the bound.
  */
-function renderCalibration(figures: ClientFigures[]): string {
-  const rows = figures.filter((f) => f.loopP99 !== null && f.loopP99 >= 0.5 && !Number.isNaN(f.p99));
+function renderSaturation(figures: ClientFigures[]): string {
+  const rows = figures.filter((f) => f.flags.length > 0);
   if (rows.length === 0) return '';
-  const byClient = new Map<ClientName, string[]>();
-  for (const f of rows) {
-    const list = byClient.get(f.client) ?? [];
-    list.push(`${f.streams}: ${(f.p99 / f.loopP99!).toFixed(1)}x (loop ${f.loopP99!.toFixed(1)} ms)`);
-    byClient.set(f.client, list);
-  }
-  const lines = [...byClient].map(([client, list]) => `  ${label(client).padEnd(14)} ${list.join(', ')}`);
-  return `\ncalibration, P99 added delay / event-loop delay P99 (saturation estimates 1.5x):\n${lines.join('\n')}\n`;
+  let agreed = 0;
+  let judged = 0;
+  const lines = rows.map((f) => {
+    const reps = f.flags.map(({ p99, estimateP99Ms, flagged }) => {
+      judged++;
+      const right = flagged === p99 > SATURATION.boundMs;
+      if (right) agreed++;
+      return `${p99.toFixed(1)}/${estimateP99Ms.toFixed(1)}${flagged ? ' flagged' : ''}${right ? '' : ' (wrong)'}`;
+    });
+    return `  ${label(f.client).padEnd(14)} ${String(f.streams).padStart(5)}: ${reps.join(', ')}`;
+  });
+  return (
+    `\nsaturation flag (flagged when teapot's estimated P99 timestamp error is over ${SATURATION.boundMs} ms), ` +
+    "per repetition: measured P99 added delay / teapot's estimate, ms:\n" +
+    `${lines.join('\n')}\n  the flag agreed with the measured P99 in ${agreed} of ${judged} runs\n`
+  );
 }
 
 main().catch((error: unknown) => {

@@ -1,5 +1,5 @@
 import { HEADLINES, type Headline, type HeadlineField, type MetricVerification } from '@teapot/contracts';
-import { percentile } from '@teapot/measure';
+import { percentile, SATURATION } from '@teapot/measure';
 import type { ComparisonView, RunView, TrendView } from './api-client';
 import type { ReceivedWebhook } from './webhook-receiver';
 
@@ -80,8 +80,9 @@ export function describeMethod(runs: RunView[]): string {
   let text = `Measured with: ${parts.join('; ') || 'no runs'}.`;
   if (saturated > 0)
     text +=
-      ` Client saturated on ${saturated} of ${runs.length} runs: the measuring process itself lagged enough` +
-      ' to add timing error (see clientHealth.saturatedReason); rerun those with fewer concurrent streams or runs per worker.';
+      ` Client saturated on ${saturated} of ${runs.length} runs: the measuring client's token timestamps were late` +
+      ` by more than ${SATURATION.boundMs} ms at P99, so their tail latencies may show the client (see` +
+      ' clientHealth.saturatedReason); rerun those with fewer concurrent streams or runs per worker.';
   return `${text}\n`;
 }
 

@@ -1,8 +1,7 @@
 import { runBenchmarkInThread } from './in-thread';
 import { runBenchmark } from './run';
-import { addedDelayP99Ms, simulatorThread } from './test-support/simulator-thread';
+import { addedDelayP99Ms, useSimulatorThread } from './test-support/simulator-thread';
 import { currentThreadCpuUs } from './thread-cpu';
-import type { RunOptions } from './types';
 
 jest.setTimeout(90_000);
 
@@ -13,19 +12,7 @@ function spinCpu400Ms(): void {
 }
 
 describe('runBenchmarkInThread', () => {
-  let sim: Awaited<ReturnType<typeof simulatorThread>>;
-  let options: RunOptions;
-  beforeAll(async () => {
-    sim = await simulatorThread();
-    options = {
-      target: { baseUrl: sim.baseUrl, apiKind: 'chat', model: sim.model },
-      workload: { kind: 'synthetic', inputTokens: 16, outputTokens: 60 },
-      load: { kind: 'closed', concurrency: 4 },
-      requests: 8,
-      forceOutputLength: true,
-    };
-  });
-  afterAll(() => sim.close());
+  const world = useSimulatorThread(8, 60);
 
   it("keeps timestamps on time, and counts only its own CPU, while the caller's thread is busy", async () => {
     // the caller's loop is blocked for 400 ms of its own CPU once the run is measuring (its first progress
@@ -33,7 +20,7 @@ describe('runBenchmarkInThread', () => {
     const blockedRun = (measure: typeof runBenchmark) => {
       let blocked = false;
       return measure({
-        ...options,
+        ...world.options,
         workload: { kind: 'synthetic', inputTokens: 16, outputTokens: 120 },
         onProgress: () => {
           if (!blocked) setImmediate(spinCpu400Ms);
@@ -46,8 +33,8 @@ describe('runBenchmarkInThread', () => {
     const callerCpuUs = currentThreadCpuUs() - callerCpuBefore;
     const here = await blockedRun(runBenchmark);
     expect(inThread.summary.requests).toMatchObject({ succeeded: 8, failed: 0 });
-    const threadP99 = await addedDelayP99Ms(sim.baseUrl, inThread);
-    const hereP99 = await addedDelayP99Ms(sim.baseUrl, here);
+    const threadP99 = await addedDelayP99Ms(world.sim.baseUrl, inThread);
+    const hereP99 = await addedDelayP99Ms(world.sim.baseUrl, here);
     expect(hereP99).toBeGreaterThan(250);
     // not zero on a shared machine, but not the caller's 400 ms
     expect(threadP99).toBeLessThan(hereP99 / 2);
@@ -57,7 +44,7 @@ describe('runBenchmarkInThread', () => {
   });
 
   it('rejects options that cannot describe a run with the same error as runBenchmark', async () => {
-    const bad = { ...options, requests: 0 };
+    const bad = { ...world.options, requests: 0 };
     await expect(runBenchmarkInThread(bad)).rejects.toThrow(RangeError);
     await expect(runBenchmarkInThread(bad)).rejects.toThrow('requests must be an integer >= 1, got 0');
   });
@@ -65,7 +52,7 @@ describe('runBenchmarkInThread', () => {
   it('throws what onProgress threw, after the run', async () => {
     let calls = 0;
     const run = runBenchmarkInThread({
-      ...options,
+      ...world.options,
       onProgress: () => {
         calls++;
         throw new Error('the display broke');
@@ -76,12 +63,12 @@ describe('runBenchmarkInThread', () => {
   });
 
   it('keeps the code of a failed lookup, so the request is classified by it', async () => {
-    const port = new URL(sim.baseUrl).port;
+    const port = new URL(world.sim.baseUrl).port;
     const result = await runBenchmarkInThread({
-      ...options,
+      ...world.options,
       requests: 2,
       target: {
-        ...options.target,
+        ...world.options.target,
         baseUrl: `http://nowhere.invalid:${port}/v1`,
         lookup: (hostname, _options, callback) =>
           callback(

@@ -89,7 +89,7 @@ class BenchmarkRun {
 
   async execute(): Promise<RunResult> {
     const { options } = this;
-    let health = watchClientHealth();
+    let health = watchClientHealth(this.context.inbox.lagNs);
     const onAbort = () => {
       this.aborted = true;
       this.stop('the run was aborted');
@@ -123,7 +123,7 @@ class BenchmarkRun {
       }
       // client health describes the measured window, not the warm-up's JIT and connection work
       health.stop();
-      health = watchClientHealth();
+      health = watchClientHealth(this.context.inbox.lagNs);
       measuredStartUs = this.nowUs();
       if (options.durationS !== undefined && !this.stopped) {
         // on the run's clock: a libuv timer counts from the loop's cached time and may fire early
@@ -157,7 +157,7 @@ class BenchmarkRun {
     const connectBackoff = this.backoff.summary();
     const durationUs = Math.max(0, Math.round(measuredEndUs - measuredStartUs));
     const summary = summarize(requests, { slo: options.slo, durationUs });
-    const client = judgeClientHealth(clientLoad, summary.interChunkMs?.p50 ?? null);
+    const client = judgeClientHealth(clientLoad);
     const { streamOptions } = this.context;
     return {
       wallAnchorMs: this.wallAnchorMs,

@@ -171,13 +171,18 @@ export interface ClientHealth {
   /** Event-loop delay over the run, in ms (perf_hooks.monitorEventLoopDelay). */
   eventLoopDelayMs: { p50: number; p99: number; max: number; mean: number };
   /**
-   * The measuring client lagged enough to distort this run's tail latencies (calibrated with the
-   * accuracy bench; see SATURATION): compare the run with care. `saturatedReason` says why and what
+   * How late the client read the response bytes, estimated per read (how long it waited behind the
+   * earlier reads of its poll phase and for the loop's other work), ms; absent when no byte arrived.
+   */
+  readLagMs?: { p50: number; p99: number; max: number };
+  /**
+   * The measuring client's estimated P99 timestamp error is over SATURATION.boundMs (5 ms), so the run's
+   * tail latencies may show the client: compare the run with care. `saturatedReason` says why and what
    * to do, in plain words.
    */
   saturated: boolean;
   saturatedReason?: string;
-  /** Estimated P99 error of a token timestamp from the event-loop delay (SATURATION.timingErrorPerLoopDelay x P99), ms. */
+  /** Estimated P99 error of a token timestamp, ms: the read lag's P99 (the loop delay's without reads). */
   timingErrorP99Ms?: number;
   /** Client CPU time over the measured window, as a percentage of one core. */
   cpuPercent?: number;

@@ -1,7 +1,7 @@
 import { Worker } from 'node:worker_threads';
 import { fetchGroundTruth } from '@teapot/simulator';
 import { percentile } from '../stats';
-import type { RunResult } from '../types';
+import type { RunOptions, RunResult } from '../types';
 
 /**
  * A simulator on a thread of its own: blocking this thread must hold up neither it nor a measuring
@@ -58,4 +58,27 @@ export async function addedDelayP99Ms(baseUrl: string, result: RunResult): Promi
     delays.sort((a, b) => a - b),
     0.99,
   );
+}
+
+/**
+ * A simulator thread for the enclosing describe block, started before its tests and closed after, and
+ * options for a closed-loop run of `requests` requests of `outputTokens` tokens over 4 streams against it.
+ */
+export function useSimulatorThread(
+  requests: number,
+  outputTokens: number,
+): { sim: Awaited<ReturnType<typeof simulatorThread>>; options: RunOptions } {
+  const world = {} as { sim: Awaited<ReturnType<typeof simulatorThread>>; options: RunOptions };
+  beforeAll(async () => {
+    world.sim = await simulatorThread();
+    world.options = {
+      target: { baseUrl: world.sim.baseUrl, apiKind: 'chat', model: world.sim.model },
+      workload: { kind: 'synthetic', inputTokens: 16, outputTokens },
+      load: { kind: 'closed', concurrency: 4 },
+      requests,
+      forceOutputLength: true,
+    };
+  });
+  afterAll(() => world.sim.close());
+  return world;
 }

@@ -111,9 +111,9 @@ export class RunDto extends HeadlineFiguresDto {
     type: Boolean,
     nullable: true,
     description:
-      "The measuring client lagged enough that this run's tail latencies may show the client rather than " +
-      'the endpoint (its estimated P99 timestamp error is over 25% of the median gap between tokens, or it ' +
-      'used nearly a whole core); clientHealth.saturatedReason says why and what to do. Compare such runs with care.',
+      "The measuring client read the streams late enough that this run's tail latencies may show the client " +
+      'rather than the endpoint: its estimated P99 timestamp error (clientHealth.timingErrorP99Ms, from how long ' +
+      'its reads waited) is over 5 ms. clientHealth.saturatedReason says why and what to do. Compare such runs with care.',
   })
   clientSaturated!: boolean | null;
   @ApiProperty({
