@@ -4,7 +4,7 @@ import { AnalysisQueueProducer, createRedis, verificationJobId } from '@teapot/j
 import { seedEndpoint, seedProfile, seedWebhookSubscription, waitFor } from '@teapot/testing';
 import type { Redis } from 'ioredis';
 import { createWorkerApp } from '../src/worker-app';
-import { createWorld, type WorkerWorld } from './support/harness';
+import { createDeployment, createWorld, type WorkerWorld } from './support/harness';
 
 // The `analysis` queue in a worker that runs only it: a deployment's verification stores the verdict
 // and its webhook event once, in one transaction, however often its job runs.
@@ -58,18 +58,7 @@ describe('deployment verification on the analysis queue', () => {
       endpointId,
     });
     for (let i = 0; i < 3; i++) await measuredRun(i + 1, 1);
-    const deployment = await world.db.prisma.deployment.create({
-      data: {
-        endpointId,
-        label: 'fp8 -> fp16',
-        effectiveAt: new Date(),
-        runsPerProfile: 3,
-        profileIds: [profileId],
-        firstRunDelayS: 0,
-        baselineRuns: 3,
-        threshold: 0.1,
-      },
-    });
+    const deployment = await createDeployment(world, endpointId, profileId);
     await measuredRun(11, 2, deployment.id);
     const unfinished = await world.db.prisma.run.create({
       data: {

@@ -13,7 +13,7 @@ import {
   type WebhookReceiver,
 } from '@teapot/testing';
 import { verify } from '@teapot/webhooks';
-import { WorkerProcess, createWorld, type WorkerWorld } from './support/harness';
+import { WorkerProcess, createDeployment, createWorld, type WorkerWorld } from './support/harness';
 
 // Worker processes as `npm start` runs them: one measuring (WORKER_QUEUES=runs, no webhook I/O),
 // others delivering webhooks; killed with SIGKILL at the worst moments.
@@ -141,18 +141,7 @@ describe('webhooks across worker processes', () => {
       );
     };
     for (let i = 0; i < 3; i++) await measured(i + 1, 1);
-    const deployment = await world.db.prisma.deployment.create({
-      data: {
-        endpointId,
-        label: 'fp8 -> fp16',
-        effectiveAt: new Date(),
-        runsPerProfile: 3,
-        profileIds: [profileId],
-        firstRunDelayS: 0,
-        baselineRuns: 3,
-        threshold: 0.1,
-      },
-    });
+    const deployment = await createDeployment(world, endpointId, profileId);
     for (let i = 0; i < 3; i++) await measured(i + 11, 2, deployment.id);
 
     // The analysis process finds the regression, commits it with its event, and dies before any delivery.

@@ -44,6 +44,29 @@ export async function createWorld(): Promise<WorkerWorld> {
   };
 }
 
+/**
+ * A deployment ("fp8 -> fp16") of one profile, verified against the 3 runs before it and judged by 3
+ * runs after it, queued at once: the verification tests' shared setup.
+ */
+export function createDeployment(
+  world: TestWorld,
+  endpointId: string,
+  profileId: string,
+): Promise<{ id: string }> {
+  return world.db.prisma.deployment.create({
+    data: {
+      endpointId,
+      label: 'fp8 -> fp16',
+      effectiveAt: new Date(),
+      runsPerProfile: 3,
+      profileIds: [profileId],
+      firstRunDelayS: 0,
+      baselineRuns: 3,
+      threshold: 0.1,
+    },
+  });
+}
+
 /** A worker in its own OS process (src/main.ts through the test register hook), as in production. */
 export class WorkerProcess {
   readonly child: ChildProcess;
