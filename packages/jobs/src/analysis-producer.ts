@@ -1,16 +1,10 @@
-import { Queue } from 'bullmq';
-import type { Redis } from 'ioredis';
 import { JOB_NAMES, QUEUE_NAMES, type JobOf } from '@teapot/contracts';
 import { ANALYSIS_JOB_OPTIONS } from './options';
-import { createRedis } from './redis';
+import { QueueProducer, type QueueProducerOptions } from './queue-producer';
 
 type AnalysisJobData = JobOf<'verify-deployment'>;
 
-export interface AnalysisQueueProducerOptions {
-  /** A Redis URL (the producer opens and closes its own connection) or a connection it borrows. */
-  redis: string | Redis;
-  prefix: string;
-}
+export type AnalysisQueueProducerOptions = QueueProducerOptions;
 
 /** The job id of a deployment's verification: one per deployment, however often it is queued. */
 export function verificationJobId(deploymentId: string): string {
@@ -18,18 +12,9 @@ export function verificationJobId(deploymentId: string): string {
 }
 
 /** Puts jobs on the `analysis` queue. Its processors run in a worker that does not measure. */
-export class AnalysisQueueProducer {
-  readonly queue: Queue<AnalysisJobData>;
-  private readonly ownedConnection: Redis | null;
-
+export class AnalysisQueueProducer extends QueueProducer<AnalysisJobData> {
   constructor(options: AnalysisQueueProducerOptions) {
-    this.ownedConnection = typeof options.redis === 'string' ? createRedis(options.redis) : null;
-    const connection = this.ownedConnection ?? (options.redis as Redis);
-    this.queue = new Queue<AnalysisJobData>(QUEUE_NAMES.analysis, {
-      connection,
-      prefix: options.prefix,
-      defaultJobOptions: ANALYSIS_JOB_OPTIONS,
-    });
+    super(QUEUE_NAMES.analysis, options, ANALYSIS_JOB_OPTIONS);
   }
 
   /**
@@ -44,10 +29,5 @@ export class AnalysisQueueProducer {
       { jobId, ...(delayMs > 0 ? { delay: delayMs } : {}) },
     );
     return job.id ?? jobId;
-  }
-
-  async close(): Promise<void> {
-    await this.queue.close();
-    if (this.ownedConnection) await this.ownedConnection.quit().catch(() => undefined);
   }
 }

@@ -1,24 +1,14 @@
-import { Queue } from 'bullmq';
-import type { Redis } from 'ioredis';
 import { JOB_NAMES, QUEUE_NAMES, type ChangePointsJobData } from '@teapot/contracts';
 import { CHANGE_POINT_DEBOUNCE_MS, CHANGE_POINT_JOB_OPTIONS, changePointsJobId } from './options';
-import { createRedis } from './redis';
+import { QueueProducer, type QueueProducerOptions } from './queue-producer';
 
 /**
  * Puts change-point recomputations on the `change-points` queue: one job per (endpoint, profile), added
  * with a short delay, so the runs that finish while it waits add nothing (same job id).
  */
-export class ChangePointQueueProducer {
-  readonly queue: Queue<ChangePointsJobData>;
-  private readonly ownedConnection: Redis | null;
-
-  constructor(options: { redis: string | Redis; prefix: string }) {
-    this.ownedConnection = typeof options.redis === 'string' ? createRedis(options.redis) : null;
-    this.queue = new Queue<ChangePointsJobData>(QUEUE_NAMES['change-points'], {
-      connection: this.ownedConnection ?? (options.redis as Redis),
-      prefix: options.prefix,
-      defaultJobOptions: CHANGE_POINT_JOB_OPTIONS,
-    });
+export class ChangePointQueueProducer extends QueueProducer<ChangePointsJobData> {
+  constructor(options: QueueProducerOptions) {
+    super(QUEUE_NAMES['change-points'], options, CHANGE_POINT_JOB_OPTIONS);
   }
 
   /** Returns the job id (the waiting job's when the pair already has one). */
@@ -30,10 +20,5 @@ export class ChangePointQueueProducer {
       { jobId, delay: delayMs },
     );
     return jobId;
-  }
-
-  async close(): Promise<void> {
-    await this.queue.close();
-    if (this.ownedConnection) await this.ownedConnection.quit().catch(() => undefined);
   }
 }

@@ -1,15 +1,8 @@
-import { Queue } from 'bullmq';
-import type { Redis } from 'ioredis';
 import { RUN_JOB_OPTIONS } from './options';
 import { JOB_NAMES, QUEUE_NAMES, type RunJobData } from '@teapot/contracts';
-import { createRedis } from './redis';
+import { QueueProducer, type QueueProducerOptions } from './queue-producer';
 
-export interface RunQueueProducerOptions {
-  /** A Redis URL (the producer opens and closes its own connection) or a connection it borrows. */
-  redis: string | Redis;
-  /** BullMQ key prefix: the validated TEAPOT_REDIS_PREFIX (its default lives in @teapot/config). */
-  prefix: string;
-}
+export type RunQueueProducerOptions = QueueProducerOptions;
 
 export interface EnqueueRunOptions {
   /** Defaults to the run id. A job id already in the queue makes the call a no-op. */
@@ -28,18 +21,9 @@ export interface RunEnqueueRequest extends EnqueueRunOptions {
 }
 
 /** Puts runs on the `runs` queue. Processors live only in the worker. */
-export class RunQueueProducer {
-  readonly queue: Queue<RunJobData>;
-  private readonly ownedConnection: Redis | null;
-
+export class RunQueueProducer extends QueueProducer<RunJobData> {
   constructor(options: RunQueueProducerOptions) {
-    this.ownedConnection = typeof options.redis === 'string' ? createRedis(options.redis) : null;
-    const connection = this.ownedConnection ?? (options.redis as Redis);
-    this.queue = new Queue<RunJobData>(QUEUE_NAMES.runs, {
-      connection,
-      prefix: options.prefix,
-      defaultJobOptions: RUN_JOB_OPTIONS,
-    });
+    super(QUEUE_NAMES.runs, options, RUN_JOB_OPTIONS);
   }
 
   /** Returns the job id (the existing job's when one with that id was already queued). */
@@ -60,11 +44,6 @@ export class RunQueueProducer {
       })),
     );
     return jobs.map((job, i) => job.id ?? requests[i].runId);
-  }
-
-  async close(): Promise<void> {
-    await this.queue.close();
-    if (this.ownedConnection) await this.ownedConnection.quit().catch(() => undefined);
   }
 }
 

@@ -1,8 +1,6 @@
-import { Queue } from 'bullmq';
-import type { Redis } from 'ioredis';
 import { JOB_NAMES, QUEUE_NAMES, type WebhookJobData } from '@teapot/contracts';
 import { WEBHOOK_JOB_OPTIONS, webhookJobId } from './options';
-import { createRedis } from './redis';
+import { QueueProducer, type QueueProducerOptions } from './queue-producer';
 
 /** One delivery attempt to queue, runnable from `dueAt`. */
 export interface WebhookAttemptRequest {
@@ -15,17 +13,9 @@ export interface WebhookAttemptRequest {
  * Puts delivery attempts on the `webhooks` queue (the sweeper and the deliverer's retries). Job id
  * `<deliveryId>@<attempt>`: adding an attempt already queued is a no-op.
  */
-export class WebhookQueueProducer {
-  readonly queue: Queue<WebhookJobData>;
-  private readonly ownedConnection: Redis | null;
-
-  constructor(options: { redis: string | Redis; prefix: string }) {
-    this.ownedConnection = typeof options.redis === 'string' ? createRedis(options.redis) : null;
-    this.queue = new Queue<WebhookJobData>(QUEUE_NAMES.webhooks, {
-      connection: this.ownedConnection ?? (options.redis as Redis),
-      prefix: options.prefix,
-      defaultJobOptions: WEBHOOK_JOB_OPTIONS,
-    });
+export class WebhookQueueProducer extends QueueProducer<WebhookJobData> {
+  constructor(options: QueueProducerOptions) {
+    super(QUEUE_NAMES.webhooks, options, WEBHOOK_JOB_OPTIONS);
   }
 
   async enqueue(requests: readonly WebhookAttemptRequest[]): Promise<void> {
@@ -43,10 +33,5 @@ export class WebhookQueueProducer {
         },
       })),
     );
-  }
-
-  async close(): Promise<void> {
-    await this.queue.close();
-    if (this.ownedConnection) await this.ownedConnection.quit().catch(() => undefined);
   }
 }
