@@ -4,7 +4,7 @@ import { AnalysisQueueProducer, createRedis, verificationJobId } from '@teapot/j
 import { seedEndpoint, seedProfile, seedWebhookSubscription, waitFor } from '@teapot/testing';
 import type { Redis } from 'ioredis';
 import { createWorkerApp } from '../src/worker-app';
-import { createDeployment, createWorld, type WorkerWorld } from './support/harness';
+import { createDeployment, createWorld, waitForVerdict, type WorkerWorld } from './support/harness';
 
 // The `analysis` queue in a worker that runs only it: a deployment's verification stores the verdict
 // and its webhook event once, in one transaction, however often its job runs.
@@ -81,15 +81,7 @@ describe('deployment verification on the analysis queue', () => {
     await world.db.prisma.run.delete({ where: { id: unfinished.id } });
     await measuredRun(12, 2, deployment.id);
     await measuredRun(13, 2, deployment.id);
-    await waitFor(
-      'the verdict',
-      async () =>
-        (await world.db.prisma.deployment.findUniqueOrThrow({ where: { id: deployment.id } })).verdict !==
-        null,
-      30_000,
-      100,
-    );
-    const stored = await world.db.prisma.deployment.findUniqueOrThrow({ where: { id: deployment.id } });
+    const stored = await waitForVerdict(world, deployment.id, 100);
     expect(stored.verdict).toBe('regressed');
     expect(stored.verifiedAt).not.toBeNull();
     const events = await world.db.prisma.webhookEvent.findMany({ include: { deliveries: true } });

@@ -13,7 +13,13 @@ import {
   type WebhookReceiver,
 } from '@teapot/testing';
 import { verify } from '@teapot/webhooks';
-import { WorkerProcess, createDeployment, createWorld, type WorkerWorld } from './support/harness';
+import {
+  WorkerProcess,
+  createDeployment,
+  createWorld,
+  waitForVerdict,
+  type WorkerWorld,
+} from './support/harness';
 
 // Worker processes as `npm start` runs them: one measuring (WORKER_QUEUES=runs, no webhook I/O),
 // others delivering webhooks; killed with SIGKILL at the worst moments.
@@ -149,14 +155,7 @@ describe('webhooks across worker processes', () => {
     const producer = new AnalysisQueueProducer({ redis: REDIS_URL, prefix: world.prefix });
     try {
       await producer.enqueueVerification(deployment.id);
-      await waitFor(
-        'the verdict',
-        async () =>
-          (await world.db.prisma.deployment.findUniqueOrThrow({ where: { id: deployment.id } })).verdict !==
-          null,
-        30_000,
-        50,
-      );
+      await waitForVerdict(world, deployment.id, 50);
     } finally {
       await producer.close();
     }

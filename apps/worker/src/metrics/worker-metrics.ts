@@ -17,11 +17,17 @@ export class WorkerMetrics {
 
   private readonly worker: string;
   private maxTick = 0;
-  private readonly runsFinished = this.counter(
-    'teapot_worker_runs_finished_total',
-    'Runs this process finished, by final status.',
-    ['worker', 'status'],
-  );
+  /**
+   * The series with only the `worker` label, set to 0 at boot: a scrape shows each from the start
+   * instead of missing until its first event. (Declared before them: the helpers add to it.)
+   */
+  private readonly zeroAtBoot: Array<Counter | Gauge> = [];
+  private readonly runsFinished = new Counter({
+    name: 'teapot_worker_runs_finished_total',
+    help: 'Runs this process finished, by final status.',
+    labelNames: ['worker', 'status'],
+    registers: [this.registry],
+  });
   private readonly ticks = this.counter('teapot_scheduler_ticks_total', 'Scheduler ticks run.');
   private readonly ticksFailed = this.counter(
     'teapot_scheduler_ticks_failed_total',
@@ -70,17 +76,10 @@ export class WorkerMetrics {
   constructor(@Inject(WORKER_ENV) env: Pick<WorkerEnv, 'WORKER_ID'>) {
     this.worker = env.WORKER_ID;
     collectDefaultMetrics({ register: this.registry });
-    for (const metric of [
-      this.ticks,
-      this.ticksFailed,
-      this.slotsEnqueued,
-      this.tickSeconds,
-      this.busyDeferrals,
-      this.persistRetries,
-    ])
-      metric.inc({ worker: this.worker }, 0);
-    for (const metric of [this.lastTickMs, this.maxTickMs, this.lastStartDelayMs, this.runningRuns])
-      metric.set({ worker: this.worker }, 0);
+    for (const metric of this.zeroAtBoot) {
+      if (metric instanceof Counter) metric.inc({ worker: this.worker }, 0);
+      else metric.set({ worker: this.worker }, 0);
+    }
   }
 
   recordTick(report: TickReport): void {
@@ -128,11 +127,15 @@ export class WorkerMetrics {
     return series?.value ?? 0;
   }
 
-  private counter(name: string, help: string, labelNames = ['worker']): Counter {
-    return new Counter({ name, help, labelNames, registers: [this.registry] });
+  private counter(name: string, help: string): Counter {
+    const counter = new Counter({ name, help, labelNames: ['worker'], registers: [this.registry] });
+    this.zeroAtBoot.push(counter);
+    return counter;
   }
 
   private gauge(name: string, help: string): Gauge {
-    return new Gauge({ name, help, labelNames: ['worker'], registers: [this.registry] });
+    const gauge = new Gauge({ name, help, labelNames: ['worker'], registers: [this.registry] });
+    this.zeroAtBoot.push(gauge);
+    return gauge;
   }
 }

@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { Queue } from 'bullmq';
 import type { QueueName } from '@teapot/contracts';
+import type { Deployment } from '@teapot/db';
 import { createRedis } from '@teapot/jobs';
 import { createTestWorld, REDIS_URL, waitFor, type TestWorld } from '@teapot/testing';
 
@@ -65,6 +66,17 @@ export function createDeployment(
       threshold: 0.1,
     },
   });
+}
+
+/** Waits for the deployment's verification to store a verdict; returns the deployment as stored. */
+export async function waitForVerdict(
+  world: TestWorld,
+  deploymentId: string,
+  pollMs: number,
+): Promise<Deployment> {
+  const stored = () => world.db.prisma.deployment.findUniqueOrThrow({ where: { id: deploymentId } });
+  await waitFor('the verdict', async () => (await stored()).verdict !== null, 30_000, pollMs);
+  return stored();
 }
 
 /** A worker in its own OS process (src/main.ts through the test register hook), as in production. */
