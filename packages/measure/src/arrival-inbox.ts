@@ -12,8 +12,19 @@ export const ARRIVAL = { data: 0, end: 1, error: 2 } as const;
 type ArrivalKind = (typeof ARRIVAL)[keyof typeof ARRIVAL];
 
 /**
+ * Work the measuring loop does in one turn, at most, besides timestamping: parsing arrivals here and
+ * sending requests (SendPacer). What is left waits for the next turn, after the poll phase has
+ * timestamped the reads that came meanwhile. A token read that arrives while the loop works waits
+ * for it, so this bounds that wait: at 512 streams the end of a wave is 512 responses to finish and
+ * 512 requests to send, ~60 ms of work that would otherwise run in one piece.
+ */
+export const TURN_BUDGET_NS = 500_000;
+
+/**
  * Arrivals wait here until the event loop's check phase, so that every socket read of one poll phase
  * is timestamped before any of them is parsed: parsing one stream never delays another's timestamp.
+ * Each check phase processes them for at most TURN_BUDGET_NS, in arrival order, and leaves the rest
+ * for the next turn.
  *
  * It also estimates how late each data read was timestamped (`lagNs`): the time since the first read
  * of its poll phase (it waited in the kernel behind the earlier reads), plus the time this event loop
@@ -26,8 +37,12 @@ export class ArrivalInbox {
   private kinds: ArrivalKind[] = [];
   private payloads: unknown[] = [];
   private times: number[] = [];
+  /** Arrivals before this index were processed. */
+  private head = 0;
   private scheduled = false;
-  private readonly drainBound = () => this.drain();
+  /** A read of the current poll phase was pushed (reset each time the check phase processes). */
+  private phaseOpen = false;
+  private readonly drainBound = () => this.drainTurn();
   /** Estimated lag of every data read, ns (see above); reset when the measured window begins. */
   lagNs: RecordableHistogram = createHistogram();
   private turnStartNs = 0;
@@ -36,8 +51,11 @@ export class ArrivalInbox {
   /** The loop's cumulative busy time at the previous poll phase's first read, ms (-1: none yet). */
   private lastActiveMs = -1;
 
+  constructor(private readonly turnBudgetNs: number = TURN_BUDGET_NS) {}
+
   push(attempt: ArrivalSink, kind: ArrivalKind, payload: unknown, arrivalNs: number): void {
-    if (!this.scheduled) {
+    if (!this.phaseOpen) {
+      this.phaseOpen = true;
       const { active } = performance.eventLoopUtilization();
       this.turnStartNs = arrivalNs;
       this.turnBusyNs = this.lastActiveMs < 0 ? 0 : (active - this.lastActiveMs) * 1e6;
@@ -55,19 +73,43 @@ export class ArrivalInbox {
     }
   }
 
-  /** Processes everything that arrived; also called before cutting requests off, so none is lost. */
+  /** Processes everything that arrived; called before cutting requests off, so none is lost. */
   drain(): void {
-    const { attempts, kinds, payloads, times } = this;
-    for (let i = 0; i < attempts.length; i++) {
-      const kind = kinds[i];
-      if (kind === ARRIVAL.data) attempts[i].handleRead(payloads[i] as Buffer, times[i]);
-      else if (kind === ARRIVAL.end) attempts[i].handleEnd();
-      else attempts[i].handleTransportError(payloads[i]);
-    }
-    attempts.length = 0;
-    kinds.length = 0;
-    payloads.length = 0;
-    times.length = 0;
+    this.work(Infinity);
+  }
+
+  /** One check phase's share: what fits in the turn budget; the rest in the next turn. */
+  private drainTurn(): void {
     this.scheduled = false;
+    this.phaseOpen = false;
+    this.work(this.turnBudgetNs);
+    if (this.head < this.attempts.length && !this.scheduled) {
+      this.scheduled = true;
+      setImmediate(this.drainBound);
+    }
+  }
+
+  private work(budgetNs: number): void {
+    const { attempts, kinds, payloads, times } = this;
+    const until = budgetNs === Infinity ? Infinity : Number(process.hrtime.bigint()) + budgetNs;
+    // always at least one, so that a backlog shrinks however slow each item is
+    do {
+      if (this.head >= attempts.length) break;
+      const i = this.head++;
+      const kind = kinds[i];
+      const attempt = attempts[i];
+      const payload = payloads[i];
+      payloads[i] = null;
+      if (kind === ARRIVAL.data) attempt.handleRead(payload as Buffer, times[i]);
+      else if (kind === ARRIVAL.end) attempt.handleEnd();
+      else attempt.handleTransportError(payload);
+    } while (until === Infinity || Number(process.hrtime.bigint()) < until);
+    if (this.head >= attempts.length) {
+      attempts.length = 0;
+      kinds.length = 0;
+      payloads.length = 0;
+      times.length = 0;
+      this.head = 0;
+    }
   }
 }

@@ -8,7 +8,13 @@ import { MEASURE_VERSION } from './version';
 import { warmUp, type WarmUpReport } from './warm-up';
 import { createTransport, type StreamTransport } from './transport';
 import { ArrivalInbox } from './arrival-inbox';
-import { StreamAttempt, type AttemptIdentity, type RequestContext } from './stream-request';
+import { SendPacer } from './send-pacer';
+import {
+  StreamAttempt,
+  type AttemptIdentity,
+  type AttemptResult,
+  type RequestContext,
+} from './stream-request';
 import {
   DEFAULT_TRANSPORT,
   type Progress,
@@ -44,6 +50,7 @@ class BenchmarkRun {
   private readonly records: RequestRecord[] = [];
   private readonly wakers = new Set<() => void>();
   private readonly backoff: ConnectBackoff;
+  private readonly pacer = new SendPacer();
   private nextIndex = 0;
   private active = 0;
   private stopped = false;
@@ -270,19 +277,29 @@ class BenchmarkRun {
 
   private async issue(warmup: boolean, scheduledUs: number | null): Promise<void> {
     if (!(await this.admitted())) return;
-    const identity: AttemptIdentity = { index: this.nextIndex++, warmup, scheduledUs };
-    const spec = this.nextPrompt();
     this.active++;
     try {
       const streamOptions = this.context.streamOptions;
-      const first = await this.attempt(identity, spec, streamOptions.send);
+      let identity!: AttemptIdentity;
+      let spec!: PromptSpec;
+      // drawing the prompt is paced with the send: at a wave's start, 1024 of them are work as well
+      const first = await this.paced(() => {
+        identity = { index: this.nextIndex++, warmup, scheduledUs };
+        spec = this.nextPrompt();
+        return this.attempt(identity, spec, streamOptions.send);
+      });
+      if (first === null) return;
       let record = first.record;
-      if (first.retryWithoutStreamOptions && this.stopped) {
+      const retry = first.retryWithoutStreamOptions
+        ? await this.paced(() => {
+            streamOptions.retriedRequests++;
+            return this.attempt(identity, spec, false);
+          })
+        : null;
+      if (first.retryWithoutStreamOptions && retry === null) {
         // the run ended before the retry could go out: cut off, not a failure of the endpoint
         record = { ...record, outcome: 'incomplete', error: { kind: 'aborted', message: this.stopReason } };
-      } else if (first.retryWithoutStreamOptions) {
-        streamOptions.retriedRequests++;
-        const retry = await this.attempt(identity, spec, false);
+      } else if (retry !== null) {
         record = retry.record;
         if (retry.status === 200) {
           streamOptions.rejectedByServer = true;
@@ -304,13 +321,27 @@ class BenchmarkRun {
     }
   }
 
-  private async attempt(identity: AttemptIdentity, spec: PromptSpec, withStreamOptions: boolean) {
+  /**
+   * Starts an attempt in the pacer's turn (see SendPacer), synchronously there so that the pacer
+   * counts its cost; null when the run stopped while it waited, and nothing was sent.
+   */
+  private paced(start: () => Promise<AttemptResult>): Promise<AttemptResult | null> {
+    return new Promise((resolve, reject) =>
+      this.pacer.run(() => {
+        if (this.stopped) resolve(null);
+        else start().then(resolve, reject);
+      }),
+    );
+  }
+
+  private attempt(identity: AttemptIdentity, spec: PromptSpec, withStreamOptions: boolean) {
     const attempt = new StreamAttempt(this.context, identity, spec, withStreamOptions);
     this.inFlight.add(attempt);
     attempt.send();
-    const result = await attempt.finished;
-    this.inFlight.delete(attempt);
-    return result;
+    return attempt.finished.then((result) => {
+      this.inFlight.delete(attempt);
+      return result;
+    });
   }
 
   /** One timer for every request's timeout and stall check, instead of a timer per request. */

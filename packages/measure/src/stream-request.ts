@@ -147,6 +147,8 @@ export class StreamAttempt implements Dispatcher.DispatchHandler, ArrivalSink {
 
   /** Sends the request; the result arrives on `finished`. */
   send(): this {
+    // cut off (the run stopped) while it waited for its turn to be sent
+    if (this.settled) return this;
     const { context } = this;
     const body = requestBody(
       context.apiKind,

@@ -1,0 +1,50 @@
+import { ARRIVAL, ArrivalInbox, type ArrivalSink } from './arrival-inbox';
+
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+function sink(log: string[], name: string): ArrivalSink {
+  return {
+    handleRead: (chunk, arrivalNs) => log.push(`${name} read ${chunk.toString()} @${arrivalNs}`),
+    handleEnd: () => log.push(`${name} end`),
+    handleTransportError: (err) => log.push(`${name} error ${(err as Error).message}`),
+  };
+}
+
+describe('ArrivalInbox', () => {
+  it('processes the arrivals of a poll phase in the check phase, in arrival order, with their arrival times', async () => {
+    const log: string[] = [];
+    const inbox = new ArrivalInbox();
+    const a = sink(log, 'a');
+    const b = sink(log, 'b');
+    inbox.push(a, ARRIVAL.data, Buffer.from('1'), 10);
+    inbox.push(b, ARRIVAL.data, Buffer.from('2'), 11);
+    inbox.push(a, ARRIVAL.end, null, 12);
+    inbox.push(b, ARRIVAL.error, new Error('reset'), 13);
+    expect(log).toEqual([]);
+    await nextTurn();
+    expect(log).toEqual(['a read 1 @10', 'b read 2 @11', 'a end', 'b error reset']);
+  });
+
+  it('works at most its budget per turn, at least one arrival, and leaves the rest for the next turns', async () => {
+    const log: string[] = [];
+    const inbox = new ArrivalInbox(0);
+    const a = sink(log, 'a');
+    for (let i = 0; i < 3; i++) inbox.push(a, ARRIVAL.data, Buffer.from(String(i)), i);
+    await nextTurn();
+    expect(log).toEqual(['a read 0 @0']);
+    inbox.push(a, ARRIVAL.end, null, 3);
+    await nextTurn();
+    await nextTurn();
+    await nextTurn();
+    expect(log).toEqual(['a read 0 @0', 'a read 1 @1', 'a read 2 @2', 'a end']);
+  });
+
+  it('drain() processes everything at once, whatever the budget', () => {
+    const log: string[] = [];
+    const inbox = new ArrivalInbox(0);
+    const a = sink(log, 'a');
+    for (let i = 0; i < 3; i++) inbox.push(a, ARRIVAL.data, Buffer.from(String(i)), i);
+    inbox.drain();
+    expect(log).toHaveLength(3);
+  });
+});
