@@ -79,55 +79,53 @@ export class BinaryCopyEncoder {
   }
 
   int4(value: number): void {
-    this.ensure(8);
-    this.buffer.writeInt32BE(4, this.at);
-    this.buffer.writeInt32BE(value, this.at + 4);
-    this.at += 8;
+    const at = this.field(4);
+    this.buffer.writeInt32BE(value, at);
   }
 
   int8(value: number | bigint): void {
-    this.ensure(12);
-    this.buffer.writeInt32BE(8, this.at);
-    this.buffer.writeBigInt64BE(BigInt(value), this.at + 4);
-    this.at += 12;
+    const at = this.field(8);
+    this.buffer.writeBigInt64BE(BigInt(value), at);
   }
 
   float8(value: number): void {
-    this.ensure(12);
-    this.buffer.writeInt32BE(8, this.at);
-    this.buffer.writeDoubleBE(value, this.at + 4);
-    this.at += 12;
+    const at = this.field(8);
+    this.buffer.writeDoubleBE(value, at);
   }
 
   bool(value: boolean): void {
-    this.ensure(5);
-    this.buffer.writeInt32BE(1, this.at);
-    this.buffer[this.at + 4] = value ? 1 : 0;
-    this.at += 5;
+    const at = this.field(1);
+    this.buffer[at] = value ? 1 : 0;
   }
 
   text(value: string): void {
     const length = Buffer.byteLength(value, 'utf8');
-    this.ensure(4 + length);
-    this.buffer.writeInt32BE(length, this.at);
-    this.buffer.write(value, this.at + 4, length, 'utf8');
-    this.at += 4 + length;
+    const at = this.field(length);
+    this.buffer.write(value, at, length, 'utf8');
   }
 
   bytea(value: Uint8Array): void {
-    this.ensure(4 + value.length);
-    this.buffer.writeInt32BE(value.length, this.at);
-    this.buffer.set(value, this.at + 4);
-    this.at += 4 + value.length;
+    const at = this.field(value.length);
+    this.buffer.set(value, at);
   }
 
   /** A uuid from its canonical text form. */
   uuid(value: string): void {
     const hex = value.replace(/-/g, '');
     if (!/^[0-9a-fA-F]{32}$/.test(hex)) throw new Error(`not a uuid: ${value}`);
-    this.ensure(20);
-    this.buffer.writeInt32BE(16, this.at);
-    this.buffer.write(hex, this.at + 4, 16, 'hex');
-    this.at += 20;
+    const at = this.field(16);
+    this.buffer.write(hex, at, 16, 'hex');
+  }
+
+  /**
+   * Every non-null field is its length in bytes, then the bytes: writes the length, makes room and
+   * returns where the bytes go. Call it before reading `this.buffer`: making room may replace it.
+   */
+  private field(length: number): number {
+    this.ensure(4 + length);
+    this.buffer.writeInt32BE(length, this.at);
+    const at = this.at + 4;
+    this.at = at + length;
+    return at;
   }
 }

@@ -25,13 +25,9 @@ export async function dropRawTimings(
   db: RunStore,
   options: DropRawTimingsOptions,
 ): Promise<DropRawTimingsResult> {
-  const batchSize = options.batchSize ?? 500;
-  if (!Number.isInteger(batchSize) || batchSize < 1)
-    throw new RangeError(`batchSize must be a positive integer, got ${batchSize}`);
   const pool = poolOf(db);
   const result: DropRawTimingsResult = { requests: 0, batches: 0 };
-  for (;;) {
-    options.signal?.throwIfAborted();
+  await inBatches(options, async (batchSize) => {
     const { rowCount } = await pool.query(
       `WITH batch AS (
          SELECT rr.run_id, rr.index FROM runs r
@@ -46,12 +42,13 @@ export async function dropRawTimings(
       [options.olderThan, batchSize],
     );
     const updated = rowCount ?? 0;
-    if (updated === 0) return result;
-    result.requests += updated;
-    result.batches += 1;
-    if (updated < batchSize) return result;
-    if (options.pauseMs) await sleep(options.pauseMs);
-  }
+    if (updated > 0) {
+      result.requests += updated;
+      result.batches += 1;
+    }
+    return updated;
+  });
+  return result;
 }
 
 export interface DropWebhookHistoryOptions {
@@ -78,13 +75,9 @@ export async function dropWebhookHistory(
   db: RunStore,
   options: DropWebhookHistoryOptions,
 ): Promise<DropWebhookHistoryResult> {
-  const batchSize = options.batchSize ?? 500;
-  if (!Number.isInteger(batchSize) || batchSize < 1)
-    throw new RangeError(`batchSize must be a positive integer, got ${batchSize}`);
   const pool = poolOf(db);
   const result: DropWebhookHistoryResult = { events: 0, deliveries: 0, attempts: 0 };
-  for (;;) {
-    options.signal?.throwIfAborted();
+  await inBatches(options, async (batchSize) => {
     const { rows } = await pool.query<{ events: string; deliveries: string; attempts: string }>(
       `WITH batch AS (
          SELECT e.id FROM webhook_events e
@@ -107,6 +100,26 @@ export async function dropWebhookHistory(
     result.events += events;
     result.deliveries += Number(rows[0]?.deliveries ?? 0);
     result.attempts += Number(rows[0]?.attempts ?? 0);
-    if (events < batchSize) return result;
+    return events;
+  });
+  return result;
+}
+
+/**
+ * Runs `batch` (one bounded statement, its own short transaction, returning the rows it took) until
+ * one comes back short of `batchSize` (default 500), so retention never holds a table-wide lock;
+ * `signal` is checked before each batch and `pauseMs` waited between them.
+ */
+async function inBatches(
+  options: { batchSize?: number; pauseMs?: number; signal?: AbortSignal },
+  batch: (batchSize: number) => Promise<number>,
+): Promise<void> {
+  const batchSize = options.batchSize ?? 500;
+  if (!Number.isInteger(batchSize) || batchSize < 1)
+    throw new RangeError(`batchSize must be a positive integer, got ${batchSize}`);
+  for (;;) {
+    options.signal?.throwIfAborted();
+    if ((await batch(batchSize)) < batchSize) return;
+    if (options.pauseMs) await sleep(options.pauseMs);
   }
 }
