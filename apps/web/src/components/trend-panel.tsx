@@ -65,6 +65,9 @@ interface Picks {
   changePoints: (typeof CHANGE_POINT_MODES)[number]['name'];
 }
 
+/** The picks whose picker changes only themselves (a new metric may also change the statistic). */
+type SimplePick = 'statistic' | 'bucket' | 'range' | 'groupBy' | 'changePoints';
+
 /** Deployment markers: a colour no series takes, readable on both backgrounds. */
 export const MARKER_COLOUR = '#8250df';
 /** Change points: solid, in another colour no series takes, so they never read as deployments. */
@@ -217,6 +220,20 @@ export function TrendPanel({
     changePoints: 'robust',
   });
   const pick = (change: Partial<Picks>) => setPicks((current) => ({ ...current, ...change }));
+  // The select is named after the pick it sets, so the form's names and its state cannot drift apart.
+  const picker = <K extends SimplePick>(
+    key: K,
+    label: string,
+    options: ReadonlyArray<{ name: Picks[K]; label: string }>,
+  ) => (
+    <Picker
+      name={key}
+      label={label}
+      value={picks[key]}
+      options={options}
+      onChange={(value) => pick({ [key]: value } as Pick<Picks, K>)}
+    />
+  );
   const metric = TREND_METRICS.find((m) => m.name === picks.metric) ?? TREND_METRICS[0];
   const loaded = useApi(
     async (signal) => {
@@ -277,41 +294,15 @@ export function TrendPanel({
             });
           }}
         />
-        <Picker
-          name="statistic"
-          label="statistic"
-          value={picks.statistic}
-          options={metric.statistics.map((name) => ({ name, label: name }))}
-          onChange={(statistic) => pick({ statistic })}
-        />
-        <Picker
-          name="bucket"
-          label="one point per"
-          value={picks.bucket}
-          options={BUCKETS}
-          onChange={(bucket) => pick({ bucket })}
-        />
-        <Picker
-          name="range"
-          label="range"
-          value={picks.range}
-          options={RANGES}
-          onChange={(range) => pick({ range })}
-        />
-        <Picker
-          name="groupBy"
-          label="a series per"
-          value={picks.groupBy}
-          options={GROUPS}
-          onChange={(groupBy) => pick({ groupBy })}
-        />
-        <Picker
-          name="changePoints"
-          label="change points"
-          value={picks.changePoints}
-          options={CHANGE_POINT_MODES}
-          onChange={(changePoints) => pick({ changePoints })}
-        />
+        {picker(
+          'statistic',
+          'statistic',
+          metric.statistics.map((name) => ({ name, label: name })),
+        )}
+        {picker('bucket', 'one point per', BUCKETS)}
+        {picker('range', 'range', RANGES)}
+        {picker('groupBy', 'a series per', GROUPS)}
+        {picker('changePoints', 'change points', CHANGE_POINT_MODES)}
         <label class="check">
           <input
             type="checkbox"

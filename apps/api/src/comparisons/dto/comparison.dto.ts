@@ -1,3 +1,4 @@
+import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import {
   MAX_COMPARISON_ITERATIONS,
@@ -25,18 +26,40 @@ import { IsBoundedJsonObject, IsTimestamp, IsWholeNumber } from '../../common/va
 
 const MAX_IDS = 20;
 
+/** Runs, endpoints or profiles named by id: absent, or 1 to `maxItems` UUIDs. */
+function SomeIds(maxItems: number, description?: string): PropertyDecorator {
+  return applyDecorators(
+    ApiPropertyOptional({
+      type: [String],
+      format: 'uuid',
+      maxItems,
+      ...(description ? { description } : {}),
+    }),
+    IsOptional(),
+    IsArray(),
+    ArrayMinSize(1),
+    ArrayMaxSize(maxItems),
+    IsUUID('all', { each: true }),
+  );
+}
+
+/** Absent (the default choice), or some of `values`: never empty, never longer than `values`. */
+function SomeOf(
+  values: readonly string[],
+  docs: { example: string[]; description: string },
+): PropertyDecorator {
+  return applyDecorators(
+    ApiPropertyOptional({ enum: values, isArray: true, ...docs }),
+    IsOptional(),
+    IsArray(),
+    ArrayMinSize(1),
+    ArrayMaxSize(values.length),
+    IsIn(values, { each: true }),
+  );
+}
+
 export class ComparisonSideDto {
-  @ApiPropertyOptional({
-    type: [String],
-    format: 'uuid',
-    maxItems: MAX_SIDE_RUN_IDS,
-    description: 'These runs (no window needed), e.g. the runs after a deployment.',
-  })
-  @IsOptional()
-  @IsArray()
-  @ArrayMinSize(1)
-  @ArrayMaxSize(MAX_SIDE_RUN_IDS)
-  @IsUUID('all', { each: true })
+  @SomeIds(MAX_SIDE_RUN_IDS, 'These runs (no window needed), e.g. the runs after a deployment.')
   runIds?: string[];
 
   @ApiPropertyOptional({
@@ -52,20 +75,10 @@ export class ComparisonSideDto {
   @IsTimestamp()
   to?: string;
 
-  @ApiPropertyOptional({ type: [String], format: 'uuid', maxItems: MAX_IDS })
-  @IsOptional()
-  @IsArray()
-  @ArrayMinSize(1)
-  @ArrayMaxSize(MAX_IDS)
-  @IsUUID('all', { each: true })
+  @SomeIds(MAX_IDS)
   endpointIds?: string[];
 
-  @ApiPropertyOptional({ type: [String], format: 'uuid', maxItems: MAX_IDS })
-  @IsOptional()
-  @IsArray()
-  @ArrayMinSize(1)
-  @ArrayMaxSize(MAX_IDS)
-  @IsUUID('all', { each: true })
+  @SomeIds(MAX_IDS)
   profileIds?: string[];
 
   @ApiPropertyOptional({ enum: RUN_TRIGGERS, isArray: true })
@@ -91,49 +104,33 @@ export class ComparisonSideDto {
   includeSaturated?: boolean;
 }
 
+/** One side of a comparison, validated as a nested object. */
+function Side(example: ComparisonSideDto): PropertyDecorator {
+  return applyDecorators(
+    ApiProperty({ type: ComparisonSideDto, example }),
+    IsObject(),
+    ValidateNested(),
+    Type(() => ComparisonSideDto),
+  );
+}
+
 export class CreateComparisonDto {
-  @ApiProperty({
-    type: ComparisonSideDto,
-    example: { from: '2026-11-24T00:00:00Z', config: { weightQuant: ['fp16'] } },
-  })
-  @IsObject()
-  @ValidateNested()
-  @Type(() => ComparisonSideDto)
+  @Side({ from: '2026-11-24T00:00:00Z', config: { weightQuant: ['fp16'] } })
   baseline!: ComparisonSideDto;
 
-  @ApiProperty({
-    type: ComparisonSideDto,
-    example: { from: '2026-11-24T00:00:00Z', config: { weightQuant: ['fp8'] } },
-  })
-  @IsObject()
-  @ValidateNested()
-  @Type(() => ComparisonSideDto)
+  @Side({ from: '2026-11-24T00:00:00Z', config: { weightQuant: ['fp8'] } })
   candidate!: ComparisonSideDto;
 
-  @ApiPropertyOptional({
-    enum: METRIC_NAMES,
-    isArray: true,
+  @SomeOf(METRIC_NAMES, {
     example: ['itl', 'tpot', 'ttft', 'output_tokens_per_s'],
     description: 'Default: itl, tpot, ttft, e2e, output_tokens_per_s, requests_per_s, error_rate.',
   })
-  @IsOptional()
-  @IsArray()
-  @ArrayMinSize(1)
-  @ArrayMaxSize(METRIC_NAMES.length)
-  @IsIn(METRIC_NAMES, { each: true })
   metrics?: string[];
 
-  @ApiPropertyOptional({
-    enum: STATISTICS,
-    isArray: true,
+  @SomeOf(STATISTICS, {
     example: ['p50', 'p99'],
     description: 'Of the latency metrics (default p50, p90, p99); a rate is always its pooled mean.',
   })
-  @IsOptional()
-  @IsArray()
-  @ArrayMinSize(1)
-  @ArrayMaxSize(STATISTICS.length)
-  @IsIn(STATISTICS, { each: true })
   statistics?: string[];
 
   @ApiPropertyOptional({

@@ -31,6 +31,7 @@ import {
 import { PageQueryDto } from '../../common/pagination';
 import { QueryArray } from '../../common/query';
 import { IsAbsentOr, IsTimestamp } from '../../common/validators';
+import { ServingConfigObject } from '../../serving-configs/dto/serving-config-object';
 import { CreateServingConfigDto, ServingConfigDto } from '../../serving-configs/dto/serving-config.dto';
 
 const NO_CONTROL_CHARACTERS = /^[^\p{C}]+$/u;
@@ -113,14 +114,7 @@ export class CreateDeploymentDto {
   @Matches(NO_CONTROL_CHARACTERS, { message: 'version must not contain control characters' })
   version?: string;
 
-  @ApiPropertyOptional({
-    type: CreateServingConfigDto,
-    description: "The endpoint's new serving configuration: it becomes the next configuration version.",
-  })
-  @IsAbsentOr()
-  @IsObject({ message: 'config must be a JSON object' })
-  @ValidateNested()
-  @Type(() => CreateServingConfigDto)
+  @ServingConfigObject("The endpoint's new serving configuration: it becomes the next configuration version.")
   config?: CreateServingConfigDto;
 
   @ApiPropertyOptional({

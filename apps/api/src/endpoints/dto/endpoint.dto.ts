@@ -1,22 +1,20 @@
 import { ApiProperty, ApiPropertyOptional, OmitType, PartialType } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
 import {
   ArrayMaxSize,
   IsArray,
   IsBoolean,
   IsIn,
-  IsObject,
   IsOptional,
   IsString,
   IsUrl,
   Length,
   Matches,
   MaxLength,
-  ValidateNested,
 } from 'class-validator';
 import { PageQueryDto } from '../../common/pagination';
 import { QueryArray, QueryBoolean } from '../../common/query';
 import { IsAbsentOr, IsHeaderMap, IsName } from '../../common/validators';
+import { ServingConfigObject } from '../../serving-configs/dto/serving-config-object';
 import { CreateServingConfigDto } from '../../serving-configs/dto/serving-config.dto';
 
 export const API_KINDS = ['chat', 'completions'] as const;
@@ -71,14 +69,7 @@ export class CreateEndpointDto {
   @Matches(TAG, { each: true, message: 'tags must be 1-64 characters of letters, digits and _ . : / = -' })
   tags?: string[];
 
-  @ApiPropertyOptional({
-    type: CreateServingConfigDto,
-    description: 'Becomes serving configuration version 1.',
-  })
-  @IsAbsentOr()
-  @IsObject({ message: 'config must be a JSON object' })
-  @ValidateNested()
-  @Type(() => CreateServingConfigDto)
+  @ServingConfigObject('Becomes serving configuration version 1.')
   config?: CreateServingConfigDto;
 }
 

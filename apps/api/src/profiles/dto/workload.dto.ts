@@ -35,16 +35,19 @@ export const WORKLOAD_KINDS = ['synthetic', 'dataset'] as const;
 export const LOAD_KINDS = ['closed', 'open'] as const;
 export const ARRIVALS = ['poisson', 'gamma', 'constant'] as const;
 
+/** One of `values`, documented from the same list it is checked against. */
+function OneOf(values: readonly string[]): PropertyDecorator {
+  return applyDecorators(ApiProperty({ enum: [...values] }), IsIn(values));
+}
+
 /** What an unknown `kind` is read as: only `kind` is checked, so the error names it. */
 export class WorkloadKindDto {
-  @ApiProperty({ enum: WORKLOAD_KINDS })
-  @IsIn(WORKLOAD_KINDS)
+  @OneOf(WORKLOAD_KINDS)
   kind!: Workload['kind'];
 }
 
 export class SyntheticWorkloadDto implements SyntheticWorkload {
-  @ApiProperty({ enum: ['synthetic'] })
-  @IsIn(['synthetic'])
+  @OneOf(['synthetic'])
   kind!: 'synthetic';
 
   @ApiProperty({
@@ -87,8 +90,7 @@ export class DatasetPromptDto {
 }
 
 export class DatasetWorkloadDto implements DatasetWorkload {
-  @ApiProperty({ enum: ['dataset'] })
-  @IsIn(['dataset'])
+  @OneOf(['dataset'])
   kind!: 'dataset';
 
   @ApiProperty({ type: [DatasetPromptDto], minItems: 1, maxItems: 10_000 })
@@ -113,14 +115,12 @@ export class DatasetWorkloadDto implements DatasetWorkload {
 }
 
 export class LoadKindDto {
-  @ApiProperty({ enum: LOAD_KINDS })
-  @IsIn(LOAD_KINDS)
+  @OneOf(LOAD_KINDS)
   kind!: Load['kind'];
 }
 
 export class ClosedLoadDto implements ClosedLoad {
-  @ApiProperty({ enum: ['closed'] })
-  @IsIn(['closed'])
+  @OneOf(['closed'])
   kind!: 'closed';
 
   @ApiProperty({ minimum: 1, maximum: MAX_CONCURRENCY, example: 8, description: 'Requests kept in flight.' })
@@ -131,8 +131,7 @@ export class ClosedLoadDto implements ClosedLoad {
 }
 
 export class OpenLoadDto implements OpenLoad {
-  @ApiProperty({ enum: ['open'] })
-  @IsIn(['open'])
+  @OneOf(['open'])
   kind!: 'open';
 
   @ApiProperty({ minimum: 0.001, maximum: MAX_RATE_PER_S, example: 4, description: 'Requests per second.' })
@@ -141,8 +140,7 @@ export class OpenLoadDto implements OpenLoad {
   @Max(MAX_RATE_PER_S)
   ratePerS!: number;
 
-  @ApiProperty({ enum: ARRIVALS })
-  @IsIn(ARRIVALS)
+  @OneOf(ARRIVALS)
   arrival!: OpenLoad['arrival'];
 
   @ApiPropertyOptional({ minimum: 0.01, maximum: 100, description: 'Gamma shape; below 1 is burstier.' })
