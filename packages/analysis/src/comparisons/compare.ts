@@ -772,10 +772,7 @@ function compareDistribution(
       unit: statistic === 'p99/p50' ? 'ratio' : definition.unit,
       weighting: definition.weighting,
       direction: definition.direction,
-      baseline: b,
-      candidate: c,
-      delta: b !== null && c !== null ? c - b : null,
-      relativeDelta: b !== null && c !== null && b !== 0 ? c / b - 1 : null,
+      ...sidesAndChange(b, c),
       resample: unit,
       samples: counts,
       threshold,
@@ -869,10 +866,7 @@ function compareRate(
     unit: definition.unit,
     weighting: definition.weighting,
     direction: definition.direction,
-    baseline: b,
-    candidate: c,
-    delta: b !== null && c !== null ? c - b : null,
-    relativeDelta: b !== null && c !== null && b !== 0 ? c / b - 1 : null,
+    ...sidesAndChange(b, c),
     resample: 'runs' as const,
     samples: { baseline: sides.baseline.totals.length, candidate: sides.candidate.totals.length },
     threshold: row.threshold,
@@ -911,6 +905,20 @@ function compareRate(
 }
 
 /** A row without an interval: inconclusive, and why. */
+/** Both sides' values and the change between them: null without both, relative null from a baseline of 0. */
+function sidesAndChange(
+  baseline: number | null,
+  candidate: number | null,
+): Pick<MetricComparison, 'baseline' | 'candidate' | 'delta' | 'relativeDelta'> {
+  const both = baseline !== null && candidate !== null;
+  return {
+    baseline,
+    candidate,
+    delta: both ? candidate - baseline : null,
+    relativeDelta: both && baseline !== 0 ? candidate / baseline - 1 : null,
+  };
+}
+
 function unjudged(
   base: Omit<MetricComparison, 'ci' | 'relativeCi' | 'pValue' | 'pValueOver' | 'verdict' | 'insufficient'>,
   insufficient: string | undefined,
