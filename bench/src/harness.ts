@@ -249,6 +249,24 @@ export function machineLine(loadBefore: number[], startedAt: number): string {
   );
 }
 
+/**
+ * A fixed-width text table: the first column padded on the right, the others on the left, two
+ * spaces apart. Each column's width is given once, for its title and for every row's cell.
+ */
+export function textTable(columns: ReadonlyArray<readonly [title: string, width: number]>): {
+  header: string;
+  line(cells: readonly string[]): string;
+} {
+  const line = (cells: readonly string[]): string => {
+    if (cells.length !== columns.length)
+      throw new Error(`a row of ${cells.length} cells in a table of ${columns.length} columns`);
+    return cells
+      .map((cell, i) => (i === 0 ? cell.padEnd(columns[i][1]) : cell.padStart(columns[i][1])))
+      .join('  ');
+  };
+  return { header: line(columns.map(([title]) => title)), line };
+}
+
 /** `--name N` from the command line: a positive integer, or `fallback` when absent. */
 export function positiveIntOption(name: string, fallback: number): number {
   const at = process.argv.indexOf(`--${name}`);

@@ -22,7 +22,7 @@ import { RunQueueProducer, createRedis } from '@teapot/jobs';
 import { REDIS_URL, createTestWorld, deleteRedisPrefix } from '@teapot/testing';
 import { percentileSummary, type PercentileSummary } from '@teapot/measure';
 import { SchedulerService, createWorkerApp, parseSlotKey, type Clock } from '@teapot/worker';
-import { machineLine, sleep } from './harness';
+import { machineLine, sleep, textTable } from './harness';
 
 const PROFILES = 1_000;
 const ENDPOINTS = 100;
@@ -277,7 +277,7 @@ async function main(): Promise<void> {
     `Scheduler: ${PROFILES} enabled profiles every ${INTERVAL_MS / 1000} s on ${ENDPOINTS} endpoints, tick every ${TICK_MS} ms, ` +
       `${BOUNDARIES} minute boundaries (worker clock shifted so the first comes ${LEAD_MS / 1000} s after start); processor off`,
     'Slot timing, ms relative to the due time (negative = in Redis ahead of time, added delayed):',
-    header(),
+    TABLE.header,
     row(teapot),
     row(naive),
     `ratio naive/teapot: runnable-late P99 ${ratio(naive.runnable.p99, teapot.runnable.p99)}, ` +
@@ -291,40 +291,35 @@ async function main(): Promise<void> {
   process.stdout.write(lines.join('\n') + '\n');
 }
 
-function header(): string {
-  return [
-    'tick'.padEnd(30),
-    'slots'.padStart(5),
-    'in Redis P50'.padStart(12),
-    'P99'.padStart(7),
-    'max'.padStart(7),
-    'runnable P50'.padStart(12),
-    'P99'.padStart(7),
-    'max'.padStart(7),
-    `> ${TARGET_LATE_MS} ms`.padStart(9),
-    'boundary tick CPU ms'.padStart(20),
-    'core %'.padStart(7),
-  ].join('  ');
-}
+const TABLE = textTable([
+  ['tick', 30],
+  ['slots', 5],
+  ['in Redis P50', 12],
+  ['P99', 7],
+  ['max', 7],
+  ['runnable P50', 12],
+  ['P99', 7],
+  ['max', 7],
+  [`> ${TARGET_LATE_MS} ms`, 9],
+  ['boundary tick CPU ms', 20],
+  ['core %', 7],
+]);
 
 function row(f: PhaseFigures): string {
   const n = (value: number) => value.toFixed(0);
-  return [
-    f.label.padEnd(30),
-    String(f.slots).padStart(5),
-    n(f.inRedis.p50).padStart(12),
-    n(f.inRedis.p99).padStart(7),
-    n(f.inRedis.max).padStart(7),
-    n(f.runnable.p50).padStart(12),
-    n(f.runnable.p99).padStart(7),
-    n(f.runnable.max).padStart(7),
-    String(f.late).padStart(9),
-    f.boundaryTicks
-      .map((tick) => tick.cpuMs.toFixed(0))
-      .join('+')
-      .padStart(20),
-    (f.coreFraction * 100).toFixed(2).padStart(7),
-  ].join('  ');
+  return TABLE.line([
+    f.label,
+    String(f.slots),
+    n(f.inRedis.p50),
+    n(f.inRedis.p99),
+    n(f.inRedis.max),
+    n(f.runnable.p50),
+    n(f.runnable.p99),
+    n(f.runnable.max),
+    String(f.late),
+    f.boundaryTicks.map((tick) => tick.cpuMs.toFixed(0)).join('+'),
+    (f.coreFraction * 100).toFixed(2),
+  ]);
 }
 
 function ratio(a: number, b: number): string {

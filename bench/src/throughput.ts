@@ -33,6 +33,7 @@ import {
   seedEndpoints,
   startSimulatorProcess,
   startWorkerProcess,
+  textTable,
   waitForRuns,
   type BenchWorld,
 } from './harness';
@@ -273,7 +274,7 @@ async function main(): Promise<void> {
       `out tokens per request, ${TOKENS_PER_CHUNK} tokens per SSE chunk; simulator (${SIMULATOR_ARGS}) in its own process.`,
     'worker = one worker process (apps/worker/dist/main.js) measuring (a thread per run) and persisting; alone = runBenchmarkInThread() in this process, no queue, no database.',
     "Added delay: stored (or measured) chunk arrival minus the simulator's write time, ms, over an even sample of every run's requests.",
-    header(),
+    TABLE.header,
   ];
   for (const { worker, alone } of figures) {
     lines.push(
@@ -304,40 +305,38 @@ async function main(): Promise<void> {
   process.stdout.write(lines.join('\n') + '\n');
 }
 
-function header(): string {
-  return [
-    'shape, client'.padEnd(38),
-    'runs'.padStart(5),
-    'tokens'.padStart(10),
-    'wall s'.padStart(7),
-    'tokens/s'.padStart(9),
-    'saturated'.padStart(9),
-    'loop P99'.padStart(8),
-    'chunks'.padStart(7),
-    'lost'.padStart(5),
-    'delay P50'.padStart(9),
-    'P99'.padStart(7),
-    'max'.padStart(7),
-  ].join('  ');
-}
+const TABLE = textTable([
+  ['shape, client', 38],
+  ['runs', 5],
+  ['tokens', 10],
+  ['wall s', 7],
+  ['tokens/s', 9],
+  ['saturated', 9],
+  ['loop P99', 8],
+  ['chunks', 7],
+  ['lost', 5],
+  ['delay P50', 9],
+  ['P99', 7],
+  ['max', 7],
+]);
 
 function row(f: Figures): string {
   const d = f.accuracy.addedDelayMs;
   const ms = (value: number | undefined) => (value === undefined ? '-' : value.toFixed(3));
-  return [
-    f.label.padEnd(38),
-    String(f.runs).padStart(5),
-    String(f.tokens).padStart(10),
-    f.wallS.toFixed(2).padStart(7),
-    Math.round(f.tokensPerS).toString().padStart(9),
-    String(f.saturatedRuns).padStart(9),
-    f.loopP99Ms.toFixed(1).padStart(8),
-    String(f.accuracy.chunks).padStart(7),
-    String(f.accuracy.unmatched).padStart(5),
-    ms(d?.p50).padStart(9),
-    ms(d?.p99).padStart(7),
-    ms(d?.max).padStart(7),
-  ].join('  ');
+  return TABLE.line([
+    f.label,
+    String(f.runs),
+    String(f.tokens),
+    f.wallS.toFixed(2),
+    Math.round(f.tokensPerS).toString(),
+    String(f.saturatedRuns),
+    f.loopP99Ms.toFixed(1),
+    String(f.accuracy.chunks),
+    String(f.accuracy.unmatched),
+    ms(d?.p50),
+    ms(d?.p99),
+    ms(d?.max),
+  ]);
 }
 
 function ratioText(a: number | undefined, b: number | undefined): string {
