@@ -1,11 +1,18 @@
 import { Worker } from 'node:worker_threads';
 import { letCompilerFinish } from './warm-up';
 
-/** Another thread of this process, busy for `ms` (as V8's compiler threads are after a warm-up). */
-function busyThread(ms: number): Worker {
-  return new Worker(`const until = Date.now() + ${ms}; while (Date.now() < until) { /* compiling */ }`, {
+/** Runs `check` while another thread of this process is busy for `ms` (as V8's compiler threads are after a warm-up). */
+async function whileThreadBusy(ms: number, check: () => Promise<void>): Promise<void> {
+  const worker = new Worker(`const until = Date.now() + ${ms}; while (Date.now() < until) {}`, {
     eval: true,
   });
+  // the thread is busy once it is online
+  await new Promise((resolve) => worker.once('online', resolve));
+  try {
+    await check();
+  } finally {
+    await worker.terminate();
+  }
 }
 
 async function timed(work: () => Promise<void>): Promise<number> {
@@ -19,29 +26,18 @@ describe('letCompilerFinish: the wait between the warm-up and the measured windo
     expect(await timed(() => letCompilerFinish(() => false))).toBeLessThan(150);
   });
 
-  it('waits while another thread of the process works, and ends soon after it stops', async () => {
-    const worker = busyThread(200);
-    // the thread is busy once it is online
-    await new Promise((resolve) => worker.once('online', resolve));
-    try {
+  it('waits while another thread of the process works, and ends soon after it stops', () =>
+    whileThreadBusy(200, async () => {
       const waited = await timed(() => letCompilerFinish(() => false));
       expect(waited).toBeGreaterThan(150);
       expect(waited).toBeLessThan(450);
-    } finally {
-      await worker.terminate();
-    }
-  });
+    }));
 
-  it('gives up after half a second when the other thread never goes quiet, or at once when the run stops', async () => {
-    const worker = busyThread(5000);
-    await new Promise((resolve) => worker.once('online', resolve));
-    try {
+  it('gives up after half a second when the other thread never goes quiet, or at once when the run stops', () =>
+    whileThreadBusy(5000, async () => {
       const waited = await timed(() => letCompilerFinish(() => false));
       expect(waited).toBeGreaterThanOrEqual(480);
       expect(waited).toBeLessThan(800);
       expect(await timed(() => letCompilerFinish(() => true))).toBeLessThan(20);
-    } finally {
-      await worker.terminate();
-    }
-  });
+    }));
 });
