@@ -180,23 +180,22 @@ export async function runDeploymentRounds(setup: RoundsSetup, options: RoundsOpt
 
   const tallied = outcomes.map((outcome) => ({ ...outcome, webhooks: tally(receiver, outcome.id) }));
   const of = (kind: DeploymentKind) => tallied.filter((outcome) => outcome.kind === kind);
+  // The verdict reached the receiver as it should: exactly one webhook of it, none badly signed.
+  const announcedOnce = (outcome: (typeof tallied)[number], verdict: 'regressed' | 'verified') =>
+    outcome.verdict === verdict && outcome.webhooks[verdict] === 1 && outcome.webhooks.badSignatures === 0;
   return {
     outcomes: tallied,
     slower: {
       deployments: of('slower').length,
       caught: of('slower').filter((o) => o.verdict === 'regressed').length,
-      caughtWithOneSignedWebhook: of('slower').filter(
-        (o) => o.verdict === 'regressed' && o.webhooks.regressed === 1 && o.webhooks.badSignatures === 0,
-      ).length,
+      caughtWithOneSignedWebhook: of('slower').filter((o) => announcedOnce(o, 'regressed')).length,
     },
     unchanged: {
       deployments: of('unchanged').length,
       falseAlarms: of('unchanged').filter((o) => o.verdict === 'regressed' || o.webhooks.regressed > 0)
         .length,
       verified: of('unchanged').filter((o) => o.verdict === 'verified').length,
-      withVerifiedWebhook: of('unchanged').filter(
-        (o) => o.verdict === 'verified' && o.webhooks.verified === 1 && o.webhooks.badSignatures === 0,
-      ).length,
+      withVerifiedWebhook: of('unchanged').filter((o) => announcedOnce(o, 'verified')).length,
     },
     faster: {
       deployments: of('faster').length,
