@@ -21,19 +21,20 @@ async function endpointWithProfiles(count: number) {
 describe('deployments', () => {
   it('adds the configuration version, queues runs of every profile and the verification', async () => {
     const { endpoint, profiles } = await endpointWithProfiles(2);
+    const settings = {
+      runsPerProfile: 2,
+      firstRunDelayS: 120,
+      baselineRuns: 4,
+      threshold: 0.2,
+      includeSaturated: true,
+    };
     const before = Date.now();
     const deployment = await created(api, '/deployments', {
       endpointId: endpoint.id,
       label: 'moved to FP16 weights',
       version: 'v2',
       config: { weightQuant: 'fp16', note: 'rollback of fp8' },
-      settings: {
-        runsPerProfile: 2,
-        firstRunDelayS: 120,
-        baselineRuns: 4,
-        threshold: 0.2,
-        includeSaturated: true,
-      },
+      settings,
     });
     expect(deployment).toMatchObject({
       endpointId: endpoint.id,
@@ -41,14 +42,8 @@ describe('deployments', () => {
       version: 'v2',
       verdict: 'pending',
       verification: null,
-      settings: {
-        runsPerProfile: 2,
-        firstRunDelayS: 120,
-        baselineRuns: 4,
-        threshold: 0.2,
-        includeSaturated: true,
-        profileIds: profiles.map((p) => p.id),
-      },
+      // Every setting as sent, and every profile of the endpoint (the request named none).
+      settings: { ...settings, profileIds: profiles.map((p) => p.id) },
       config: { version: 2, weightQuant: 'fp16', endpointId: endpoint.id },
     });
     expect(Date.parse(deployment.effectiveAt as string)).toBeGreaterThanOrEqual(before - 5);

@@ -45,18 +45,16 @@ describe('bodies the API will not read', () => {
 
   it('reads application/merge-patch+json on PATCH, and refuses other JSON flavours with 415', async () => {
     const endpoint = await created(api, '/endpoints', endpointBody());
-    const patched = await api.http
-      .patch(`/endpoints/${endpoint.id}`)
-      .set('authorization', api.auth)
-      .set('content-type', 'application/merge-patch+json')
-      .send(JSON.stringify({ model: 'patched-model' }));
+    const patchAs = (contentType: string, body: object) =>
+      api.http
+        .patch(`/endpoints/${endpoint.id}`)
+        .set('authorization', api.auth)
+        .set('content-type', contentType)
+        .send(JSON.stringify(body));
+    const patched = await patchAs('application/merge-patch+json', { model: 'patched-model' });
     expect(patched.status).toBe(200);
     expect(patched.body.model).toBe('patched-model');
-    const other = await api.http
-      .patch(`/endpoints/${endpoint.id}`)
-      .set('authorization', api.auth)
-      .set('content-type', 'application/vnd.api+json')
-      .send(JSON.stringify({ model: 'ignored' }));
+    const other = await patchAs('application/vnd.api+json', { model: 'ignored' });
     expect(other.status).toBe(415);
   });
 });

@@ -57,6 +57,13 @@ async function screenshot(page: Page, name: string, fullPage = true): Promise<vo
   await page.screenshot({ path: path.join(ARTIFACTS, `${name}.png`), fullPage });
 }
 
+/** The seeded endpoint whose weights are `quant`; the seeding names each after its quantisation. */
+function seeded(quant: 'fp8' | 'fp16'): DashboardWorld['endpoints'][number] {
+  const endpoint = world.endpoints.find((e) => e.name.endsWith(quant));
+  if (!endpoint) throw new Error(`seeded ${quant} endpoint missing`);
+  return endpoint;
+}
+
 describe('the dashboard in chromium, on the real API over a seeded database', () => {
   it('asks for a key first, and says so clearly when the API refuses one', async () => {
     const { context, page, errors } = await open();
@@ -96,8 +103,7 @@ describe('the dashboard in chromium, on the real API over a seeded database', ()
 
   it('shows an endpoint with its runs linked, and a run with the ITL of every token, client health and errors by class', async () => {
     const { context, page, errors } = await open({ key: world.readKey });
-    const fp8 = world.endpoints.find((e) => e.name.endsWith('fp8'));
-    if (!fp8) throw new Error('seeded fp8 endpoint missing');
+    const fp8 = seeded('fp8');
     await page.click(`[data-endpoint="${fp8.name}"] h2 a`);
     await page.locator('table.runs tbody tr').first().waitFor();
     expect(await page.locator('table.runs tbody tr').count()).toBe(fp8.runIds.length);
@@ -118,8 +124,7 @@ describe('the dashboard in chromium, on the real API over a seeded database', ()
 
   it("draws an endpoint's trend, and a changed picker changes the request", async () => {
     const { context, page, errors } = await open({ key: world.readKey });
-    const fp16 = world.endpoints.find((e) => e.name.endsWith('fp16'));
-    if (!fp16) throw new Error('seeded fp16 endpoint missing');
+    const fp16 = seeded('fp16');
     const firstTrend = page.waitForRequest((request) => request.url().includes('/trends?'));
     const firstChanges = page.waitForRequest((request) => request.url().includes('/change-points?'));
     await page.click(`[data-endpoint="${fp16.name}"] h2 a`);
@@ -186,8 +191,7 @@ describe('the dashboard in chromium, on the real API over a seeded database', ()
       { width: 390, height: 844, dark: true, name: 'compare-phone-dark' },
     ]) {
       const { context, page, errors } = await open({ key: world.readKey, ...size });
-      const [fp16, fp8] = ['fp16', 'fp8'].map((quant) => world.endpoints.find((e) => e.name.endsWith(quant)));
-      if (!fp16 || !fp8) throw new Error('seeded endpoints missing');
+      const [fp16, fp8] = [seeded('fp16'), seeded('fp8')];
       await page.click('nav a[href="#/compare"]');
       await page.locator('.compare-form').waitFor();
       await page.locator('.state.empty').waitFor();
@@ -252,8 +256,7 @@ describe('the dashboard in chromium, on the real API over a seeded database', ()
     await screenshot(page, 'endpoints-phone-dark');
 
     // An endpoint's trend with its markers, and a run, on the same phone in the dark.
-    const fp16 = world.endpoints.find((e) => e.name.endsWith('fp16'));
-    if (!fp16) throw new Error('seeded fp16 endpoint missing');
+    const fp16 = seeded('fp16');
     await page.click(`[data-endpoint="${fp16.name}"] h2 a`);
     await page.waitForSelector('.trend .plot[data-drawn]');
     expect(await seriesPixels(page, '.trend', CHANGE_POINT)).toBeGreaterThan(20);
