@@ -190,6 +190,35 @@ describe.each([
           expect(off.warmUp).toEqual({ chunks: 0, connections: 0, durationMs: 0 });
         });
       });
+
+      it('builds the first wave before the window, yet starts each request when it is sent, in the same order and with the same prompts', async () => {
+        await withSimulator({}, async (sim) => {
+          const run = (warmUp: boolean) =>
+            measure(
+              options(sim, {
+                requests: 6,
+                load: { kind: 'closed', concurrency: 3 },
+                // every request draws its own lengths: the draw order shows in each record
+                workload: { kind: 'synthetic', inputTokens: 32, outputTokens: 12, lengthJitter: 0.5 },
+                warmUp,
+              }),
+            );
+          const [warmed, cold] = [await run(true), await run(false)];
+          for (const result of [warmed, cold]) {
+            expect(result.requests.map((r) => r.index)).toEqual([0, 1, 2, 3, 4, 5]);
+            expect(result.requests.every((r) => r.outcome === 'ok')).toBe(true);
+          }
+          // built during the warm-up, the first three were sent after it: their start is the send
+          const firstStartUs = Math.min(...warmed.requests.map((r) => r.startUs));
+          expect(firstStartUs).toBeGreaterThanOrEqual(warmed.warmUp.durationMs * 1000);
+          for (const record of warmed.requests) expect(record.ttfbUs).toBeLessThan(500_000);
+          // the same seed draws the same prompts in the same order, built early or not
+          const lengths = (result: RunResult) =>
+            result.requests.map((r) => [r.targetPromptTokens, r.outputTokens]);
+          expect(lengths(warmed)).toEqual(lengths(cold));
+          expect(new Set(lengths(warmed).map((l) => l.join())).size).toBeGreaterThan(1);
+        });
+      });
     });
 
     describe("the target's lookup", () => {

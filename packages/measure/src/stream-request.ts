@@ -150,6 +150,9 @@ export class StreamAttempt implements Dispatcher.DispatchHandler, ArrivalSink {
     // cut off (the run stopped) while it waited for its turn to be sent
     if (this.settled) return this;
     const { context } = this;
+    // handed to the pool now (an attempt may be built before the measured window); the transport's
+    // onRequestStart moves this to just before the write
+    this.startNs = nsSince(context.anchorNs);
     const body = requestBody(
       context.apiKind,
       context.model,
