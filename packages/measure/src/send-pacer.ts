@@ -12,7 +12,8 @@ import { TURN_BUDGET_NS } from './arrival-inbox';
  */
 export class SendPacer {
   private readonly queue: Array<() => void> = [];
-  private turnEndsNs = -1;
+  /** When this turn's budget ends, performance.now() ms; -1: no send yet this turn. */
+  private turnEndsMs = -1;
   private scheduled = false;
   private readonly nextTurnBound = () => this.nextTurn();
 
@@ -29,14 +30,14 @@ export class SendPacer {
   }
 
   private within(): boolean {
-    const nowNs = Number(process.hrtime.bigint());
-    if (this.turnEndsNs < 0) {
+    const nowMs = performance.now();
+    if (this.turnEndsMs < 0) {
       // the first send of this turn opens its budget; the next check phase closes it
-      this.turnEndsNs = nowNs + this.budgetNs;
+      this.turnEndsMs = nowMs + this.budgetNs / 1e6;
       this.schedule();
       return true;
     }
-    return nowNs < this.turnEndsNs;
+    return nowMs < this.turnEndsMs;
   }
 
   private schedule(): void {
@@ -47,7 +48,7 @@ export class SendPacer {
 
   private nextTurn(): void {
     this.scheduled = false;
-    this.turnEndsNs = -1;
+    this.turnEndsMs = -1;
     // within() opens the new turn's budget on the first call: at least one send per turn
     while (this.queue.length > 0 && this.within()) this.queue.shift()!();
     if (this.queue.length > 0) this.schedule();

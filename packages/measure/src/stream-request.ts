@@ -147,8 +147,6 @@ export class StreamAttempt implements Dispatcher.DispatchHandler, ArrivalSink {
 
   /** Sends the request; the result arrives on `finished`. */
   send(): this {
-    // cut off (the run stopped) while it waited for its turn to be sent
-    if (this.settled) return this;
     const { context } = this;
     // handed to the pool now (an attempt may be built before the measured window); the transport's
     // onRequestStart moves this to just before the write
