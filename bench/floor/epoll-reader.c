@@ -51,7 +51,11 @@ int main(int argc, char **argv) {
   address.sin_family = AF_INET;
   address.sin_port = htons(port);
   address.sin_addr.s_addr = inet_addr("127.0.0.1");
-  for (int i = 0; i < streams && started < requests; i++) {
+  /* Every connection first, every request after: a blocking connect() that waits out a SYN retransmit
+   * (1 s, when 1,024 connects overflow the server's accept backlog) must not stall reads in progress. */
+  int connections = streams < requests ? streams : requests;
+  int *fds = malloc(sizeof(int) * (size_t)connections);
+  for (int i = 0; i < connections; i++) {
     int fd = socket(AF_INET, SOCK_STREAM, 0);
     if (connect(fd, (struct sockaddr *)&address, sizeof address) != 0) {
       perror("connect");
@@ -62,7 +66,10 @@ int main(int argc, char **argv) {
     fcntl(fd, F_SETFL, O_NONBLOCK);
     struct epoll_event event = {.events = EPOLLIN, .data.fd = fd};
     epoll_ctl(ep, EPOLL_CTL_ADD, fd, &event);
-    if (write(fd, request, request_len) != request_len) return 1;
+    fds[i] = fd;
+  }
+  for (int i = 0; i < connections; i++) {
+    if (write(fds[i], request, request_len) != request_len) return 1;
     started++;
   }
   static char buffer[65537];

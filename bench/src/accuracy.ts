@@ -49,6 +49,12 @@ const START_WINDOW_MS = 500;
 const REPO = join(__dirname, '..', '..');
 const SIMULATOR_MAIN = join(REPO, 'packages', 'simulator', 'dist', 'main.js');
 const CLIENT_MAIN = join(__dirname, 'accuracy-client.js');
+/**
+ * Node clients (teapot's, as `npm run teapot` starts it, and node-floor alike) start without V8's
+ * memory reducer: in a fresh process it runs two major GCs ~8 s after start, 3-8 ms each, on the
+ * client's one core, in the middle of a run. A process that lives for one run has no idle heap to give back.
+ */
+const NODE_CLIENT_FLAGS = ['--no-memory-reducer'];
 const AIOHTTP_CLIENT = join(REPO, 'bench', 'clients', 'aiohttp_client.py');
 const RESULTS = join(REPO, 'bench', 'results', 'accuracy.json');
 const C_FLOOR_SOURCE = join(REPO, 'bench', 'floor', 'epoll-reader.c');
@@ -65,9 +71,13 @@ function label(client: ClientName): string {
   return isTransport(client) ? `teapot/${client}` : client;
 }
 
-/** Enough requests for a few thousand token samples, bounded so one run takes seconds. */
+/**
+ * Enough requests for a few thousand token samples, bounded so one run takes seconds. One stream gets
+ * 1,500 (30 s): a P99 of 500 was its 5th-latest chunk, and even the floors see 2-4 chunks 1-13 ms
+ * late in any 10 s on this VM, so it told more about the machine's luck than about the client.
+ */
 function requestsFor(streams: number): number {
-  return streams === 1 ? 10 : Math.min(2 * streams, 1024);
+  return streams === 1 ? 30 : Math.min(2 * streams, 1024);
 }
 
 /** One client process at one level, against the simulator's ground truth. */
@@ -255,7 +265,7 @@ async function runClientProcess(
     ]);
     return JSON.parse(output) as ClientDocument;
   }
-  return JSON.parse(await execOutput(process.execPath, [CLIENT_MAIN, JSON.stringify(job)])) as ClientDocument;
+  return JSON.parse(await execOutput(process.execPath, [...NODE_CLIENT_FLAGS, CLIENT_MAIN, JSON.stringify(job)])) as ClientDocument;
 }
 
 function execOutput(command: string, args: string[]): Promise<string> {
