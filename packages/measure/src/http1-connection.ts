@@ -179,10 +179,12 @@ export class Connection {
     // A request starts just before it is written (packages/measure/README.md); the handler reads the clock here.
     exchange.handler.onRequestStart?.(exchange, {});
     if (exchange.aborted) return;
-    const body = Buffer.from(exchange.request.body, 'utf8');
-    const head = this.owner.requestHead(exchange.request, body.length);
+    const { body } = exchange.request;
+    const head = this.owner.requestHead(exchange.request, Buffer.byteLength(body, 'utf8'));
     exchange.written = true;
-    this.socket.write(Buffer.concat([Buffer.from(head, 'latin1'), body]));
+    // One string, encoded once into the socket's write: the head is ASCII (request-headers.ts refuses
+    // anything else in a value; a URL path is percent-encoded), so utf8 gives it the same bytes.
+    this.socket.write(head + body, 'utf8');
   }
 
   private onRead(length: number, buffer: Buffer): boolean {
