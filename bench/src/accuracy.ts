@@ -265,7 +265,9 @@ async function runClientProcess(
     ]);
     return JSON.parse(output) as ClientDocument;
   }
-  return JSON.parse(await execOutput(process.execPath, [...NODE_CLIENT_FLAGS, CLIENT_MAIN, JSON.stringify(job)])) as ClientDocument;
+  return JSON.parse(
+    await execOutput(process.execPath, [...NODE_CLIENT_FLAGS, CLIENT_MAIN, JSON.stringify(job)]),
+  ) as ClientDocument;
 }
 
 function execOutput(command: string, args: string[]): Promise<string> {
