@@ -21,6 +21,8 @@ export interface ConnectionOwner {
   readonly readBuffer: Buffer;
   /** The connection finished its exchange (or connected without one) and can take another. */
   release(connection: Connection, keepAliveHintMs: number | null): void;
+  /** As release, once the event loop's poll phase is over: for a response that ended in a read callback. */
+  releaseSoon(connection: Connection, keepAliveHintMs: number | null): void;
   /** The connection is gone (closed by either side, failed, or timed out idle). */
   forget(connection: Connection): void;
   /** The request line and headers of one request. */
@@ -245,9 +247,10 @@ export class Connection {
     exchange.connection = null;
     const head = this.parser.head;
     const reusable = head !== null && head.keepAlive && !extraBytes;
+    // released before the handler hears of the end, so that a request it sends from there can have it
+    if (reusable) this.owner.releaseSoon(this, head.keepAliveHintMs);
     exchange.end();
-    if (reusable) this.owner.release(this, head.keepAliveHintMs);
-    else this.socket.destroy();
+    if (!reusable) this.socket.destroy();
   }
 
   private onClose(): void {

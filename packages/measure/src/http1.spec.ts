@@ -249,6 +249,32 @@ describe('Http1Pool: connections', () => {
     }
   });
 
+  it('hands a request dispatched as a response ends the connection that response is releasing', async () => {
+    // A response's connection is released after the poll phase (releaseSoon); a request that comes
+    // before that, here from inside the ending read's callback, must not open a second connection.
+    const server = await rawServer([[SSE_HEAD, chunk('data: x\n\n') + '0\r\n\r\n']]);
+    const pool = new Http1Pool(server.url, { connections: null, keepAliveMs: 5000 });
+    try {
+      const all = Array.from({ length: 4 }, () => recorder());
+      all.forEach(({ handler }, i) => {
+        const next = all[i + 1];
+        const onResponseEnd = handler.onResponseEnd!.bind(handler);
+        handler.onResponseEnd = (controller, trailers) => {
+          onResponseEnd(controller, trailers);
+          if (next) pool.dispatch(REQUEST, next.handler);
+        };
+      });
+      pool.dispatch(REQUEST, all[0].handler);
+      const seen = await Promise.all(all.map((r) => r.done));
+      expect(seen.every((s) => s.body === 'data: x\n\n' && s.ended)).toBe(true);
+      expect(server.requests).toHaveLength(4);
+      expect(server.connections()).toBe(1);
+    } finally {
+      await pool.destroy();
+      await server.close();
+    }
+  });
+
   it('opens a new connection after `connection: close`, and when the keep-alive hint has run out', async () => {
     const server = await rawServer([
       ['HTTP/1.1 200 OK\r\nconnection: close\r\ncontent-length: 1\r\n\r\na'],
