@@ -144,6 +144,18 @@ describe('serving configurations', () => {
     expect((await del(`${path}/2`)).status).toBe(404);
   });
 
+  it('answers 404 naming the endpoint for the configurations of one that does not exist', async () => {
+    const missing = '00000000-0000-4000-8000-000000000000';
+    const listed = await get(`/endpoints/${missing}/configs`);
+    expect(listed.status).toBe(404);
+    expect(JSON.stringify(listed.body)).toContain(`No endpoint ${missing}.`);
+    const added = await api.http
+      .post(`/endpoints/${missing}/configs`)
+      .set('authorization', api.auth)
+      .send({ engine: 'vllm', weightQuant: 'fp8' });
+    expect(added.status).toBe(404);
+  });
+
   it('numbers concurrent additions without gaps or duplicates', async () => {
     const endpoint = await created(api, '/endpoints', endpointBody());
     const path = `/endpoints/${endpoint.id}/configs`;

@@ -1,10 +1,4 @@
-import {
-  ConflictException,
-  Injectable,
-  Logger,
-  NotFoundException,
-  ServiceUnavailableException,
-} from '@nestjs/common';
+import { ConflictException, Injectable, Logger, ServiceUnavailableException } from '@nestjs/common';
 import { HEADLINES, type HeadlineFigures } from '@teapot/contracts';
 import { createQueuedRun, type Prisma, type Run, type ServingConfig } from '@teapot/db';
 import { RunQueueProducer } from '@teapot/jobs';
@@ -93,8 +87,8 @@ export class RunsService {
 
   /** Throws 404 unless the run exists; the request readers need nothing else of it. */
   async requireRun(id: string): Promise<void> {
-    const found = await this.prisma.run.count({ where: { id } });
-    if (!found) throw new NotFoundException(`No run ${id}.`);
+    const row = await this.prisma.run.findUnique({ where: { id }, select: { id: true } });
+    orNotFound(row, `No run ${id}.`);
   }
 }
 

@@ -1,4 +1,4 @@
-import { Injectable, NotFoundException } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { Prisma, type ServingConfig } from '@teapot/db';
 import { PrismaService } from '../prisma/prisma.service';
 import type { CreateServingConfigDto, ServingConfigDto } from './dto/serving-config.dto';
@@ -31,8 +31,8 @@ export class ServingConfigsService {
   }
 
   private async requireEndpoint(id: string): Promise<void> {
-    const found = await this.prisma.endpoint.count({ where: { id } });
-    if (!found) throw new NotFoundException(`No endpoint ${id}.`);
+    const row = await this.prisma.endpoint.findUnique({ where: { id }, select: { id: true } });
+    orNotFound(row, `No endpoint ${id}.`);
   }
 }
 
