@@ -154,6 +154,7 @@ describe('serving configurations', () => {
       .set('authorization', api.auth)
       .send({ engine: 'vllm', weightQuant: 'fp8' });
     expect(added.status).toBe(404);
+    expect(JSON.stringify(added.body)).toContain(`No endpoint ${missing}.`);
   });
 
   it('numbers concurrent additions without gaps or duplicates', async () => {

@@ -377,30 +377,34 @@ class BenchmarkRun {
 
   /** One timer for every request's timeout and stall check, instead of a timer per request. */
   private startWatchdog(): NodeJS.Timeout {
-    const timeoutNs = (this.options.timeoutMs ?? DEFAULT_TIMEOUT_MS) * 1e6;
-    const stallNs = (this.options.stallTimeoutMs ?? DEFAULT_STALL_TIMEOUT_MS) * 1e6;
-    const periodMs = Math.min(250, Math.max(10, Math.floor(Math.min(timeoutNs, stallNs) / 1e7)));
-    const overdue = (attempt: StreamAttempt, nowNs: number) =>
-      nowNs - attempt.startNs > timeoutNs
-        ? 'timeout'
-        : attempt.lastArrivalNs >= 0 && nowNs - attempt.lastArrivalNs > stallNs
-          ? 'stream_stalled'
-          : null;
+    const timeoutMs = this.options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    const stallMs = this.options.stallTimeoutMs ?? DEFAULT_STALL_TIMEOUT_MS;
+    const periodMs = Math.min(250, Math.max(10, Math.floor(Math.min(timeoutMs, stallMs) / 10)));
+    const overdue = (attempt: StreamAttempt, nowNs: number): 'timeout' | 'stream_stalled' | null => {
+      if (nowNs - attempt.startNs > timeoutMs * 1e6) return 'timeout';
+      if (attempt.lastArrivalNs >= 0 && nowNs - attempt.lastArrivalNs > stallMs * 1e6)
+        return 'stream_stalled';
+      return null;
+    };
     return setInterval(() => {
       const nowNs = Number(process.hrtime.bigint() - this.anchorNs);
-      let any = false;
-      for (const attempt of this.inFlight) if ((any = overdue(attempt, nowNs) !== null)) break;
-      if (!any) return;
+      if (!this.anyInFlight((attempt) => overdue(attempt, nowNs) !== null)) return;
       // Only now, and unbudgeted: an overdue attempt's end may be waiting in the inbox, and it must
       // settle as what arrived, not as a timeout. Draining on every tick would parse a loaded run's
       // whole backlog in one piece, every 250 ms, while reads wait for their timestamps.
       this.context.inbox.drain();
       for (const attempt of this.inFlight) {
         const kind = overdue(attempt, nowNs);
-        if (kind === 'timeout') attempt.fail(kind, `no complete response within ${timeoutNs / 1e6} ms`);
-        else if (kind === 'stream_stalled') attempt.fail(kind, `no bytes for ${stallNs / 1e6} ms`);
+        if (kind === 'timeout') attempt.fail(kind, `no complete response within ${timeoutMs} ms`);
+        else if (kind === 'stream_stalled') attempt.fail(kind, `no bytes for ${stallMs} ms`);
       }
     }, periodMs);
+  }
+
+  /** Array.some over the requests in flight, without copying the set on the measuring loop. */
+  private anyInFlight(test: (attempt: StreamAttempt) => boolean): boolean {
+    for (const attempt of this.inFlight) if (test(attempt)) return true;
+    return false;
   }
 
   private readonly liveSamples: Array<{ atUs: number; tokens: number }> = [];
