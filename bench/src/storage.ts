@@ -53,6 +53,11 @@ async function newRun(db: Database, endpointId: string): Promise<string> {
   return run.id;
 }
 
+/** The bytes of a typed array, which may be a view into a larger buffer (a run's timing slab). */
+function bytesOf(array: ArrayBufferView): Buffer {
+  return Buffer.from(array.buffer, array.byteOffset, array.byteLength);
+}
+
 function sameRecords(a: RequestRecord[], b: RequestRecord[]): boolean {
   if (a.length !== b.length) return false;
   return a.every((r, i) => {
@@ -61,9 +66,9 @@ function sameRecords(a: RequestRecord[], b: RequestRecord[]): boolean {
       r.index === o.index &&
       r.startUs === o.startUs &&
       r.outputTokens === o.outputTokens &&
-      Buffer.compare(Buffer.from(r.chunkOffsetsUs.buffer), Buffer.from(o.chunkOffsetsUs.buffer)) === 0 &&
-      Buffer.compare(Buffer.from(r.chunkTokens.buffer), Buffer.from(o.chunkTokens.buffer)) === 0 &&
-      Buffer.compare(Buffer.from(r.chunkKinds.buffer), Buffer.from(o.chunkKinds.buffer)) === 0
+      bytesOf(r.chunkOffsetsUs).equals(bytesOf(o.chunkOffsetsUs)) &&
+      bytesOf(r.chunkTokens).equals(bytesOf(o.chunkTokens)) &&
+      bytesOf(r.chunkKinds).equals(bytesOf(o.chunkKinds))
     );
   });
 }

@@ -50,7 +50,8 @@ export class Exchange implements Dispatcher.DispatchController {
   connection: Connection | null = null;
 
   constructor(
-    readonly request: StreamRequestOptions,
+    /** Dropped once written: a streaming response outlives its request's body by seconds. */
+    public request: StreamRequestOptions | null,
     readonly handler: Dispatcher.DispatchHandler,
   ) {}
 
@@ -180,10 +181,12 @@ export class Connection {
   private write(exchange: Exchange): void {
     // A request starts just before it is written (packages/measure/README.md); the handler reads the clock here.
     exchange.handler.onRequestStart?.(exchange, {});
-    if (exchange.aborted) return;
-    const { body } = exchange.request;
-    const head = this.owner.requestHead(exchange.request, Buffer.byteLength(body, 'utf8'));
+    const { request } = exchange;
+    if (exchange.aborted || request === null) return;
+    const { body } = request;
+    const head = this.owner.requestHead(request, Buffer.byteLength(body, 'utf8'));
     exchange.written = true;
+    exchange.request = null;
     // One string, encoded once into the socket's write: the head is ASCII (request-headers.ts refuses
     // anything else in a value; a URL path is percent-encoded), so utf8 gives it the same bytes.
     this.socket.write(head + body, 'utf8');

@@ -39,6 +39,8 @@ export class Http1Pool implements StreamTransport, ConnectionOwner {
   private readonly host: string;
   private readonly port: number;
   private readonly hostHeader: string;
+  /** The latest request line and headers, as text (see requestHead); a run's requests share them. */
+  private lastHead: { method: string; path: string; headers: object; text: string } | null = null;
   private readonly all = new Set<Connection>();
   private readonly idle: Connection[] = [];
   /** Requests waiting for a connection: at most the few a full pool holds back. */
@@ -185,13 +187,19 @@ export class Http1Pool implements StreamTransport, ConnectionOwner {
 
   /** The request line and headers of one request. */
   requestHead(request: StreamRequestOptions, bodyBytes: number): string {
-    let head = `${request.method} ${request.path} HTTP/1.1\r\n`;
-    let hasHost = false;
-    for (const name in request.headers) {
-      if (name.toLowerCase() === 'host') hasHost = true;
-      head += `${name}: ${request.headers[name]}\r\n`;
+    const { method, path, headers } = request;
+    const last = this.lastHead;
+    // a run sends every request with the same line and headers: build them once
+    if (last === null || last.method !== method || last.path !== path || last.headers !== headers) {
+      let head = `${method} ${path} HTTP/1.1\r\n`;
+      let hasHost = false;
+      for (const name in headers) {
+        if (name.toLowerCase() === 'host') hasHost = true;
+        head += `${name}: ${headers[name]}\r\n`;
+      }
+      if (!hasHost) head = head.replace('\r\n', `\r\nhost: ${this.hostHeader}\r\n`);
+      this.lastHead = { method, path, headers, text: head };
     }
-    if (!hasHost) head = head.replace('\r\n', `\r\nhost: ${this.hostHeader}\r\n`);
-    return `${head}content-length: ${bodyBytes}\r\n\r\n`;
+    return `${this.lastHead!.text}content-length: ${bodyBytes}\r\n\r\n`;
   }
 }

@@ -9,6 +9,8 @@ import { warmUp, type WarmUpReport } from './warm-up';
 import { createTransport, type StreamTransport } from './transport';
 import { ArrivalInbox } from './arrival-inbox';
 import { SendPacer } from './send-pacer';
+import { ScratchShelf } from './attempt-scratch';
+import { TimingSlab } from './timing-slab';
 import {
   StreamAttempt,
   type AttemptIdentity,
@@ -62,6 +64,8 @@ class BenchmarkRun {
   private completed = 0;
   private failed = 0;
   private progressError: unknown = null;
+  /** What a request's callback threw (see guarded); the run ends with it. */
+  private failure: unknown = null;
 
   constructor(
     private readonly options: RunOptions,
@@ -86,6 +90,8 @@ class BenchmarkRun {
       forceOutputLength: options.forceOutputLength ?? false,
       anchorNs: this.anchorNs,
       inbox: new ArrivalInbox(),
+      scratch: new ScratchShelf(),
+      timings: new TimingSlab(),
       streamOptions: { send: true, knownAccepted: false, rejectedByServer: false, retriedRequests: 0 },
       live: { outputTokens: 0 },
     };
@@ -161,6 +167,7 @@ class BenchmarkRun {
       clientLoad = health.stop();
       await this.pool.destroy().catch(() => undefined);
     }
+    if (this.failure !== null) throw this.failure;
     this.reportProgress(measuredEndUs);
     if (this.progressError !== null) throw this.progressError;
 
@@ -227,16 +234,24 @@ class BenchmarkRun {
     for (const wake of this.wakers) wake();
   }
 
-  private async closedLoop(count: number | null, concurrency: number, warmup: boolean): Promise<void> {
+  /** `count` requests (null: until the run stops), `concurrency` at a time, each stream sending its next when one ends. */
+  private closedLoop(count: number | null, concurrency: number, warmup: boolean): Promise<void> {
+    const streams = count === null ? concurrency : Math.min(concurrency, count);
+    if (streams <= 0) return Promise.resolve();
     let issued = 0;
-    const worker = async () => {
-      while (!this.stopped && (count === null || issued < count)) {
+    let running = streams;
+    return new Promise((resolve) => {
+      // one continuation for every stream, rather than a promise chain per request (see issue)
+      const next = (): void => {
+        if (this.stopped || (count !== null && issued >= count)) {
+          if (--running === 0) resolve();
+          return;
+        }
         issued++;
-        await this.issue(warmup, null);
-      }
-    };
-    const workers = count === null ? concurrency : Math.min(concurrency, count);
-    await Promise.all(Array.from({ length: workers }, worker));
+        this.issue(warmup, null, next);
+      };
+      for (let s = 0; s < streams; s++) next();
+    });
   }
 
   private async openLoop(originUs: number): Promise<void> {
@@ -264,7 +279,7 @@ class BenchmarkRun {
         await this.sleep(null);
         continue;
       }
-      running.push(this.issue(false, Math.round(dueUs)));
+      running.push(new Promise((done) => this.issue(false, Math.round(dueUs), done)));
       i++;
     }
     await Promise.all(running);
@@ -284,95 +299,109 @@ class BenchmarkRun {
     });
   }
 
-  /** Waits while the endpoint is unreachable (see ConnectBackoff); false when the run ends meanwhile. */
-  private async admitted(): Promise<boolean> {
-    for (;;) {
-      if (this.stopped) return false;
-      const admission = this.backoff.admit(this.nowUs() / 1000);
-      if (admission.kind === 'send') return true;
-      if (admission.kind === 'give_up') {
-        this.stop(admission.reason);
-        return false;
-      }
-      await this.sleep(admission.ms === null ? null : Math.max(1, Math.ceil(admission.ms)));
-    }
-  }
-
-  private async issue(warmup: boolean, scheduledUs: number | null): Promise<void> {
-    if (!(await this.admitted())) return;
-    this.active++;
-    try {
-      const streamOptions = this.context.streamOptions;
-      let identity!: AttemptIdentity;
-      let spec!: PromptSpec;
-      // drawing the prompt is paced with the send: at a wave's start, 1024 of them are work as well
-      const first = await this.paced(() => {
-        const ready = warmup ? undefined : this.prepared.shift();
-        if (ready !== undefined) {
-          ({ identity, spec } = ready);
-          return this.start(ready.attempt);
-        }
-        identity = { index: this.nextIndex++, warmup, scheduledUs };
-        spec = this.nextPrompt();
-        return this.attempt(identity, spec, streamOptions.send);
-      });
-      if (first === null) return;
-      let record = first.record;
-      const retry = first.retryWithoutStreamOptions
-        ? await this.paced(() => {
-            streamOptions.retriedRequests++;
-            return this.attempt(identity, spec, false);
-          })
-        : null;
-      if (first.retryWithoutStreamOptions && retry === null) {
-        // the run ended before the retry could go out: cut off, not a failure of the endpoint
-        record = { ...record, outcome: 'incomplete', error: { kind: 'aborted', message: this.stopReason } };
-      } else if (retry !== null) {
-        record = retry.record;
-        if (retry.status === 200) {
-          streamOptions.rejectedByServer = true;
-          streamOptions.send = false;
-        } else if (retry.status === 400 || retry.status === 422) {
-          streamOptions.knownAccepted = true;
-        }
-      }
-      this.records.push(record);
-      const kind = record.error?.kind;
-      if (record.ttfbUs === null && (kind === 'connect_refused' || kind === 'connect_error'))
-        this.backoff.onConnectFailure(this.nowUs() / 1000);
-      else if (record.outcome !== 'incomplete') this.backoff.onResponse(this.nowUs() / 1000);
-      if (record.outcome === 'ok') this.completed++;
-      else if (record.outcome === 'error') this.failed++;
-    } finally {
-      this.active--;
-      for (const wake of this.wakers) wake();
-    }
-  }
-
   /**
-   * Starts an attempt in the pacer's turn (see SendPacer), synchronously there so that the pacer
-   * counts its cost; null when the run stopped while it waited, and nothing was sent.
+   * One request, from its admission to its kept record, then `done` (also when the run stops before
+   * it is sent). Callbacks, not a promise chain: at 1024 streams each request's chain of promises,
+   * closures and contexts was ~2 KB of young objects that survived the scavenge after a wave started.
    */
-  private paced(start: () => Promise<AttemptResult>): Promise<AttemptResult | null> {
-    return new Promise((resolve, reject) =>
-      this.pacer.run(() => {
-        if (this.stopped) resolve(null);
-        else start().then(resolve, reject);
+  private issue(warmup: boolean, scheduledUs: number | null, done: () => void): void {
+    if (this.stopped) return done();
+    const admission = this.backoff.admit(this.nowUs() / 1000);
+    if (admission.kind === 'give_up') {
+      this.stop(admission.reason);
+      return done();
+    }
+    if (admission.kind === 'wait') {
+      // the endpoint is unreachable (see ConnectBackoff): ask again later, or when a request ends
+      const ms = admission.ms === null ? null : Math.max(1, Math.ceil(admission.ms));
+      void this.sleep(ms).then(() => this.issue(warmup, scheduledUs, done));
+      return;
+    }
+    this.active++;
+    // drawing the prompt is paced with the send: at a wave's start, 1024 of them are work as well
+    this.pacer.run(() =>
+      this.guarded(() => {
+        if (this.stopped) return this.requestEnded(done);
+        const ready = warmup ? undefined : this.prepared.shift();
+        const identity = ready?.identity ?? { index: this.nextIndex++, warmup, scheduledUs };
+        const spec = ready?.spec ?? this.nextPrompt();
+        const attempt =
+          ready?.attempt ?? new StreamAttempt(this.context, identity, spec, this.context.streamOptions.send);
+        this.send(attempt, (first) => this.firstAttemptSettled(identity, spec, first, done));
       }),
     );
   }
 
-  private attempt(identity: AttemptIdentity, spec: PromptSpec, withStreamOptions: boolean) {
-    return this.start(new StreamAttempt(this.context, identity, spec, withStreamOptions));
+  private firstAttemptSettled(
+    identity: AttemptIdentity,
+    spec: PromptSpec,
+    first: AttemptResult,
+    done: () => void,
+  ): void {
+    if (!first.retryWithoutStreamOptions) return this.keep(first.record, done);
+    // the retry goes out in the pacer's turn like any send
+    this.pacer.run(() =>
+      this.guarded(() => {
+        if (this.stopped) {
+          // the run ended before the retry could go out: cut off, not a failure of the endpoint
+          const error = { kind: 'aborted' as const, message: this.stopReason };
+          return this.keep({ ...first.record, outcome: 'incomplete', error }, done);
+        }
+        const { streamOptions } = this.context;
+        streamOptions.retriedRequests++;
+        const retry = new StreamAttempt(this.context, identity, spec, false);
+        this.send(retry, (result) => {
+          if (result.status === 200) {
+            streamOptions.rejectedByServer = true;
+            streamOptions.send = false;
+          } else if (result.status === 400 || result.status === 422) {
+            streamOptions.knownAccepted = true;
+          }
+          this.keep(result.record, done);
+        });
+      }),
+    );
   }
 
-  private start(attempt: StreamAttempt): Promise<AttemptResult> {
+  private send(attempt: StreamAttempt, settled: (result: AttemptResult) => void): void {
     this.inFlight.add(attempt);
-    attempt.send();
-    return attempt.finished.then((result) => {
-      this.inFlight.delete(attempt);
-      return result;
-    });
+    attempt.send((result) =>
+      this.guarded(() => {
+        this.inFlight.delete(attempt);
+        settled(result);
+      }),
+    );
+  }
+
+  /** A request's final record: kept, counted, and told to the connect backoff. */
+  private keep(record: RequestRecord, done: () => void): void {
+    this.records.push(record);
+    const kind = record.error?.kind;
+    if (record.ttfbUs === null && (kind === 'connect_refused' || kind === 'connect_error'))
+      this.backoff.onConnectFailure(this.nowUs() / 1000);
+    else if (record.outcome !== 'incomplete') this.backoff.onResponse(this.nowUs() / 1000);
+    if (record.outcome === 'ok') this.completed++;
+    else if (record.outcome === 'error') this.failed++;
+    this.requestEnded(done);
+  }
+
+  private requestEnded(done: () => void): void {
+    this.active--;
+    for (const wake of this.wakers) wake();
+    done();
+  }
+
+  /**
+   * Runs a step of a request's life that is called back from the event loop (the pacer's turn, an
+   * attempt's end): a bug thrown there ends the run with that error instead of escaping to the loop.
+   */
+  private guarded(step: () => void): void {
+    try {
+      step();
+    } catch (err) {
+      if (this.failure === null) this.failure = err;
+      this.stop('the run failed');
+    }
   }
 
   /** One timer for every request's timeout and stall check, instead of a timer per request. */

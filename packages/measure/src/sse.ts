@@ -66,6 +66,17 @@ export class SseParser {
     private readonly onMessageBytes?: SseBytesListener,
   ) {}
 
+  /** Forgets the stream so far, to parse a new one: a run reuses one parser for many requests. */
+  reset(): void {
+    this.rest = null;
+    this.skipLeadingLf = false;
+    this.atStreamStart = true;
+    this.data = '';
+    this.hasData = false;
+    this.eventType = '';
+    this.dataBytes = null;
+  }
+
   push(bytes: Uint8Array | string): void {
     try {
       this.lines(toBuffer(bytes));

@@ -180,6 +180,40 @@ describe('streaming client on exact byte sequences', () => {
     expect(record.promptTokens).toBe(4);
   });
 
+  it("parses each request afresh with the working state of the one before, and keeps every record's arrays", async () => {
+    // one stream, three requests in a row on one parser and one set of arrays (ScratchShelf): a long
+    // response that grows the arrays, one cut off mid-line by a stall, then a short one
+    let served = 0;
+    const long = Array.from({ length: 100 }, (_, k) => chunk({ content: `t${k}` }));
+    const { result } = await runAgainst(
+      () => {
+        const nth = served++;
+        if (nth === 0) return { steps: [...long, chunk({}, { finish_reason: 'stop' }), 'data: [DONE]\n\n'] };
+        if (nth === 1) return { steps: ['data: {"id":"r1","choices":[{"delta":{"con', 2000] };
+        return {
+          steps: [
+            chunk({ content: 'x' }),
+            chunk({ content: 'y' }, { finish_reason: 'stop' }),
+            'data: [DONE]\n\n',
+          ],
+        };
+      },
+      { requests: 3, stallTimeoutMs: 300, warmUp: false },
+    );
+    const [first, cut, last] = result.requests;
+    expect(first.outcome).toBe('ok');
+    expect(first.chunkKinds).toHaveLength(101);
+    expect(Array.from(first.chunkTokens.subarray(0, 100))).toEqual(new Array(100).fill(1));
+    expect(first.chunkKinds[100]).toBe(CHUNK_KIND.empty);
+    expect(first.outputTokens).toBe(100);
+    expect(cut.error?.kind).toBe('stream_stalled');
+    // the cut request's half line is not read as the start of the next response
+    expect(last.outcome).toBe('ok');
+    expect(Array.from(last.chunkKinds)).toEqual([CHUNK_KIND.content, CHUNK_KIND.content]);
+    expect(Array.from(last.chunkTokens)).toEqual([1, 1]);
+    expect(last.finishReason).toBe('stop');
+  });
+
   it('counts reasoning and tool-call chunks from continuous usage', async () => {
     const u = (n: number) => ({ usage: { prompt_tokens: 4, completion_tokens: n } });
     const line = (delta: Record<string, unknown>, n: number, finish: string | null = null) =>

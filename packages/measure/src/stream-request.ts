@@ -2,7 +2,9 @@ import type { Dispatcher } from 'undici';
 import type { IncomingHttpHeaders } from 'node:http';
 import { ChunkFields, chunkFieldsFromJson, scanChunk } from './chunk-scan';
 import type { StreamTransport } from './transport';
-import { SseLineTooLongError, SseParser } from './sse';
+import { SseLineTooLongError } from './sse';
+import type { AttemptScratch, ScratchShelf, ScratchUser } from './attempt-scratch';
+import type { TimingSlab } from './timing-slab';
 import { attributeTokens, NO_USAGE } from './tokens';
 import {
   CHUNK_KIND,
@@ -23,7 +25,6 @@ import {
 } from './request-errors';
 
 const MAX_OFFSET_US = 0xffffffff;
-const INITIAL_CHUNK_CAPACITY = 64;
 const ERROR_BODY_LIMIT = 4096;
 
 /** Settings shared by every request of a run. */
@@ -36,6 +37,10 @@ export interface RequestContext {
   forceOutputLength: boolean;
   anchorNs: bigint;
   inbox: ArrivalInbox;
+  /** Working state handed from finished attempts to new ones. */
+  scratch: ScratchShelf;
+  /** Where the records' timing arrays are carved from. */
+  timings: TimingSlab;
   streamOptions: {
     /** Currently sent with new requests. */
     send: boolean;
@@ -99,27 +104,25 @@ export function requestBody(
  * arrival time and hand the bytes to the run's ArrivalInbox; parsing happens when the inbox drains,
  * every event stamped with the arrival time of the read that completed it.
  */
-export class StreamAttempt implements Dispatcher.DispatchHandler, ArrivalSink {
+export class StreamAttempt implements Dispatcher.DispatchHandler, ArrivalSink, ScratchUser {
   /** ns since anchor: when the request was handed to the pool, then just before it was written. */
   startNs: number;
   /** ns since anchor of the latest response bytes; starts at the response headers. */
   lastArrivalNs = -1;
   settled = false;
-  readonly finished: Promise<AttemptResult>;
 
-  private resolve!: (result: AttemptResult) => void;
+  /** Hears the result, once; given by `send`. */
+  private onSettled: ((result: AttemptResult) => void) | null = null;
   private controller: Dispatcher.DispatchController | null = null;
   private status: number | null = null;
   private retryAfterS: number | undefined;
-  private contentType = '';
+  /** The response's content-type when it is not an event stream ('' when it is, or unnamed). */
+  private otherContentType = '';
   private ttfbNs: number | null = null;
   private errorBody = '';
-  private readonly parser: SseParser;
-  private readonly fields = new ChunkFields();
+  /** Taken from the run's shelf when built, given back when settled (see ScratchShelf). */
+  private scratch: AttemptScratch;
   private readUs = 0;
-  private offsets = new Uint32Array(INITIAL_CHUNK_CAPACITY);
-  private kinds = new Uint8Array(INITIAL_CHUNK_CAPACITY);
-  private usage = new Int32Array(INITIAL_CHUNK_CAPACITY);
   private count = 0;
   private sawDone = false;
   private finishReason: string | null = null;
@@ -136,18 +139,17 @@ export class StreamAttempt implements Dispatcher.DispatchHandler, ArrivalSink {
     private readonly spec: PromptSpec,
     readonly withStreamOptions: boolean,
   ) {
-    this.finished = new Promise((resolve) => (this.resolve = resolve));
-    this.parser = new SseParser(
-      (event, data) => this.onEvent(event, data),
-      undefined,
-      (bytes, start, end) => this.onMessageBytes(bytes, start, end),
-    );
+    this.scratch = context.scratch.take(this);
     this.startNs = nsSince(context.anchorNs);
   }
 
-  /** Sends the request; the result arrives on `finished`. */
-  send(): this {
+  /**
+   * Sends the request; `onSettled` hears the result. A callback, not a promise: at 1024 streams a
+   * wave's promise chains were young objects that survived the next scavenge (see ScratchShelf).
+   */
+  send(onSettled: (result: AttemptResult) => void): void {
     const { context } = this;
+    this.onSettled = onSettled;
     // handed to the pool now (an attempt may be built before the measured window); the transport's
     // onRequestStart moves this to just before the write
     this.startNs = nsSince(context.anchorNs);
@@ -174,7 +176,6 @@ export class StreamAttempt implements Dispatcher.DispatchHandler, ArrivalSink {
       // a transport throws only for what it was handed, never for what the endpoint did
       this.fail('client_config', errorMessage(err));
     }
-    return this;
   }
 
   onRequestStart(controller: Dispatcher.DispatchController): void {
@@ -197,7 +198,9 @@ export class StreamAttempt implements Dispatcher.DispatchHandler, ArrivalSink {
     this.ttfbNs = now;
     this.lastArrivalNs = now;
     this.status = statusCode;
-    this.contentType = headerValue(headers, 'content-type') ?? '';
+    // kept only for the error it explains: a header value is a slice that keeps the whole head alive
+    const contentType = headerValue(headers, 'content-type') ?? '';
+    if (!contentType.includes('event-stream')) this.otherContentType = contentType;
     if (statusCode === 429) this.retryAfterS = parseRetryAfter(headerValue(headers, 'retry-after'));
     if (statusCode === 200 && this.withStreamOptions) this.context.streamOptions.knownAccepted = true;
   }
@@ -225,7 +228,7 @@ export class StreamAttempt implements Dispatcher.DispatchHandler, ArrivalSink {
     }
     this.readUs = Math.round(arrivalNs / 1000) - Math.round(this.startNs / 1000);
     try {
-      this.parser.push(chunk);
+      this.scratch.parser.push(chunk);
     } catch (err) {
       if (!(err instanceof SseLineTooLongError)) throw err;
       this.fail('malformed_stream', err.message);
@@ -286,7 +289,7 @@ export class StreamAttempt implements Dispatcher.DispatchHandler, ArrivalSink {
 
   /** The 200 stream ended (cleanly, or by `transportError`). */
   private finishStream(transportError: unknown): void {
-    const droppedBytes = this.parser.end();
+    const droppedBytes = this.scratch.parser.end();
     if (this.settled) return;
     // Without [DONE], the stream still counts as complete when the server sent a finish_reason and
     // the last line was whole: some servers omit [DONE]; a cut stream has no finish_reason.
@@ -296,8 +299,8 @@ export class StreamAttempt implements Dispatcher.DispatchHandler, ArrivalSink {
       this.settle(false);
       return;
     }
-    if (this.count === 0 && this.contentType !== '' && !this.contentType.includes('event-stream')) {
-      this.fail('malformed_stream', `not an event stream: content-type ${this.contentType}`);
+    if (this.count === 0 && this.otherContentType !== '') {
+      this.fail('malformed_stream', `not an event stream: content-type ${this.otherContentType}`);
       return;
     }
     const why =
@@ -308,13 +311,14 @@ export class StreamAttempt implements Dispatcher.DispatchHandler, ArrivalSink {
   }
 
   /** The common case, read from the bytes; anything the scan declines goes through JSON.parse. */
-  private onMessageBytes(bytes: Buffer, start: number, end: number): void {
+  onMessageBytes(bytes: Buffer, start: number, end: number): void {
     if (this.settled) return;
-    if (scanChunk(bytes, start, end, this.responseId === null, this.fields)) this.recordChunk(this.fields);
+    const { fields } = this.scratch;
+    if (scanChunk(bytes, start, end, this.responseId === null, fields)) this.recordChunk(fields);
     else this.onEvent('message', bytes.toString('utf8', start, end));
   }
 
-  private onEvent(event: string, data: string): void {
+  onEvent(event: string, data: string): void {
     if (this.settled) return;
     if (event === 'error') {
       this.fail('stream_error_event', `event: error: ${data === '' ? '(no data)' : data}`);
@@ -341,8 +345,9 @@ export class StreamAttempt implements Dispatcher.DispatchHandler, ArrivalSink {
       this.fail('stream_error_event', `error in stream: ${describeStreamError(chunk.error)}`);
       return;
     }
-    chunkFieldsFromJson(chunk, this.fields);
-    this.recordChunk(this.fields);
+    const { fields } = this.scratch;
+    chunkFieldsFromJson(chunk, fields);
+    this.recordChunk(fields);
   }
 
   private recordChunk(fields: ChunkFields): void {
@@ -355,11 +360,12 @@ export class StreamAttempt implements Dispatcher.DispatchHandler, ArrivalSink {
       this.finalCompletionTokens = cumulative;
     }
     if (fields.promptTokens !== null) this.promptTokens = fields.promptTokens;
-    if (this.count === this.offsets.length) this.grow();
+    const scratch = this.scratch;
+    if (this.count === scratch.offsetsUs.length) scratch.grow(this.count);
     const at = this.count++;
-    this.offsets[at] = this.readUs < 0 ? 0 : this.readUs > MAX_OFFSET_US ? MAX_OFFSET_US : this.readUs;
-    this.kinds[at] = kind;
-    this.usage[at] = cumulative;
+    scratch.offsetsUs[at] = this.readUs < 0 ? 0 : this.readUs > MAX_OFFSET_US ? MAX_OFFSET_US : this.readUs;
+    scratch.kinds[at] = kind;
+    scratch.usage[at] = cumulative;
 
     const live = this.context.live;
     if (cumulative !== NO_USAGE) {
@@ -373,29 +379,23 @@ export class StreamAttempt implements Dispatcher.DispatchHandler, ArrivalSink {
     }
   }
 
-  private grow(): void {
-    const capacity = this.offsets.length * 2;
-    const offsets = new Uint32Array(capacity);
-    offsets.set(this.offsets);
-    this.offsets = offsets;
-    const kinds = new Uint8Array(capacity);
-    kinds.set(this.kinds);
-    this.kinds = kinds;
-    const usage = new Int32Array(capacity);
-    usage.set(this.usage);
-    this.usage = usage;
-  }
-
   private settle(retryWithoutStreamOptions: boolean): void {
     if (this.settled) return;
     this.settled = true;
-    this.resolve({ record: this.toRecord(), retryWithoutStreamOptions, status: this.status });
+    const record = this.toRecord();
+    this.context.scratch.give(this.scratch);
+    this.onSettled?.({ record, retryWithoutStreamOptions, status: this.status });
   }
 
   private toRecord(): RequestRecord {
     const n = this.count;
-    const kinds = this.kinds.slice(0, n);
-    const { tokens, source } = attributeTokens(kinds, this.usage, n, this.finalCompletionTokens);
+    const scratch = this.scratch;
+    const { offsetsUs, tokens, kinds } = this.context.timings.take(n);
+    for (let k = 0; k < n; k++) {
+      offsetsUs[k] = scratch.offsetsUs[k];
+      kinds[k] = scratch.kinds[k];
+    }
+    const { source } = attributeTokens(kinds, scratch.usage, n, this.finalCompletionTokens, tokens);
     let chunkSum = 0;
     for (let k = 0; k < n; k++) chunkSum += tokens[k];
     const startUs = Math.round(this.startNs / 1000);
@@ -406,7 +406,7 @@ export class StreamAttempt implements Dispatcher.DispatchHandler, ArrivalSink {
       scheduledUs: this.identity.scheduledUs ?? startUs,
       startUs,
       ttfbUs: this.ttfbNs === null ? null : Math.max(0, Math.round(this.ttfbNs / 1000) - startUs),
-      chunkOffsetsUs: this.offsets.slice(0, n),
+      chunkOffsetsUs: offsetsUs,
       chunkTokens: tokens,
       chunkKinds: kinds,
       tokenSource: source,

@@ -26,8 +26,9 @@ export function attributeTokens(
   cumulativeUsage: Int32Array,
   count: number,
   finalCompletionTokens: number | null,
+  /** Where the counts go, `count` long and zero-filled. */
+  tokens: Uint16Array = new Uint16Array(count),
 ): TokenAttribution {
-  const tokens = new Uint16Array(count);
   let outputChunks = 0;
   let everyOutputChunkHasUsage = true;
   for (let k = 0; k < count; k++) {

@@ -3,7 +3,8 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { ArrivalInbox } from './arrival-inbox';
 import { currentThreadCpuUs } from './thread-cpu';
-import { StreamAttempt, type RequestContext } from './stream-request';
+import { StreamAttempt, type AttemptResult, type RequestContext } from './stream-request';
+import { TimingSlab } from './timing-slab';
 import { createTransport, type StreamTransport } from './transport';
 import type { Transport } from './types';
 
@@ -135,6 +136,8 @@ async function exerciseHotPath(
     path: '/v1/chat/completions',
     headers: { 'content-type': 'application/json', accept: 'text/event-stream' },
     inbox: new ArrivalInbox(),
+    // the run's shelf: the scratches built here serve its requests; the records are thrown away
+    timings: new TimingSlab(),
     streamOptions: { send: true, knownAccepted: false, rejectedByServer: false, retriedRequests: 0 },
     live: { outputTokens: 0 },
   };
@@ -146,7 +149,9 @@ async function exerciseHotPath(
       const attempts = Array.from({ length: STREAMS }, () => {
         const identity = { index: index++, warmup: true, scheduledUs: null };
         const spec = { prompt: 'warm up', outputTokens: CHUNKS, targetPromptTokens: 8 };
-        return new StreamAttempt(context, identity, spec, true).send().finished;
+        return new Promise<AttemptResult>((settled) =>
+          new StreamAttempt(context, identity, spec, true).send(settled),
+        );
       });
       for (const { record } of await Promise.all(attempts)) {
         if (record.outcome !== 'ok') return chunks;
