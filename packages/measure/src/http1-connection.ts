@@ -209,8 +209,10 @@ export class Connection {
           if (at >= length) break;
           at = parser.readHead(bytes, at, length);
           const head = parser.head as Http1ResponseParser['head'];
-          if (head !== null)
+          if (head !== null) {
             exchange.handler.onResponseStart?.(exchange, head.status, head.headers, head.statusText);
+            parser.forgetHeaders();
+          }
           continue;
         }
         at = parser.readBody(bytes, at, length);

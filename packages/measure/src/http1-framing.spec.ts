@@ -190,4 +190,14 @@ describe('Http1ResponseParser', () => {
     expect(parser.head?.status).toBe(400);
     expect(parser.done).toBe(true);
   });
+
+  it('forgets the headers it handed on and keeps what framing needs', () => {
+    const parser = new Http1ResponseParser();
+    const bytes = Buffer.from(RESPONSES['content-length']);
+    parser.readHead(bytes, 0, bytes.length);
+    const handedOn = parser.head!.headers;
+    parser.forgetHeaders();
+    expect(parser.head).toMatchObject({ status: 400, keepAlive: true, keepAliveHintMs: 5000, headers: {} });
+    expect(handedOn['content-length']).toBe('25');
+  });
 });

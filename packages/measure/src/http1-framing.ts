@@ -82,6 +82,14 @@ export class Http1ResponseParser {
     this.pieces.length = 0;
   }
 
+  /**
+   * Lets go of the head's headers once they were handed on: values are slices of the head's text, so
+   * keeping them would keep every streaming response's head alive until its end.
+   */
+  forgetHeaders(): void {
+    if (this.head !== null) this.head.headers = {};
+  }
+
   /** The body ends when the connection closes (no length, not chunked). */
   get endsAtClose(): boolean {
     return this.bodyMode === BODY.untilClose;

@@ -146,6 +146,40 @@ describe('Http1Pool: request', () => {
     expect(body).toBe(REQUEST.body);
     expect(seen.started).toBe(1);
   });
+
+  it("writes each request's own line and headers when they change from one request to the next", async () => {
+    const server = await rawServer([[SSE_HEAD, '0\r\n\r\n']]);
+    const pool = new Http1Pool(server.url, { connections: 1, keepAliveMs: 1000 });
+    const other: StreamRequestOptions = {
+      path: '/v2/completions?x=1',
+      method: 'POST',
+      headers: { 'x-other': 'yes' },
+      body: '{}',
+    };
+    try {
+      for (const request of [REQUEST, REQUEST, other, { ...other, headers: { 'x-third': '3' } }]) {
+        const { handler, done } = recorder();
+        pool.dispatch(request, handler);
+        await done;
+      }
+      const heads = server.requests.map((raw) => raw.split('\r\n\r\n')[0].split('\r\n'));
+      expect(heads.map((lines) => lines[0])).toEqual([
+        'POST /v1/chat/completions HTTP/1.1',
+        'POST /v1/chat/completions HTTP/1.1',
+        'POST /v2/completions?x=1 HTTP/1.1',
+        'POST /v2/completions?x=1 HTTP/1.1',
+      ]);
+      expect(heads[1]).toContain('content-type: application/json');
+      expect(heads[2]).toContain('x-other: yes');
+      expect(heads[2]).not.toContain('content-type: application/json');
+      expect(heads[3]).toContain('x-third: 3');
+      expect(heads[3]).not.toContain('x-other: yes');
+      expect(heads[3]).toContain('content-length: 2');
+    } finally {
+      await pool.destroy();
+      await server.close();
+    }
+  });
 });
 
 describe('Http1Pool: response framing', () => {
