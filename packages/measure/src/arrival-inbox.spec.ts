@@ -25,6 +25,30 @@ describe('ArrivalInbox', () => {
     expect(log).toEqual(['a read 1 @10', 'b read 2 @11', 'a end', 'b error reset']);
   });
 
+  it('keeps each arrival time past the first thousand, and those pushed while it works', async () => {
+    const times: number[] = [];
+    const inbox = new ArrivalInbox();
+    let pushedMidWork = false;
+    const recorder: ArrivalSink = {
+      handleRead: (_chunk, arrivalNs) => {
+        times.push(arrivalNs);
+        // an abort's error arrives while the inbox works, and may make it grow
+        if (!pushedMidWork) {
+          pushedMidWork = true;
+          for (let k = 0; k < 3000; k++) inbox.push(recorder, ARRIVAL.data, Buffer.from('x'), 1e10 + k + 0.5);
+        }
+      },
+      handleEnd: () => undefined,
+      handleTransportError: () => undefined,
+    };
+    for (let k = 0; k < 1500; k++) inbox.push(recorder, ARRIVAL.data, Buffer.from('x'), 5e9 + k + 0.25);
+    inbox.drain();
+    expect(times).toHaveLength(4500);
+    expect(times[1499]).toBe(5e9 + 1499.25);
+    expect(times[1500]).toBe(1e10 + 0.5);
+    expect(times[4499]).toBe(1e10 + 2999.5);
+  });
+
   it('works at most its budget per turn, at least one arrival, and leaves the rest for the next turns', async () => {
     const log: string[] = [];
     const inbox = new ArrivalInbox(0);

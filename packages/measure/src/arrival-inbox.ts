@@ -36,7 +36,12 @@ export class ArrivalInbox {
   private attempts: ArrivalSink[] = [];
   private kinds: ArrivalKind[] = [];
   private payloads: unknown[] = [];
-  private times: number[] = [];
+  /**
+   * Arrival times by position. A typed array: a run's inbox is built before its warm-up, and a plain
+   * array of it would still hold small integers when the run's first double came, after the warm-up had
+   * compiled push() for doubles (--trace-opt: "wrong map" at the first arrival of the window).
+   */
+  private times = new Float64Array(1024);
   /** Arrivals before this index were processed. */
   private head = 0;
   private scheduled = false;
@@ -63,10 +68,16 @@ export class ArrivalInbox {
     }
     if (kind === ARRIVAL.data)
       this.lagNs.record(Math.max(1, Math.round(arrivalNs - this.turnStartNs + this.turnBusyNs)));
+    const at = this.attempts.length;
+    if (at === this.times.length) {
+      const times = new Float64Array(2 * at);
+      times.set(this.times);
+      this.times = times;
+    }
+    this.times[at] = arrivalNs;
     this.attempts.push(attempt);
     this.kinds.push(kind);
     this.payloads.push(payload);
-    this.times.push(arrivalNs);
     if (!this.scheduled) {
       this.scheduled = true;
       setImmediate(this.drainBound);
@@ -82,17 +93,19 @@ export class ArrivalInbox {
   private drainTurn(): void {
     this.scheduled = false;
     this.phaseOpen = false;
-    this.work(this.turnBudgetNs);
+    this.work(this.turnBudgetNs / 1e6);
     if (this.head < this.attempts.length && !this.scheduled) {
       this.scheduled = true;
       setImmediate(this.drainBound);
     }
   }
 
-  private work(budgetNs: number): void {
-    const { attempts, kinds, payloads, times } = this;
+  /** `budgetMs` is a fraction or Infinity, never a small integer: V8 compiled work() for one kind of number. */
+  private work(budgetMs: number): void {
+    // `times` is read through `this`: a push during this work (an abort's error) may replace it
+    const { attempts, kinds, payloads } = this;
     // performance.now(): the same monotonic clock, without a BigInt per arrival on the token path
-    const until = performance.now() + budgetNs / 1e6;
+    const until = performance.now() + budgetMs;
     // always at least one, so that a backlog shrinks however slow each item is
     do {
       if (this.head >= attempts.length) break;
@@ -101,7 +114,7 @@ export class ArrivalInbox {
       const attempt = attempts[i];
       const payload = payloads[i];
       payloads[i] = null;
-      if (kind === ARRIVAL.data) attempt.handleRead(payload as Buffer, times[i]);
+      if (kind === ARRIVAL.data) attempt.handleRead(payload as Buffer, this.times[i]);
       else if (kind === ARRIVAL.end) attempt.handleEnd();
       else attempt.handleTransportError(payload);
     } while (performance.now() < until);
@@ -109,7 +122,6 @@ export class ArrivalInbox {
       attempts.length = 0;
       kinds.length = 0;
       payloads.length = 0;
-      times.length = 0;
       this.head = 0;
     }
   }

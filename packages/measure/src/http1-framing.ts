@@ -136,7 +136,10 @@ export class Http1ResponseParser {
     if (statusLine === null)
       throw new Http1ParseError(`not an HTTP/1.x status line: ${JSON.stringify(lines[0].slice(0, 80))}`);
     const status = Number(statusLine[2]);
-    const headers: IncomingHttpHeaders = {};
+    // A dictionary from the start (no prototype): each server's own set of header names would give
+    // the object its own shape, and code compiled for the warm-up's shape was recompiled at a run's
+    // first response (--trace-opt: parseHead, "wrong map").
+    const headers: IncomingHttpHeaders = Object.create(null) as IncomingHttpHeaders;
     for (let i = 1; i < lines.length; i++) {
       const line = lines[i];
       const colon = line.indexOf(':');

@@ -5,13 +5,14 @@ import { ConnectBackoff } from './connect-backoff';
 import { deriveSeed, mulberry32 } from './random';
 import { validateRunOptions } from './run-options';
 import { MEASURE_VERSION } from './version';
-import { warmUp, type WarmUpReport } from './warm-up';
+import { REHEARSAL_BUDGET_S, warmUp, type Rehearsal, type WarmUpReport } from './warm-up';
 import { createTransport, type StreamTransport } from './transport';
 import { ArrivalInbox } from './arrival-inbox';
 import { SendPacer } from './send-pacer';
 import { ScratchShelf } from './attempt-scratch';
 import { TimingSlab } from './timing-slab';
 import {
+  clockNs,
   StreamAttempt,
   type AttemptIdentity,
   type AttemptResult,
@@ -123,10 +124,9 @@ class BenchmarkRun {
       if (options.warmUp !== false && !this.stopped) {
         warmedUp = await warmUp(
           () => this.stopped,
-          options.transport ?? DEFAULT_TRANSPORT,
           this.pool,
           this.connectionsAhead(),
-          this.context,
+          (baseUrl, rehearsal) => this.rehearse(baseUrl, rehearsal),
           () => this.prepareFirstWave(),
         );
       }
@@ -214,6 +214,28 @@ class BenchmarkRun {
       const attempt = new StreamAttempt(this.context, identity, spec, withStreamOptions);
       this.prepared.push({ identity, spec, attempt });
     }
+  }
+
+  /**
+   * A small run of this run's kind (transport, API, the whole request life) against the warm-up's
+   * loopback responder; resolves with the token chunks it parsed.
+   */
+  private async rehearse(baseUrl: string, rehearsal: Rehearsal): Promise<number> {
+    const { options } = this;
+    const result = await runBenchmark({
+      transport: options.transport ?? DEFAULT_TRANSPORT,
+      target: { baseUrl, apiKind: options.target.apiKind, model: 'teapot-warm-up' },
+      workload: { kind: 'synthetic', inputTokens: 8, outputTokens: rehearsal.chunks },
+      load: { kind: 'closed', concurrency: rehearsal.streams },
+      requests: rehearsal.requests,
+      durationS: REHEARSAL_BUDGET_S,
+      forceOutputLength: options.forceOutputLength,
+      signal: options.signal,
+      warmUp: false,
+    });
+    let chunks = 0;
+    for (const record of result.requests) if (record.outcome === 'ok') chunks += record.chunkOffsetsUs.length;
+    return chunks;
   }
 
   /** Connections worth opening before the first request: as many as the run will use at once. */
@@ -416,7 +438,7 @@ class BenchmarkRun {
       return null;
     };
     return setInterval(() => {
-      const nowNs = Number(process.hrtime.bigint() - this.anchorNs);
+      const nowNs = clockNs(this.anchorNs);
       if (!this.anyInFlight((attempt) => overdue(attempt, nowNs) !== null)) return;
       // Only now, and unbudgeted: an overdue attempt's end may be waiting in the inbox, and it must
       // settle as what arrived, not as a timeout. Draining on every tick would parse a loaded run's

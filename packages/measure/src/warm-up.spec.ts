@@ -1,5 +1,8 @@
 import { Worker } from 'node:worker_threads';
-import { collectGarbage, letCompilerFinish } from './warm-up';
+import { runBenchmark } from './run';
+import type { StreamTransport } from './transport';
+import type { ApiKind } from './types';
+import { collectGarbage, letCompilerFinish, warmUp } from './warm-up';
 
 /** Runs `check` while another thread of this process is busy for `ms` (as V8's compiler threads are after a warm-up). */
 async function whileThreadBusy(ms: number, check: () => Promise<void>): Promise<void> {
@@ -52,4 +55,42 @@ describe('collectGarbage: the heap collected before the measured window', () => 
     // ~20 MB of objects just dropped: only a full collection gets them back at once
     expect(before - process.memoryUsage().heapUsed).toBeGreaterThan(10 * 1024 * 1024);
   });
+});
+
+describe('warmUp: rehearsals against the loopback responder', () => {
+  it.each<ApiKind>(['chat', 'completions'])(
+    'serves whole %s streams, and rehearses long streams before the full GC, then again with many short requests',
+    async (apiKind) => {
+      const steps: string[] = [];
+      const pool: StreamTransport = {
+        dispatch: () => undefined,
+        destroy: async () => undefined,
+        preconnect: async (count) => count,
+      };
+      const report = await warmUp(
+        () => false,
+        pool,
+        4,
+        async (baseUrl, { streams, requests, chunks }) => {
+          steps.push(`${requests}x${chunks}`);
+          const result = await runBenchmark({
+            target: { baseUrl, apiKind, model: 'm' },
+            workload: { kind: 'synthetic', inputTokens: 8, outputTokens: chunks },
+            load: { kind: 'closed', concurrency: streams },
+            requests,
+            warmUp: false,
+          });
+          const whole = result.requests.filter(
+            (r) => r.outcome === 'ok' && r.outputTokens === chunks && r.tokenSource === 'usage_delta',
+          );
+          expect(whole).toHaveLength(requests);
+          return whole.length * chunks;
+        },
+        () => steps.push('prepare and collect'),
+      );
+      expect(steps).toEqual(['48x64', 'prepare and collect', '32x64', '2000x2']);
+      expect(report).toMatchObject({ chunks: 48 * 64 + 32 * 64 + 2000 * 2, connections: 4 });
+    },
+    30_000,
+  );
 });

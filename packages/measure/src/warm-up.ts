@@ -1,31 +1,47 @@
 import * as net from 'node:net';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import { ArrivalInbox } from './arrival-inbox';
 import { currentThreadCpuUs } from './thread-cpu';
-import { StreamAttempt, type AttemptResult, type RequestContext } from './stream-request';
-import { TimingSlab } from './timing-slab';
-import { createTransport, type StreamTransport } from './transport';
-import type { Transport } from './types';
+import type { StreamTransport } from './transport';
 
 /**
  * What a fresh process pays for on its first requests, paid before the measured window instead: the
- * JIT compiles the read, framing and parse path only after it has run a few thousand times, and a
- * connection set-up delays the first request on it. Both land in the first second of a run, where
- * they would show as added delay on the first tokens (issue #13 measured P99 14 ms over tokens 1-19
- * against 4 ms later).
+ * JIT compiles the read, framing, parse and request path only after it has run a few hundred to a few
+ * thousand times, and a connection set-up delays the first request on it. Both land in the first
+ * second of a run, where they would show as added delay on the first tokens (issue #13 measured P99
+ * 14 ms over tokens 1-19 against 4 ms later).
  *
- * The hot path is exercised against an in-process loopback responder serving canned chunks through
- * the run's own transport kind and request handler, so the endpoint sees nothing of it; then the
- * run's pool opens its connections (http1; undici's Pool cannot open a connection without a request).
+ * The run rehearses: small runs of its own kind (transport, API, the whole request life from the send
+ * to the kept record) against an in-process loopback responder serving canned chunks, so the endpoint
+ * sees nothing of it; then the run's pool opens its connections (http1; undici's Pool cannot open a
+ * connection without a request).
  */
 
-/** Streams at once against the loopback responder, rounds of them, chunks per stream. */
-const STREAMS = 16;
-const ROUNDS = 3;
-const CHUNKS = 64;
-/** However the loopback behaves, the run does not wait longer than this for it. */
-const LOOPBACK_BUDGET_MS = 2000;
+/** A rehearsal: `requests` requests of `chunks` token chunks, `streams` at a time. */
+export interface Rehearsal {
+  streams: number;
+  requests: number;
+  chunks: number;
+}
+
+/**
+ * Before the full GC: long streams, for the per-chunk path (~3,000 chunks). The GC then throws away
+ * optimized code that had embedded objects of the rehearsal it frees (--trace-opt: "weak objects", 18
+ * functions of the read path), which V8 compiled again in the window's first 100 ms, on the client's
+ * one core, 10-25 ms of CPU each.
+ */
+const BEFORE_GC: Rehearsal[] = [{ streams: 16, requests: 48, chunks: 64 }];
+/**
+ * After it, so that what it threw away is compiled again before the window: long streams once more,
+ * then many short requests for the per-request path (writing, response heads, records), which ran too
+ * few times otherwise and was compiled inside the window (parseHead, dispatch, the socket write).
+ */
+const AFTER_GC: Rehearsal[] = [
+  { streams: 16, requests: 32, chunks: 64 },
+  { streams: 32, requests: 2000, chunks: 2 },
+];
+/** However the loopback behaves, the run does not wait longer than this for a rehearsal. */
+export const REHEARSAL_BUDGET_S = 2;
 /** After the warm-up, wait in steps of this while the compiler works (see letCompilerFinish)... */
 const SETTLE_STEP_MS = 20;
 /** ...until the process's other threads used less than this share of a step... */
@@ -43,47 +59,93 @@ export interface WarmUpReport {
 
 export async function warmUp(
   stopped: () => boolean,
-  transport: Transport,
   pool: StreamTransport,
   connections: number,
-  template: RequestContext,
+  /** Runs a rehearsal against `baseUrl`; resolves with the token chunks it parsed. */
+  rehearse: (baseUrl: string, rehearsal: Rehearsal) => Promise<number>,
   /** Builds what the run will need first, so that the full GC below promotes it before the window. */
   prepare: () => void = () => undefined,
 ): Promise<WarmUpReport> {
   const started = process.hrtime.bigint();
-  const chunks = await exerciseHotPath(stopped, transport, template).catch(() => 0);
-  const opened = stopped() ? 0 : ((await pool.preconnect?.(connections)) ?? 0);
-  if (!stopped()) {
-    prepare();
-    collectGarbage();
+  const server = loopbackResponder();
+  const sockets = new Set<net.Socket>();
+  server.on('connection', (socket) => {
+    sockets.add(socket);
+    socket.once('close', () => sockets.delete(socket));
+  });
+  let chunks = 0;
+  let opened = 0;
+  try {
+    const baseUrl = await listen(server);
+    const rehearseAll = async (rehearsals: Rehearsal[]) => {
+      for (const rehearsal of rehearsals) {
+        if (stopped()) return;
+        chunks += await rehearse(baseUrl, rehearsal).catch(() => 0);
+      }
+    };
+    await rehearseAll(BEFORE_GC);
+    opened = stopped() ? 0 : ((await pool.preconnect?.(connections)) ?? 0);
+    if (!stopped()) {
+      prepare();
+      collectGarbage();
+      await rehearseAll(AFTER_GC);
+    }
+  } finally {
+    // a rehearsal's pool is closed when it ends; this is for one cut short
+    for (const socket of sockets) socket.destroy();
+    await new Promise((resolve) => server.close(resolve));
   }
   await letCompilerFinish(stopped);
   return { chunks, connections: opened, durationMs: Number(process.hrtime.bigint() - started) / 1e6 };
 }
 
-function chunkEvent(i: number, last: boolean): string {
-  const delta = i === 0 ? '{"role":"assistant","content":""}' : `{"content":" tok${i}"}`;
-  const finish = last ? '"length"' : 'null';
-  return (
-    `data: {"id":"chatcmpl-warmup","object":"chat.completion.chunk","created":0,"model":"warmup",` +
-    `"choices":[{"index":0,"delta":${delta},"logprobs":null,"finish_reason":${finish}}],` +
-    `"usage":{"prompt_tokens":8,"completion_tokens":${i},"total_tokens":${8 + i}}}\n\n`
-  );
+function listen(server: net.Server): Promise<string> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () =>
+      resolve(`http://127.0.0.1:${(server.address() as net.AddressInfo).port}/v1`),
+    );
+  });
 }
 
-function chunked(text: string): Buffer {
+/** One server-sent event of a completion stream, as an OpenAI-compatible server words it. */
+function streamEvent(chat: boolean, choice: string, tokens: number, finish: boolean): Buffer {
+  const object = chat ? 'chat.completion.chunk' : 'text_completion';
+  const text =
+    `data: {"id":"cmpl-9f3c2e1d0b8a7f6e5d4c3b2a","object":"${object}","created":0,"model":"warm-up",` +
+    `"choices":[{"index":0,${choice},"logprobs":null,"finish_reason":${finish ? '"length"' : 'null'}}],` +
+    `"usage":{"prompt_tokens":8,"completion_tokens":${tokens},"total_tokens":${8 + tokens}}}\n\n`;
   const body = Buffer.from(text);
   return Buffer.concat([Buffer.from(`${body.length.toString(16)}\r\n`), body, Buffer.from('\r\n')]);
 }
 
-const RESPONSE_HEAD = Buffer.from(
-  'HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ntransfer-encoding: chunked\r\nkeep-alive: timeout=5\r\n\r\n',
-);
-const EVENTS = Array.from({ length: CHUNKS + 1 }, (_, i) => chunked(chunkEvent(i, i === CHUNKS)));
-const TAIL = Buffer.concat([chunked('data: [DONE]\n\n'), Buffer.from('0\r\n\r\n')]);
+/** The chunks of a response of `tokens` tokens: chat opens with the assistant's role, no token. */
+function responseEvents(chat: boolean, tokens: number): Buffer[] {
+  const events = chat ? [streamEvent(true, '"delta":{"role":"assistant","content":""}', 0, false)] : [];
+  for (let i = 1; i <= tokens; i++) {
+    const choice = chat ? `"delta":{"content":" tok${i}"}` : `"text":" tok${i}"`;
+    events.push(streamEvent(chat, choice, i, i === tokens));
+  }
+  return events;
+}
 
-/** Serves every request on a connection with CHUNKS canned chunks, one write per check phase. */
+/** Heads of two kinds of server (with and without a keep-alive hint), in turn, so the rehearsal sees both. */
+const RESPONSE_HEADS = [
+  'HTTP/1.1 200 OK\r\nx-request-id: 5c0e7a3b\r\ncontent-type: text/event-stream\r\ncache-control: no-cache\r\n' +
+    'connection: keep-alive\r\nkeep-alive: timeout=5\r\ntransfer-encoding: chunked\r\n\r\n',
+  'HTTP/1.1 200 OK\r\ndate: Thu, 01 Jan 2026 00:00:00 GMT\r\nserver: uvicorn\r\n' +
+    'content-type: text/event-stream; charset=utf-8\r\nTransfer-Encoding: chunked\r\n\r\n',
+].map((head) => Buffer.from(head));
+const TAIL = Buffer.from('e\r\ndata: [DONE]\n\n\r\n0\r\n\r\n');
+const MAX_TOKENS = 256;
+
+/**
+ * Answers each request on a connection with as many canned chunks as its max_tokens asks (chat or
+ * completions by its path), one write per check phase, so that each is a read of its own.
+ */
 function loopbackResponder(): net.Server {
+  const canned = new Map<string, Buffer[]>();
+  let responses = 0;
   return net.createServer((socket) => {
     socket.setNoDelay(true);
     let pending = Buffer.alloc(0);
@@ -92,16 +154,22 @@ function loopbackResponder(): net.Server {
       for (;;) {
         const headEnd = pending.indexOf('\r\n\r\n');
         if (headEnd < 0) return;
-        const length = /content-length: *(\d+)/i.exec(pending.toString('latin1', 0, headEnd));
-        const end = headEnd + 4 + Number(length?.[1] ?? 0);
+        const head = pending.toString('latin1', 0, headEnd);
+        const end = headEnd + 4 + Number(/content-length: *(\d+)/i.exec(head)?.[1] ?? 0);
         if (pending.length < end) return;
+        const body = pending.toString('utf8', headEnd + 4, end);
         pending = pending.subarray(end);
-        socket.write(RESPONSE_HEAD);
+        const chat = head.includes('/chat/');
+        const tokens = Math.min(MAX_TOKENS, Math.max(1, Number(/"max_tokens":(\d+)/.exec(body)?.[1] ?? 1)));
+        const key = `${chat} ${tokens}`;
+        let events = canned.get(key);
+        if (events === undefined) canned.set(key, (events = responseEvents(chat, tokens)));
+        socket.write(RESPONSE_HEADS[responses++ % RESPONSE_HEADS.length]);
         let i = 0;
         const next = () => {
           if (socket.destroyed) return;
-          if (i < EVENTS.length) {
-            socket.write(EVENTS[i++]);
+          if (i < events.length) {
+            socket.write(events[i++]);
             setImmediate(next);
           } else {
             socket.write(TAIL);
@@ -112,58 +180,6 @@ function loopbackResponder(): net.Server {
     });
     socket.on('error', () => undefined);
   });
-}
-
-async function exerciseHotPath(
-  stopped: () => boolean,
-  transport: Transport,
-  template: RequestContext,
-): Promise<number> {
-  const server = loopbackResponder();
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', resolve);
-  });
-  const { port } = server.address() as net.AddressInfo;
-  const pool = createTransport(transport, new URL(`http://127.0.0.1:${port}`), {
-    connections: STREAMS,
-    keepAliveMs: 5000,
-    lookup: undefined,
-  });
-  const context: RequestContext = {
-    ...template,
-    pool,
-    path: '/v1/chat/completions',
-    headers: { 'content-type': 'application/json', accept: 'text/event-stream' },
-    inbox: new ArrivalInbox(),
-    // the run's shelf: the scratches built here serve its requests; the records are thrown away
-    timings: new TimingSlab(),
-    streamOptions: { send: true, knownAccepted: false, rejectedByServer: false, retriedRequests: 0 },
-    live: { outputTokens: 0 },
-  };
-  const budget = setTimeout(() => void pool.destroy(), LOOPBACK_BUDGET_MS);
-  let chunks = 0;
-  let index = 0;
-  try {
-    for (let round = 0; round < ROUNDS && !stopped(); round++) {
-      const attempts = Array.from({ length: STREAMS }, () => {
-        const identity = { index: index++, warmup: true, scheduledUs: null };
-        const spec = { prompt: 'warm up', outputTokens: CHUNKS, targetPromptTokens: 8 };
-        return new Promise<AttemptResult>((settled) =>
-          new StreamAttempt(context, identity, spec, true).send(settled),
-        );
-      });
-      for (const { record } of await Promise.all(attempts)) {
-        if (record.outcome !== 'ok') return chunks;
-        chunks += record.chunkOffsetsUs.length;
-      }
-    }
-    return chunks;
-  } finally {
-    clearTimeout(budget);
-    await pool.destroy().catch(() => undefined);
-    await new Promise((resolve) => server.close(resolve));
-  }
 }
 
 /**
