@@ -32,12 +32,12 @@ describe('parseStackArgs', () => {
   });
 
   it.each([
-    [['--runs', '0'], '--runs must be a whole number from 1 to 100, got "0"'],
-    [['--interval', '2'], '--interval must be a whole number from 5 to 3600, got "2"'],
-    [['--api-port', 'http'], '--api-port must be a whole number from 1 to 65535, got "http"'],
+    [['--runs', '0'], '--runs: expected a whole number from 1 to 100, got "0"'],
+    [['--interval', '2'], '--interval: expected a whole number from 5 to 3600, got "2"'],
+    [['--api-port', 'http'], '--api-port: expected a whole number from 1 to 65535, got "http"'],
     [['--sim-ports', '9001'], '--sim-ports takes two ports separated by a comma, got "9001"'],
-    [['--sim-ports', '9001,x'], '--sim-ports must be a whole number from 1 to 65535, got "x"'],
-    [['--bogus'], "Unknown option '--bogus'"],
+    [['--sim-ports', '9001,x'], '--sim-ports: expected a whole number from 1 to 65535, got "x"'],
+    [['--bogus'], 'unknown flag --bogus'],
   ])('refuses %j with a message naming the flag', (argv, message) => {
     expect(() => parseStackArgs(argv)).toThrow(message);
   });

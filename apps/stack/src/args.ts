@@ -1,4 +1,4 @@
-import { parseArgs } from 'node:util';
+import { UsageError, readFlags, wholeNumber } from '@teapot/command-line';
 
 export interface StackOptions {
   /** Exit 0 after the table instead of serving until Ctrl-C. */
@@ -44,30 +44,16 @@ Environment: DATABASE_URL (default postgresql://postgres@127.0.0.1:5432/teapot),
 redis://127.0.0.1:6379), TEAPOT_REDIS_PREFIX; TEAPOT_SECRET_KEY and TEAPOT_API_KEY are generated
 into .teapot/dev.env on first start unless set.`;
 
-export class UsageError extends Error {
-  override readonly name = 'UsageError';
-}
-
 export function parseStackArgs(argv: string[]): StackOptions | 'help' {
-  let values;
-  try {
-    ({ values } = parseArgs({
-      args: argv,
-      strict: true,
-      allowPositionals: false,
-      options: {
-        once: { type: 'boolean' },
-        verbose: { type: 'boolean', short: 'v' },
-        runs: { type: 'string' },
-        interval: { type: 'string' },
-        'api-port': { type: 'string' },
-        'sim-ports': { type: 'string' },
-        help: { type: 'boolean', short: 'h' },
-      },
-    }));
-  } catch (error) {
-    throw new UsageError((error as Error).message);
-  }
+  const values = readFlags(argv, {
+    once: { type: 'boolean' },
+    verbose: { type: 'boolean', short: 'v' },
+    runs: { type: 'string' },
+    interval: { type: 'string' },
+    'api-port': { type: 'string' },
+    'sim-ports': { type: 'string' },
+    help: { type: 'boolean', short: 'h' },
+  });
   if (values.help) return 'help';
   const defaults = DEFAULT_STACK_OPTIONS;
   const simPorts = values['sim-ports']?.split(',');
@@ -77,23 +63,11 @@ export function parseStackArgs(argv: string[]): StackOptions | 'help' {
   return {
     once: values.once ?? false,
     verbose: values.verbose ?? false,
-    runs: integer('--runs', values.runs, 1, 100) ?? defaults.runs,
-    intervalS: integer('--interval', values.interval, 5, 3600) ?? defaults.intervalS,
-    apiPort: integer('--api-port', values['api-port'], 1, 65535) ?? defaults.apiPort,
+    runs: wholeNumber('--runs', values.runs, 1, 100) ?? defaults.runs,
+    intervalS: wholeNumber('--interval', values.interval, 5, 3600) ?? defaults.intervalS,
+    apiPort: wholeNumber('--api-port', values['api-port'], 1, 65535) ?? defaults.apiPort,
     simulatorPorts: simPorts
-      ? [required('--sim-ports', simPorts[0], 1, 65535), required('--sim-ports', simPorts[1], 1, 65535)]
+      ? [wholeNumber('--sim-ports', simPorts[0], 1, 65535), wholeNumber('--sim-ports', simPorts[1], 1, 65535)]
       : defaults.simulatorPorts,
   };
-}
-
-function integer(flag: string, text: string | undefined, min: number, max: number): number | undefined {
-  return text === undefined ? undefined : required(flag, text, min, max);
-}
-
-function required(flag: string, text: string, min: number, max: number): number {
-  const value = Number(text);
-  if (text.trim() === '' || !Number.isInteger(value) || value < min || value > max) {
-    throw new UsageError(`${flag} must be a whole number from ${min} to ${max}, got "${text}"`);
-  }
-  return value;
 }

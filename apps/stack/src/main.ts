@@ -1,22 +1,17 @@
 #!/usr/bin/env node
-import { USAGE, UsageError, parseStackArgs, type StackOptions } from './args';
+import { readCommandLine } from '@teapot/command-line';
+import { USAGE, parseStackArgs } from './args';
 import { runStack } from './stack';
 
 const SIGNAL_ECHO_MS = 1_000;
 
 async function main(): Promise<number> {
-  let options: StackOptions | 'help';
-  try {
-    options = parseStackArgs(process.argv.slice(2));
-  } catch (error) {
-    if (!(error instanceof UsageError)) throw error;
-    process.stderr.write(`teapot: ${error.message}\nRun with --help for the options.\n`);
-    return 2;
-  }
-  if (options === 'help') {
-    process.stdout.write(`${USAGE}\n`);
-    return 0;
-  }
+  const commandLine = readCommandLine(process.argv.slice(2), {
+    name: 'teapot',
+    help: USAGE,
+    parse: parseStackArgs,
+  });
+  if ('exitCode' in commandLine) return commandLine.exitCode;
   const interrupt = new AbortController();
   let firstSignalAt: number | null = null;
   const onSignal = (signal: NodeJS.Signals) => {
@@ -30,7 +25,7 @@ async function main(): Promise<number> {
     if (Date.now() - firstSignalAt > SIGNAL_ECHO_MS) process.exit(130);
   };
   for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, onSignal);
-  const { exitCode } = await runStack(options, {
+  const { exitCode } = await runStack(commandLine.options, {
     env: process.env,
     output: process.stdout,
     signal: interrupt.signal,

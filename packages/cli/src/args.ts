@@ -1,4 +1,12 @@
-import { parseArgs, type ParseArgsConfig } from 'node:util';
+import {
+  UsageError,
+  oneOf,
+  positiveNumber,
+  readFlags,
+  wholeNumber,
+  type FlagOptions,
+  type FlagValues,
+} from '@teapot/command-line';
 import { DEFAULT_TRANSPORT, TRANSPORTS, type ApiKind, type Load, type Transport } from '@teapot/measure';
 import {
   GPU_PRESETS,
@@ -9,7 +17,6 @@ import {
   type WeightQuant,
 } from '@teapot/hardware';
 import { parseSlo, type SloGate } from './slo';
-import { UsageError } from './usage-error';
 
 export interface SimulatorChoice {
   gpu: GpuName;
@@ -89,13 +96,13 @@ const OPTIONS = {
   'sim-tp': { type: 'string' },
   'sim-max-batch': { type: 'string' },
   'sim-chunked-prefill': { type: 'string' },
-} as const satisfies ParseArgsConfig['options'];
+} as const satisfies FlagOptions;
 
-type Values = ReturnType<typeof parseArgs<{ options: typeof OPTIONS; strict: true }>>['values'];
+type Values = FlagValues<typeof OPTIONS>;
 
 /** Parses the flags after `teapot bench`. Throws UsageError on anything it cannot use. */
 export function parseBenchArgs(argv: string[], env: NodeJS.ProcessEnv = {}): BenchArgs {
-  const values = readFlags(argv);
+  const values = readFlags(argv, OPTIONS);
   const help = values.help === true;
   if (help) return { ...defaultArgs(), help };
 
@@ -114,8 +121,8 @@ export function parseBenchArgs(argv: string[], env: NodeJS.ProcessEnv = {}): Ben
       );
   }
 
-  const requests = optional(values.requests, (raw) => integer('--requests', raw, 1));
-  const durationS = optional(values.duration, (raw) => positive('--duration', raw));
+  const requests = wholeNumber('--requests', values.requests, 1);
+  const durationS = positiveNumber('--duration', values.duration);
   if (requests !== undefined && durationS !== undefined)
     throw new UsageError(
       '--requests and --duration are alternatives: stop after N requests or after S seconds',
@@ -123,6 +130,7 @@ export function parseBenchArgs(argv: string[], env: NodeJS.ProcessEnv = {}): Ben
   if (values.raw && values.json === undefined)
     throw new UsageError('--raw needs --json PATH|- (it adds per-request records to the JSON result)');
   if (values.json === '') throw new UsageError('--json: expected a file path or - for stdout');
+  const timeoutSeconds = positiveNumber('--timeout', values.timeout);
 
   return {
     help,
@@ -135,9 +143,9 @@ export function parseBenchArgs(argv: string[], env: NodeJS.ProcessEnv = {}): Ben
     load: parseLoad(values),
     requests: requests ?? (durationS === undefined ? BENCH_DEFAULTS.requests : undefined),
     durationS,
-    warmupRequests: optional(values.warmup, (raw) => integer('--warmup', raw, 0)) ?? 0,
-    seed: optional(values.seed, (raw) => integer('--seed', raw, 0)),
-    timeoutMs: optional(values.timeout, (raw) => positive('--timeout', raw) * 1000),
+    warmupRequests: wholeNumber('--warmup', values.warmup, 0) ?? 0,
+    seed: wholeNumber('--seed', values.seed, 0),
+    timeoutMs: timeoutSeconds === undefined ? undefined : timeoutSeconds * 1000,
     forceOutputLength: values['no-force-length'] !== true,
     transport: oneOf<Transport>('--transport', values.transport, TRANSPORTS) ?? DEFAULT_TRANSPORT,
     slos: parseSlos(values.slo ?? []),
@@ -168,34 +176,6 @@ function defaultArgs(): BenchArgs {
     json: null,
     raw: false,
   };
-}
-
-function readFlags(argv: string[]): Values {
-  try {
-    return parseArgs({ args: argv, options: OPTIONS, strict: true, allowPositionals: false }).values;
-  } catch (error) {
-    throw new UsageError(describeParseError(error));
-  }
-}
-
-/** Turns node:util's parse errors into one short line naming the flag. */
-function describeParseError(error: unknown): string {
-  const code = (error as { code?: string }).code;
-  const message = error instanceof Error ? error.message : String(error);
-  const quoted = /'(-{1,2}[^' ]*|[^']*)/.exec(message)?.[1] ?? '';
-  const flag = /--?[\w-]+/.exec(quoted)?.[0] ?? quoted;
-  switch (code) {
-    case 'ERR_PARSE_ARGS_UNKNOWN_OPTION':
-      return `unknown flag ${flag}`;
-    case 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE':
-      return message.includes('does not take an argument')
-        ? `${flag} is a switch and takes no value`
-        : `${flag} needs a value (write ${flag}=VALUE for a value that starts with -)`;
-    case 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL':
-      return `unexpected argument "${quoted}": every setting is a --flag`;
-    default:
-      return message;
-  }
 }
 
 function parseUrl(raw: string): string {
@@ -251,27 +231,16 @@ function parseSimulator(values: Values): SimulatorChoice {
       BENCH_DEFAULTS.simulator.model,
     quant: oneOf('--sim-quant', values['sim-quant'], WEIGHT_QUANTS) ?? BENCH_DEFAULTS.simulator.quant,
   };
-  if (values['sim-tp'] !== undefined) choice.tp = integer('--sim-tp', values['sim-tp'], 1);
+  if (values['sim-tp'] !== undefined) choice.tp = wholeNumber('--sim-tp', values['sim-tp'], 1);
   if (values['sim-max-batch'] !== undefined)
-    choice.maxBatch = integer('--sim-max-batch', values['sim-max-batch'], 1);
+    choice.maxBatch = wholeNumber('--sim-max-batch', values['sim-max-batch'], 1);
   const chunked = oneOf('--sim-chunked-prefill', values['sim-chunked-prefill'], ['on', 'off']);
   if (chunked !== undefined) choice.chunkedPrefill = chunked === 'on';
   return choice;
 }
 
-function oneOf<T extends string>(
-  flag: string,
-  raw: string | undefined,
-  allowed: readonly T[],
-): T | undefined {
-  if (raw === undefined) return undefined;
-  if (!(allowed as readonly string[]).includes(raw))
-    throw new UsageError(`${flag}: expected one of ${allowed.join(', ')}, got "${raw}"`);
-  return raw as T;
-}
-
 function parseWorkload(values: Values): WorkloadChoice {
-  const outputTokens = optional(values['output-tokens'], (raw) => integer('--output-tokens', raw, 1));
+  const outputTokens = wholeNumber('--output-tokens', values['output-tokens'], 1);
   if (values.dataset !== undefined) {
     if (values['input-tokens'] !== undefined)
       throw new UsageError(
@@ -281,9 +250,7 @@ function parseWorkload(values: Values): WorkloadChoice {
   }
   return {
     kind: 'synthetic',
-    inputTokens:
-      optional(values['input-tokens'], (raw) => integer('--input-tokens', raw, 1)) ??
-      BENCH_DEFAULTS.inputTokens,
+    inputTokens: wholeNumber('--input-tokens', values['input-tokens'], 1) ?? BENCH_DEFAULTS.inputTokens,
     outputTokens: outputTokens ?? BENCH_DEFAULTS.outputTokens,
   };
 }
@@ -293,15 +260,15 @@ function parseLoad(values: Values): Load {
     for (const flag of ['arrival', 'burstiness', 'max-concurrency'] as const)
       if (values[flag] !== undefined)
         throw new UsageError(`--${flag} shapes an open-loop load and needs --rate R`);
-    const concurrency = optional(values.concurrency, (raw) => integer('--concurrency', raw, 1));
+    const concurrency = wholeNumber('--concurrency', values.concurrency, 1);
     return { kind: 'closed', concurrency: concurrency ?? BENCH_DEFAULTS.concurrency };
   }
   if (values.concurrency !== undefined)
     throw new UsageError(
       '--concurrency and --rate are alternatives: N requests in flight (closed loop) or R requests/s (open loop); cap an open loop with --max-concurrency',
     );
-  const ratePerS = positive('--rate', values.rate);
-  const burstiness = optional(values.burstiness, (raw) => positive('--burstiness', raw));
+  const ratePerS = positiveNumber('--rate', values.rate);
+  const burstiness = positiveNumber('--burstiness', values.burstiness);
   const arrival =
     oneOf('--arrival', values.arrival, ['poisson', 'gamma', 'constant'] as const) ??
     (burstiness === undefined ? 'poisson' : 'gamma');
@@ -309,7 +276,7 @@ function parseLoad(values: Values): Load {
     throw new UsageError(
       `--burstiness is the shape of gamma arrivals; it needs --arrival gamma, not ${arrival}`,
     );
-  const maxConcurrency = optional(values['max-concurrency'], (raw) => integer('--max-concurrency', raw, 1));
+  const maxConcurrency = wholeNumber('--max-concurrency', values['max-concurrency'], 1);
   return { kind: 'open', ratePerS, arrival, burstiness, maxConcurrency };
 }
 
@@ -323,25 +290,7 @@ function parseSlos(raw: string[]): SloGate[] {
   return gates;
 }
 
-function optional<T>(raw: string | undefined, parse: (raw: string) => T): T | undefined {
-  return raw === undefined ? undefined : parse(raw);
-}
-
 function nonEmpty(flag: string, raw: string): string {
   if (raw.trim() === '') throw new UsageError(`${flag}: expected a value, got an empty string`);
   return raw;
-}
-
-function integer(flag: string, raw: string, min: number): number {
-  const value = Number(raw);
-  if (!/^\d+$/.test(raw) || !Number.isSafeInteger(value) || value < min)
-    throw new UsageError(`${flag}: expected a whole number >= ${min}, got "${raw}"`);
-  return value;
-}
-
-function positive(flag: string, raw: string): number {
-  const value = Number(raw);
-  if (!/^(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i.test(raw) || !Number.isFinite(value) || value <= 0)
-    throw new UsageError(`${flag}: expected a number > 0, got "${raw}"`);
-  return value;
 }

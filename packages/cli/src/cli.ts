@@ -13,7 +13,7 @@ import { formatJsonResult } from './json-output';
 import { ProgressReporter, type ProgressStream } from './progress';
 import { renderReport } from './report';
 import { evaluateSlos, requestSlo } from './slo';
-import { UsageError } from './usage-error';
+import { UsageError } from '@teapot/command-line';
 
 export interface CliIo {
   stdout: { write(text: string): unknown };

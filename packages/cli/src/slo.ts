@@ -1,5 +1,5 @@
 import type { PercentileSummary, RunSummary, Slo } from '@teapot/measure';
-import { UsageError } from './usage-error';
+import { UsageError, positiveNumber } from '@teapot/command-line';
 
 export const LATENCY_METRICS = {
   ttft: 'ttftMs',
@@ -37,9 +37,7 @@ export function parseSlo(spec: string): SloGate {
   const match = /^([a-z0-9_]+)=(.*)$/.exec(spec.trim());
   if (!match) throw new UsageError(`--slo: ${SLO_HELP}, got "${spec}"`);
   const [, name, rawValue] = match;
-  const value = Number(rawValue);
-  if (rawValue.trim() === '' || !Number.isFinite(value) || value <= 0)
-    throw new UsageError(`--slo ${name}: expected a number > 0, got "${rawValue}"`);
+  const value = positiveNumber(`--slo ${name}`, rawValue);
 
   if (name in THROUGHPUT_METRICS)
     return { kind: 'throughput', name, metric: name as ThroughputMetric, min: value };

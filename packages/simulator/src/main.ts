@@ -1,6 +1,6 @@
 #!/usr/bin/env node
-import { parseArgs } from 'node:util';
-import { FAULT_MODES, isFaultMode } from './faults';
+import { UsageError, numberFrom, oneOf, readCommandLine, readFlags, wholeNumber } from '@teapot/command-line';
+import { FAULT_MODES } from './faults';
 import { DeploymentError } from './latency-model';
 import {
   GPU_PRESETS,
@@ -44,126 +44,80 @@ Ground truth: GET /v1/_teapot/ground-truth/:id, POST /v1/_teapot/ground-truth {"
 Redeploy while running: POST /v1/_teapot/deployment {"quant": "fp16", "chunkedPrefill": false}
 (any of gpu, quant, kvCacheDtype, tp, chunkedPrefill; GET shows the current one).`;
 
-class UsageError extends Error {}
-
 export function parseCommandLine(argv: string[]): SimulatorOptions | 'help' {
-  let values;
-  try {
-    ({ values } = parseArgs({
-      args: argv,
-      strict: true,
-      allowPositionals: false,
-      options: {
-        port: { type: 'string' },
-        host: { type: 'string' },
-        gpu: { type: 'string' },
-        model: { type: 'string' },
-        quant: { type: 'string' },
-        'kv-quant': { type: 'string' },
-        tp: { type: 'string' },
-        'step-ms': { type: 'string' },
-        'max-batch': { type: 'string' },
-        'chunked-prefill': { type: 'boolean' },
-        'chunk-size': { type: 'string' },
-        'tokens-per-chunk': { type: 'string' },
-        jitter: { type: 'string' },
-        seed: { type: 'string' },
-        'mean-output': { type: 'string' },
-        'spin-us': { type: 'string' },
-        fault: { type: 'string' },
-        'fault-rate': { type: 'string' },
-        'fault-after': { type: 'string' },
-        help: { type: 'boolean', short: 'h' },
-      },
-    }));
-  } catch (error) {
-    throw new UsageError(error instanceof Error ? error.message : String(error));
-  }
+  const values = readFlags(argv, {
+    port: { type: 'string' },
+    host: { type: 'string' },
+    gpu: { type: 'string' },
+    model: { type: 'string' },
+    quant: { type: 'string' },
+    'kv-quant': { type: 'string' },
+    tp: { type: 'string' },
+    'step-ms': { type: 'string' },
+    'max-batch': { type: 'string' },
+    'chunked-prefill': { type: 'boolean' },
+    'chunk-size': { type: 'string' },
+    'tokens-per-chunk': { type: 'string' },
+    jitter: { type: 'string' },
+    seed: { type: 'string' },
+    'mean-output': { type: 'string' },
+    'spin-us': { type: 'string' },
+    fault: { type: 'string' },
+    'fault-rate': { type: 'string' },
+    'fault-after': { type: 'string' },
+    help: { type: 'boolean', short: 'h' },
+  });
   if (values.help) return 'help';
-  const int = (flag: string, value: string | undefined, min: number): number | undefined => {
-    if (value === undefined) return undefined;
-    const n = Number(value);
-    if (value.trim() === '' || !Number.isInteger(n) || n < min) {
-      throw new UsageError(`--${flag} must be an integer >= ${min}, got "${value}"`);
-    }
-    return n;
-  };
-  const real = (flag: string, value: string | undefined, min: number, max: number): number | undefined => {
-    if (value === undefined) return undefined;
-    const n = Number(value);
-    if (value.trim() === '' || !Number.isFinite(n) || n < min || n > max) {
-      throw new UsageError(`--${flag} must be a number from ${min} to ${max}, got "${value}"`);
-    }
-    return n;
-  };
-  const oneOf = <T extends string>(
-    flag: string,
-    value: string | undefined,
-    allowed: readonly T[],
-  ): T | undefined => {
-    if (value === undefined) return undefined;
-    if (!(allowed as readonly string[]).includes(value)) {
-      throw new UsageError(`--${flag} must be one of ${allowed.join(', ')}, got "${value}"`);
-    }
-    return value as T;
-  };
-  const fault = values.fault;
-  if (fault !== undefined && !isFaultMode(fault)) {
-    throw new UsageError(`--fault must be one of ${FAULT_MODES.join(', ')}, got "${fault}"`);
-  }
+  const fault = oneOf('--fault', values.fault, FAULT_MODES);
   if (fault === undefined && (values['fault-rate'] !== undefined || values['fault-after'] !== undefined)) {
     throw new UsageError('--fault-rate and --fault-after need --fault');
   }
-  const stepMs = real('step-ms', values['step-ms'], 0.001, 60_000);
+  const stepMs = numberFrom('--step-ms', values['step-ms'], 0.001, 60_000);
   if (stepMs !== undefined && (values.gpu !== undefined || values.tp !== undefined)) {
     throw new UsageError('--step-ms replaces the GPU model: leave out --gpu and --tp');
   }
-  const port = int('port', values.port, 0) ?? 8000;
-  if (port > 65535) throw new UsageError(`--port must be at most 65535, got ${port}`);
+  const port = wholeNumber('--port', values.port, 0, 65535) ?? 8000;
   return {
     port,
     host: values.host,
     gpu:
       stepMs === undefined
-        ? oneOf('gpu', values.gpu, Object.keys(GPU_PRESETS) as Array<keyof typeof GPU_PRESETS>)
+        ? oneOf('--gpu', values.gpu, Object.keys(GPU_PRESETS) as Array<keyof typeof GPU_PRESETS>)
         : FIXED_STEP_GPU,
-    model: oneOf('model', values.model, Object.keys(MODEL_PRESETS) as Array<keyof typeof MODEL_PRESETS>),
-    quant: oneOf<WeightQuant>('quant', values.quant, WEIGHT_QUANTS),
-    kvCacheDtype: oneOf<KvCacheDtype>('kv-quant', values['kv-quant'], KV_CACHE_DTYPES),
-    tp: int('tp', values.tp, 1),
+    model: oneOf('--model', values.model, Object.keys(MODEL_PRESETS) as Array<keyof typeof MODEL_PRESETS>),
+    quant: oneOf<WeightQuant>('--quant', values.quant, WEIGHT_QUANTS),
+    kvCacheDtype: oneOf<KvCacheDtype>('--kv-quant', values['kv-quant'], KV_CACHE_DTYPES),
+    tp: wholeNumber('--tp', values.tp, 1),
     latency: stepMs === undefined ? undefined : { stepOverheadS: stepMs / 1000 },
-    maxBatch: int('max-batch', values['max-batch'], 1),
+    maxBatch: wholeNumber('--max-batch', values['max-batch'], 1),
     chunkedPrefill: values['chunked-prefill'] ?? false,
-    chunkSize: int('chunk-size', values['chunk-size'], 1),
-    tokensPerChunk: int('tokens-per-chunk', values['tokens-per-chunk'], 1),
-    jitter: real('jitter', values.jitter, 0, 1),
-    seed: int('seed', values.seed, 0),
-    meanOutputTokens: real('mean-output', values['mean-output'], 1, 1e9),
-    spinUs: int('spin-us', values['spin-us'], 0),
+    chunkSize: wholeNumber('--chunk-size', values['chunk-size'], 1),
+    tokensPerChunk: wholeNumber('--tokens-per-chunk', values['tokens-per-chunk'], 1),
+    jitter: numberFrom('--jitter', values.jitter, 0, 1),
+    seed: wholeNumber('--seed', values.seed, 0),
+    meanOutputTokens: numberFrom('--mean-output', values['mean-output'], 1, 1e9),
+    spinUs: wholeNumber('--spin-us', values['spin-us'], 0),
     fault: fault && {
       mode: fault,
-      rate: real('fault-rate', values['fault-rate'], 0, 1),
-      afterTokens: int('fault-after', values['fault-after'], 0),
+      rate: numberFrom('--fault-rate', values['fault-rate'], 0, 1),
+      afterTokens: wholeNumber('--fault-after', values['fault-after'], 0),
     },
   };
 }
 
 async function main(): Promise<void> {
-  let options: SimulatorOptions | 'help';
-  try {
-    options = parseCommandLine(process.argv.slice(2));
-  } catch (error) {
-    if (!(error instanceof UsageError)) throw error;
-    process.stderr.write(`teapot-sim: ${error.message}\nRun with --help for the options.\n`);
-    process.exit(2);
-  }
-  if (options === 'help') {
-    process.stdout.write(HELP + '\n');
+  const commandLine = readCommandLine(process.argv.slice(2), {
+    name: 'teapot-sim',
+    help: HELP,
+    parse: parseCommandLine,
+  });
+  if ('exitCode' in commandLine) {
+    process.exitCode = commandLine.exitCode;
     return;
   }
   let simulator;
   try {
-    simulator = await startSimulator(options);
+    simulator = await startSimulator(commandLine.options);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (
