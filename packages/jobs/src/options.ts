@@ -1,15 +1,28 @@
 import type { JobsOptions } from 'bullmq';
 
 /**
+ * How long a finished job stays in Redis to be looked at: a day once it completed, a week once it
+ * failed for good, and never more than a count per queue. The database row is the record, not the
+ * job, so Redis stays small.
+ */
+const KEEP_COMPLETED_S = 24 * 3600;
+const KEEP_FAILED_S = 7 * 24 * 3600;
+
+function keepFinished(completed: number, failed: number) {
+  return {
+    removeOnComplete: { age: KEEP_COMPLETED_S, count: completed },
+    removeOnFail: { age: KEEP_FAILED_S, count: failed },
+  } as const;
+}
+
+/**
  * A run job is retried only for infrastructure failures (database unreachable after the
  * processor's own write retries, lost lock); endpoint faults are stored in the run instead.
- * Finished jobs are trimmed so Redis stays small: the Run row is the record, not the job.
  */
 export const RUN_JOB_OPTIONS = {
   attempts: 3,
   backoff: { type: 'exponential', delay: 5_000 },
-  removeOnComplete: { age: 24 * 3600, count: 1_000 },
-  removeOnFail: { age: 7 * 24 * 3600, count: 5_000 },
+  ...keepFinished(1_000, 5_000),
 } as const satisfies JobsOptions;
 
 /**
@@ -29,8 +42,7 @@ export const RUN_WORKER_DEFAULTS = {
 export const WEBHOOK_JOB_OPTIONS = {
   attempts: 5,
   backoff: { type: 'exponential', delay: 2_000 },
-  removeOnComplete: { age: 24 * 3600, count: 10_000 },
-  removeOnFail: { age: 7 * 24 * 3600, count: 5_000 },
+  ...keepFinished(10_000, 5_000),
 } as const satisfies JobsOptions;
 
 /** The id of the job making attempt `attempt` of a delivery (BullMQ forbids `:` in ids). */
@@ -45,8 +57,7 @@ export function webhookJobId(deliveryId: string, attempt: number): string {
 export const ANALYSIS_JOB_OPTIONS = {
   attempts: 5,
   backoff: { type: 'exponential', delay: 5_000 },
-  removeOnComplete: { age: 24 * 3600, count: 1_000 },
-  removeOnFail: { age: 7 * 24 * 3600, count: 5_000 },
+  ...keepFinished(1_000, 5_000),
 } as const satisfies JobsOptions;
 
 /**
@@ -59,7 +70,7 @@ export const CHANGE_POINT_JOB_OPTIONS = {
   attempts: 3,
   backoff: { type: 'exponential', delay: 10_000 },
   removeOnComplete: true,
-  removeOnFail: { age: 7 * 24 * 3600, count: 1_000 },
+  removeOnFail: { age: KEEP_FAILED_S, count: 1_000 },
 } as const satisfies JobsOptions;
 
 export const CHANGE_POINT_DEBOUNCE_MS = 2_000;
