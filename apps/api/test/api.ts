@@ -18,6 +18,8 @@ export interface RunningApi {
   http: TestAgent;
   /** The TEAPOT_API_KEY (write scope), as an Authorization header value. */
   auth: string;
+  /** supertest against the listening server, every request sent with `auth`. */
+  authed: TestAgent;
   /** Every log line the app wrote so far. */
   logs(): string;
   /** Stops the app and drops its world (unless the world was shared in). */
@@ -50,13 +52,15 @@ export async function startApi(
   });
   const app = await createApp(env, { logDestination: sink });
   await app.listen(0, '127.0.0.1');
+  const auth = `Bearer ${env.TEAPOT_API_KEY}`;
   return {
     app,
     env,
     world,
     prisma: app.get(PrismaService),
     http: request(app.getHttpServer()),
-    auth: `Bearer ${env.TEAPOT_API_KEY}`,
+    auth,
+    authed: request.agent(app.getHttpServer()).set('authorization', auth),
     logs: () => lines.join(''),
     async close() {
       await app.close();
@@ -102,7 +106,7 @@ export async function created<T = Record<string, unknown>>(
   path: string,
   body: Record<string, unknown>,
 ): Promise<T> {
-  const response = await api.http.post(path).set('authorization', api.auth).send(body);
+  const response = await api.authed.post(path).send(body);
   if (response.status !== 201) {
     throw new Error(`POST ${path} -> ${response.status}: ${JSON.stringify(response.body)}`);
   }

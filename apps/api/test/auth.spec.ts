@@ -20,7 +20,7 @@ beforeAll(async () => {
     scope: 'write',
   });
   revokedKey = revoked.key;
-  expect((await api.http.delete(`/api-keys/${revoked.id}`).set('authorization', api.auth)).status).toBe(200);
+  expect((await api.authed.delete(`/api-keys/${revoked.id}`)).status).toBe(200);
 });
 afterAll(() => api?.close());
 
@@ -141,12 +141,10 @@ describe('API keys', () => {
       }
     }
 
-    const revoked = await api.http.delete(`/api-keys/${key.id}`).set('authorization', api.auth);
+    const revoked = await api.authed.delete(`/api-keys/${key.id}`);
     expect(revoked.body.revokedAt).toEqual(expect.any(String));
     expect((await api.http.get('/endpoints').set('authorization', `Bearer ${key.key}`)).status).toBe(401);
-    expect((await api.http.delete(`/api-keys/${key.id}`).set('authorization', api.auth)).body.revokedAt).toBe(
-      revoked.body.revokedAt,
-    );
+    expect((await api.authed.delete(`/api-keys/${key.id}`)).body.revokedAt).toBe(revoked.body.revokedAt);
   });
 
   it('keeps one row for TEAPOT_API_KEY across restarts, also concurrent ones', async () => {
@@ -157,10 +155,7 @@ describe('API keys', () => {
   });
 
   it('refuses a key creation that names no scope', async () => {
-    const response = await api.http
-      .post('/api-keys')
-      .set('authorization', api.auth)
-      .send({ name: 'x', scope: 'admin' });
+    const response = await api.authed.post('/api-keys').send({ name: 'x', scope: 'admin' });
     expect(response.status).toBe(400);
     expect(response.body.details).toEqual([
       { field: 'scope', problem: 'must be one of the following values: read, write' },

@@ -12,7 +12,7 @@ const RUNS = 36;
 const STEP = 20;
 
 async function get(query: Record<string, string>) {
-  return api.http.get(`/change-points?${new URLSearchParams(query)}`).set('authorization', api.auth);
+  return api.authed.get(`/change-points?${new URLSearchParams(query)}`);
 }
 
 beforeAll(async () => {

@@ -172,7 +172,7 @@ describe('POST /comparisons', () => {
 
   it("judges rows against the profiles' thresholds unless the request sets its own", async () => {
     const patch = (id: string, comparisonThresholds: unknown) =>
-      api.http.patch(`/profiles/${id}`).set('authorization', api.auth).send({ comparisonThresholds });
+      api.authed.patch(`/profiles/${id}`).send({ comparisonThresholds });
     type Row = { metric: string; verdict: string; threshold: Record<string, unknown> };
     const rowOf = (body: { metrics: Row[] }, metric: string) =>
       body.metrics.find((m) => m.metric === metric)!;
@@ -229,9 +229,8 @@ describe('POST /comparisons', () => {
           [field],
         ]);
       }
-      const badCreate = await api.http
+      const badCreate = await api.authed
         .post('/profiles')
-        .set('authorization', api.auth)
         .send(profileBody(stored.endpointId, { comparisonThresholds: { 'ttft.p99/p50': 0.1 } }));
       expect(badCreate.status).toBe(400);
       expect(badCreate.body.details).toEqual([

@@ -7,8 +7,8 @@ beforeAll(async () => {
 });
 afterAll(() => api?.close());
 
-const get = (path: string) => api.http.get(path).set('authorization', api.auth);
-const post = (path: string, body: object) => api.http.post(path).set('authorization', api.auth).send(body);
+const get = (path: string) => api.authed.get(path);
+const post = (path: string, body: object) => api.authed.post(path).send(body);
 
 async function endpointWithProfiles(count: number) {
   const endpoint = await created(api, '/endpoints', endpointBody({ config: { weightQuant: 'fp8' } }));
@@ -77,11 +77,7 @@ describe('deployments', () => {
 
   it('defaults: every enabled profile, no new configuration, effective now', async () => {
     const { endpoint, profiles } = await endpointWithProfiles(2);
-    await api.http
-      .patch(`/profiles/${profiles[1].id}`)
-      .set('authorization', api.auth)
-      .send({ enabled: false })
-      .expect(200);
+    await api.authed.patch(`/profiles/${profiles[1].id}`).send({ enabled: false }).expect(200);
     const deployment = await created(api, '/deployments', {
       endpointId: endpoint.id,
       label: 'vLLM 0.11 -> 0.12',
@@ -182,11 +178,7 @@ describe('deployments', () => {
 
   it('refuses an archived endpoint with 409', async () => {
     const { endpoint } = await endpointWithProfiles(1);
-    await api.http
-      .patch(`/endpoints/${endpoint.id}`)
-      .set('authorization', api.auth)
-      .send({ archived: true })
-      .expect(200);
+    await api.authed.patch(`/endpoints/${endpoint.id}`).send({ archived: true }).expect(200);
     const response = await post('/deployments', { endpointId: endpoint.id, label: 'x' });
     expect(response.status).toBe(409);
     expect(response.body.message).toContain('archived');

@@ -32,9 +32,8 @@ it(`streams the export of ${REQUESTS} x ${TOKENS} token timings`, async () => {
       const bytes = { n: 0 };
       const figure = await measure(
         () =>
-          api.http
+          api.authed
             .get(`/runs/${runId}/requests/export?format=${format}`)
-            .set('authorization', api.auth)
             .buffer(true)
             .parse((response, done) => {
               response.on('data', (chunk: Buffer) => (bytes.n += chunk.length));
@@ -46,7 +45,7 @@ it(`streams the export of ${REQUESTS} x ${TOKENS} token timings`, async () => {
     }
     const page = { n: 0 };
     const figure = await measure(async () => {
-      const response = await api.http.get(`/runs/${runId}/requests?limit=100`).set('authorization', api.auth);
+      const response = await api.authed.get(`/runs/${runId}/requests?limit=100`);
       page.n = response.text.length;
     }, page);
     lines.push(`JSON page of 100 requests: ${figure}`);

@@ -102,10 +102,7 @@ beforeAll(async () => {
     eventTypes: ['run.failed'],
   });
   const ping = (
-    await api.http
-      .post(`/webhooks/subscriptions/${subscription.id as string}/ping`)
-      .set('authorization', api.auth)
-      .expect(202)
+    await api.authed.post(`/webhooks/subscriptions/${subscription.id as string}/ping`).expect(202)
   ).body as { eventId: string; deliveryId: string };
   const deployment = await created(api, '/deployments', { endpointId: endpoint.id, label: 'victim' });
   const found = await operationsOf(api);

@@ -7,8 +7,8 @@ beforeAll(async () => {
 });
 afterAll(() => api?.close());
 
-const get = (path: string) => api.http.get(path).set('authorization', api.auth);
-const post = (path: string) => api.http.post(path).set('authorization', api.auth);
+const get = (path: string) => api.authed.get(path);
+const post = (path: string) => api.authed.post(path);
 const cursorOf = (text: string) => Buffer.from(text).toString('base64url');
 
 describe('bodies the API will not read', () => {
@@ -46,9 +46,8 @@ describe('bodies the API will not read', () => {
   it('reads application/merge-patch+json on PATCH, and refuses other JSON flavours with 415', async () => {
     const endpoint = await created(api, '/endpoints', endpointBody());
     const patchAs = (contentType: string, body: object) =>
-      api.http
+      api.authed
         .patch(`/endpoints/${endpoint.id}`)
-        .set('authorization', api.auth)
         .set('content-type', contentType)
         .send(JSON.stringify(body));
     const patched = await patchAs('application/merge-patch+json', { model: 'patched-model' });

@@ -171,9 +171,9 @@ describe('GET /metrics', () => {
   });
 
   it('times requests by route template and status, beside the process metrics', async () => {
-    await api.http.get(`/endpoints/${ids.a.endpoint}`).set('authorization', api.auth).expect(200);
-    await api.http.get(`/endpoints/${ids.b.endpoint}`).set('authorization', api.auth).expect(200);
-    await api.http.get('/no-such-route').set('authorization', api.auth).expect(404);
+    await api.authed.get(`/endpoints/${ids.a.endpoint}`).expect(200);
+    await api.authed.get(`/endpoints/${ids.b.endpoint}`).expect(200);
+    await api.authed.get('/no-such-route').expect(404);
     await api.http.get('/metrics').expect(401);
     const { samples } = await scrape();
     const count = (labels: Record<string, string>) =>

@@ -12,10 +12,7 @@ afterAll(() => api?.close());
 
 describe('request ids', () => {
   it('honours a safe x-request-id, returns it and logs it', async () => {
-    const response = await api.http
-      .get('/endpoints')
-      .set('authorization', api.auth)
-      .set('x-request-id', 'trace-abc.123');
+    const response = await api.authed.get('/endpoints').set('x-request-id', 'trace-abc.123');
     expect(response.headers['x-request-id']).toBe('trace-abc.123');
     expect(api.logs()).toContain('"id":"trace-abc.123"');
   });
@@ -31,9 +28,8 @@ describe('request ids', () => {
 describe('errors are mapped once, with one shape', () => {
   it('names the nested field and the problem', async () => {
     const endpoint = await created(api, '/endpoints', endpointBody());
-    const response = await api.http
+    const response = await api.authed
       .post('/profiles')
-      .set('authorization', api.auth)
       .send(profileBody(endpoint.id as string, { load: { kind: 'closed', concurrency: 0 } }));
     expect(response.status).toBe(400);
     expect(response.body).toEqual({
@@ -46,21 +42,18 @@ describe('errors are mapped once, with one shape', () => {
 
   it('names array elements by index', async () => {
     const endpoint = await created(api, '/endpoints', endpointBody());
-    const response = await api.http
-      .post('/profiles')
-      .set('authorization', api.auth)
-      .send(
-        profileBody(endpoint.id as string, {
-          workload: { kind: 'dataset', prompts: [{ prompt: 'ok' }, { prompt: '' }] },
-        }),
-      );
+    const response = await api.authed.post('/profiles').send(
+      profileBody(endpoint.id as string, {
+        workload: { kind: 'dataset', prompts: [{ prompt: 'ok' }, { prompt: '' }] },
+      }),
+    );
     expect(response.body.details).toEqual([
       { field: 'workload.prompts[1].prompt', problem: 'must be longer than or equal to 1 characters' },
     ]);
   });
 
   it('answers malformed JSON with 400, a too-large body with 413, another content type with 415', async () => {
-    const post = () => api.http.post('/endpoints').set('authorization', api.auth);
+    const post = () => api.authed.post('/endpoints');
     const malformed = await post().set('content-type', 'application/json').send('{"name": ');
     expect(malformed.status).toBe(400);
     expect(malformed.body).toMatchObject({ statusCode: 400, error: 'Bad Request' });
@@ -75,7 +68,7 @@ describe('errors are mapped once, with one shape', () => {
   });
 
   it('answers unknown routes with 404 in the same shape', async () => {
-    const response = await api.http.get('/nowhere').set('authorization', api.auth);
+    const response = await api.authed.get('/nowhere');
     expect(response.status).toBe(404);
     expect(response.body).toMatchObject({ statusCode: 404, error: 'Not Found' });
   });

@@ -6,8 +6,7 @@ beforeAll(async () => {
 });
 afterAll(() => api?.close());
 
-const post = (path: string, body: Record<string, unknown>) =>
-  api.http.post(path).set('authorization', api.auth).send(body);
+const post = (path: string, body: Record<string, unknown>) => api.authed.post(path).send(body);
 
 describe('endpoint registration refuses what every run would fail on', () => {
   it.each([
@@ -60,10 +59,7 @@ describe('endpoint registration refuses what every run would fail on', () => {
     expect(response.status).toBe(400);
     expect(response.body.details).toEqual([{ field: 'baseUrl', problem: expect.any(String) }]);
     const endpoint = await created(api, '/endpoints', endpointBody());
-    const patched = await api.http
-      .patch(`/endpoints/${endpoint.id}`)
-      .set('authorization', api.auth)
-      .send({ baseUrl });
+    const patched = await api.authed.patch(`/endpoints/${endpoint.id}`).send({ baseUrl });
     expect(patched.status).toBe(400);
   });
 

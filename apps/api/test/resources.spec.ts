@@ -7,9 +7,9 @@ beforeAll(async () => {
 });
 afterAll(() => api?.close());
 
-const get = (path: string) => api.http.get(path).set('authorization', api.auth);
-const patch = (path: string, body: object) => api.http.patch(path).set('authorization', api.auth).send(body);
-const del = (path: string) => api.http.delete(path).set('authorization', api.auth);
+const get = (path: string) => api.authed.get(path);
+const patch = (path: string, body: object) => api.authed.patch(path).send(body);
+const del = (path: string) => api.authed.delete(path);
 
 describe('endpoints', () => {
   it('creates, reads, updates and deletes an endpoint', async () => {
@@ -42,7 +42,7 @@ describe('endpoints', () => {
   it('refuses a duplicate name with 409 and a null for a required field with 400', async () => {
     const body = endpointBody();
     const first = await created(api, '/endpoints', body);
-    const again = await api.http.post('/endpoints').set('authorization', api.auth).send(body);
+    const again = await api.authed.post('/endpoints').send(body);
     expect(again.status).toBe(409);
     expect(again.body.message).toContain('name');
     const nulled = await patch(`/endpoints/${first.id}`, { name: null });
@@ -98,10 +98,7 @@ describe('endpoints', () => {
     const all = await get('/endpoints?tag=archive-test&includeArchived=true');
     expect(all.body.items.map((item: { id: string }) => item.id)).toEqual([endpoint.id]);
 
-    const runOfArchived = await api.http
-      .post('/runs')
-      .set('authorization', api.auth)
-      .send({ profileId: profile.id });
+    const runOfArchived = await api.authed.post('/runs').send({ profileId: profile.id });
     expect(runOfArchived.status).toBe(409);
     const restored = await patch(`/endpoints/${endpoint.id}`, { archived: false });
     expect(restored.body.archivedAt).toBeNull();
@@ -138,9 +135,7 @@ describe('serving configurations', () => {
     expect(list.body.items[1]).toMatchObject({ engine: 'vllm', weightQuant: 'fp16', extra: {} });
     expect((await get(`${path}/2`)).body).toEqual(second);
     expect((await get(`${path}/3`)).status).toBe(404);
-    expect(
-      (await api.http.patch(`${path}/2`).set('authorization', api.auth).send({ weightQuant: 'int4' })).status,
-    ).toBe(404);
+    expect((await api.authed.patch(`${path}/2`).send({ weightQuant: 'int4' })).status).toBe(404);
     expect((await del(`${path}/2`)).status).toBe(404);
   });
 
@@ -149,9 +144,8 @@ describe('serving configurations', () => {
     const listed = await get(`/endpoints/${missing}/configs`);
     expect(listed.status).toBe(404);
     expect(JSON.stringify(listed.body)).toContain(`No endpoint ${missing}.`);
-    const added = await api.http
+    const added = await api.authed
       .post(`/endpoints/${missing}/configs`)
-      .set('authorization', api.auth)
       .send({ engine: 'vllm', weightQuant: 'fp8' });
     expect(added.status).toBe(404);
     expect(JSON.stringify(added.body)).toContain(`No endpoint ${missing}.`);
@@ -161,12 +155,7 @@ describe('serving configurations', () => {
     const endpoint = await created(api, '/endpoints', endpointBody());
     const path = `/endpoints/${endpoint.id}/configs`;
     const responses = await Promise.all(
-      Array.from({ length: 4 }, (_, i) =>
-        api.http
-          .post(path)
-          .set('authorization', api.auth)
-          .send({ note: `v${i}` }),
-      ),
+      Array.from({ length: 4 }, (_, i) => api.authed.post(path).send({ note: `v${i}` })),
     );
     expect(responses.map((r) => r.status)).toEqual([201, 201, 201, 201]);
     expect(responses.map((r) => r.body.version).sort()).toEqual([1, 2, 3, 4]);
@@ -175,7 +164,7 @@ describe('serving configurations', () => {
   it('answers 404 for an unknown endpoint', async () => {
     const path = '/endpoints/00000000-0000-4000-8000-000000000000/configs';
     expect((await get(path)).status).toBe(404);
-    expect((await api.http.post(path).set('authorization', api.auth).send({})).status).toBe(404);
+    expect((await api.authed.post(path).send({})).status).toBe(404);
   });
 });
 
@@ -215,9 +204,8 @@ describe('profiles', () => {
 
   it('refuses incoherent profiles, naming the field, also when a patch would make one', async () => {
     const endpoint = await created(api, '/endpoints', endpointBody());
-    const unbounded = await api.http
+    const unbounded = await api.authed
       .post('/profiles')
-      .set('authorization', api.auth)
       .send(profileBody(endpoint.id as string, { requestCount: undefined }));
     expect(unbounded.status).toBe(400);
     expect(unbounded.body.details[0].field).toBe('requestCount');
@@ -233,9 +221,8 @@ describe('profiles', () => {
     const noEnd = await patch(`/profiles/${profile.id}`, { requestCount: null });
     expect(noEnd.status).toBe(400);
 
-    const unknownEndpoint = await api.http
+    const unknownEndpoint = await api.authed
       .post('/profiles')
-      .set('authorization', api.auth)
       .send(profileBody('00000000-0000-4000-8000-000000000000'));
     expect(unknownEndpoint.status).toBe(404);
     expect(unknownEndpoint.body.details).toEqual([{ field: 'endpointId', problem: 'names no endpoint' }]);
@@ -314,9 +301,8 @@ describe('runs', () => {
 
   it('answers 404 for an unknown run and for an unknown profile, naming the field', async () => {
     expect((await get('/runs/00000000-0000-4000-8000-000000000000')).status).toBe(404);
-    const unknown = await api.http
+    const unknown = await api.authed
       .post('/runs')
-      .set('authorization', api.auth)
       .send({ profileId: '00000000-0000-4000-8000-000000000000' });
     expect(unknown.status).toBe(404);
     expect(unknown.body.details).toEqual([{ field: 'profileId', problem: 'names no profile' }]);

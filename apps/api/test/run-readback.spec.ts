@@ -54,7 +54,7 @@ describe('a stored run read back through the API', () => {
   it('has the summary, client health and anchors the measurement package produced', async () => {
     expect(result.requests.some((r) => r.outcome === 'error')).toBe(true);
     expect(result.requests.some((r) => r.outcome === 'ok')).toBe(true);
-    const run = (await api.http.get(`/runs/${runId}`).set('authorization', api.auth)).body;
+    const run = (await api.authed.get(`/runs/${runId}`)).body;
     expect(run.summary).toEqual(JSON.parse(JSON.stringify(result.summary)));
     expect(run.clientHealth).toEqual(JSON.parse(JSON.stringify(result.client)));
     expect(run).toMatchObject({
@@ -77,7 +77,7 @@ describe('a stored run read back through the API', () => {
     let pages = 0;
     do {
       const url: string = `/runs/${runId}/requests?limit=5${cursor === null ? '' : `&cursor=${cursor}`}`;
-      const page = await api.http.get(url).set('authorization', api.auth);
+      const page = await api.authed.get(url);
       expect(page.status).toBe(200);
       items.push(...page.body.items);
       cursor = page.body.nextCursor;
@@ -102,7 +102,7 @@ describe('a stored run read back through the API', () => {
   });
 
   it('exports the same records as NDJSON and one CSV row per chunk, streamed', async () => {
-    const ndjson = await api.http.get(`/runs/${runId}/requests/export`).set('authorization', api.auth);
+    const ndjson = await api.authed.get(`/runs/${runId}/requests/export`);
     expect(ndjson.status).toBe(200);
     expect(ndjson.headers['content-type']).toBe('application/x-ndjson');
     expect(ndjson.headers['transfer-encoding']).toBe('chunked');
@@ -112,9 +112,8 @@ describe('a stored run read back through the API', () => {
       .map((line) => JSON.parse(line));
     expect(lines).toEqual(result.requests.map(raw));
 
-    const csv = await api.http
+    const csv = await api.authed
       .get(`/runs/${runId}/requests/export?format=csv`)
-      .set('authorization', api.auth)
       .buffer(true)
       .parse((response, done) => {
         let text = '';
@@ -141,16 +140,9 @@ describe('a stored run read back through the API', () => {
 
   it('answers 404 for the requests of an unknown run and 400 for a bad cursor or format', async () => {
     const unknown = '00000000-0000-4000-8000-000000000000';
-    expect((await api.http.get(`/runs/${unknown}/requests`).set('authorization', api.auth)).status).toBe(404);
-    expect(
-      (await api.http.get(`/runs/${unknown}/requests/export`).set('authorization', api.auth)).status,
-    ).toBe(404);
-    expect(
-      (await api.http.get(`/runs/${runId}/requests?cursor=-5`).set('authorization', api.auth)).status,
-    ).toBe(400);
-    expect(
-      (await api.http.get(`/runs/${runId}/requests/export?format=xlsx`).set('authorization', api.auth))
-        .status,
-    ).toBe(400);
+    expect((await api.authed.get(`/runs/${unknown}/requests`)).status).toBe(404);
+    expect((await api.authed.get(`/runs/${unknown}/requests/export`)).status).toBe(404);
+    expect((await api.authed.get(`/runs/${runId}/requests?cursor=-5`)).status).toBe(400);
+    expect((await api.authed.get(`/runs/${runId}/requests/export?format=xlsx`)).status).toBe(400);
   });
 });

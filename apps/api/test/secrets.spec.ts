@@ -13,7 +13,7 @@ beforeAll(async () => {
 afterAll(() => api?.close());
 
 async function call(method: 'get' | 'post' | 'patch', path: string, body?: object) {
-  const request = api.http[method](path).set('authorization', api.auth);
+  const request = api.authed[method](path);
   const response = await (body ? request.send(body) : request);
   bodies.push(response.text);
   return response;

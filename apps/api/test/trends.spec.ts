@@ -16,7 +16,7 @@ async function get(query: Record<string, string | string[]>) {
   for (const [name, value] of Object.entries(query)) {
     for (const v of Array.isArray(value) ? value : [value]) params.append(name, v);
   }
-  return api.http.get(`/trends?${params}`).set('authorization', api.auth);
+  return api.authed.get(`/trends?${params}`);
 }
 
 beforeAll(async () => {

@@ -12,7 +12,7 @@ beforeAll(async () => {
 afterAll(() => api?.close());
 
 async function call(method: 'get' | 'post' | 'patch' | 'delete', path: string, body?: object) {
-  const request = api.http[method](path).set('authorization', api.auth);
+  const request = api.authed[method](path);
   const response = await (body ? request.send(body) : request);
   bodies.push(response.text);
   return response;
