@@ -48,6 +48,7 @@ export { abortUnfinishedRuns, createQueuedRun, latestServingConfigIds } from './
 export { classifyDbError, isTransientDbError, isUniqueViolation, type DbErrorKind } from './errors';
 export {
   deliveriesToQueue,
+  eventContent,
   markDeliveriesQueued,
   recordEvent,
   WEBHOOK_OUTBOX_CHANNEL,

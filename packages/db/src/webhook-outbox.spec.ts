@@ -4,6 +4,7 @@ import { dropWebhookHistory } from './retention';
 import { createTestDatabase, type TestDatabase } from './testing';
 import {
   deliveriesToQueue,
+  eventContent,
   markDeliveriesQueued,
   recordEvent,
   WEBHOOK_OUTBOX_CHANNEL,
@@ -110,6 +111,27 @@ describe('the webhook outbox against a real database', () => {
       recordEvent(tx, { type: 'ping', data: {}, subscriptionIds: [subs.otherType, subs.inactive] }),
     );
     expect((await deliveriesOf(recorded.eventId)).map((d) => d.subscriptionId)).toEqual([subs.otherType]);
+  });
+
+  it("reads back an event's data and links as written, links {} when none were given", async () => {
+    const withLinks = await db.prisma.$transaction((tx) =>
+      recordEvent(tx, {
+        type: 'run.failed',
+        data: { runId: 'r3', n: 2 },
+        links: { run: '/runs/r3' },
+        subscriptionIds: [],
+      }),
+    );
+    const without = await db.prisma.$transaction((tx) =>
+      recordEvent(tx, { type: 'run.failed', data: { runId: 'r4' }, subscriptionIds: [] }),
+    );
+    const read = async (id: string) =>
+      eventContent(await db.prisma.webhookEvent.findUniqueOrThrow({ where: { id } }));
+    expect(await read(withLinks.eventId)).toEqual({
+      data: { runId: 'r3', n: 2 },
+      links: { run: '/runs/r3' },
+    });
+    expect(await read(without.eventId)).toEqual({ data: { runId: 'r4' }, links: {} });
   });
 
   it('refuses an unknown event type', async () => {

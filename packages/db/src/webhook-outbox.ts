@@ -25,6 +25,14 @@ export interface RecordedEvent {
   deliveryIds: string[];
 }
 
+/** What an event row's jsonb columns hold, as recordEvent wrote them (`links` `{}` when none were given). */
+export function eventContent(row: { data: unknown; links: unknown }): {
+  data: Record<string, unknown>;
+  links: Record<string, string>;
+} {
+  return { data: row.data as Record<string, unknown>, links: row.links as Record<string, string> };
+}
+
 /** The caller's open transaction: a Prisma interactive transaction or a `pg` client inside BEGIN. */
 export type OutboxTransaction = Prisma.TransactionClient | ClientBase;
 

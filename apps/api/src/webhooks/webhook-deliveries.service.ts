@@ -1,5 +1,11 @@
 import { ConflictException, Injectable } from '@nestjs/common';
-import { type Prisma, WEBHOOK_OUTBOX_CHANNEL, type WebhookDelivery, type WebhookEvent } from '@teapot/db';
+import {
+  eventContent,
+  type Prisma,
+  WEBHOOK_OUTBOX_CHANNEL,
+  type WebhookDelivery,
+  type WebhookEvent,
+} from '@teapot/db';
 import { keysetPage, type Page } from '../common/pagination';
 import { PrismaService } from '../prisma/prisma.service';
 import type {
@@ -107,8 +113,7 @@ function eventDto(row: WebhookEvent): EventDto {
     id: row.id,
     type: row.type,
     endpointId: row.endpointId,
-    data: row.data as Record<string, unknown>,
-    links: row.links as Record<string, string>,
+    ...eventContent(row),
     createdAt: row.createdAt,
   };
 }

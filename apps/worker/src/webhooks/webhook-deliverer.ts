@@ -1,6 +1,6 @@
 import { decryptSecret } from '@teapot/config';
 import { isWebhookEventType } from '@teapot/contracts';
-import { markDeliveriesQueued, type Database } from '@teapot/db';
+import { eventContent, markDeliveriesQueued, type Database } from '@teapot/db';
 import {
   attemptVerdict,
   renderWebhookBody,
@@ -82,8 +82,7 @@ export class WebhookDeliverer {
           id: event.id,
           type: event.type,
           createdAt: event.createdAt,
-          data: event.data as Record<string, unknown>,
-          links: event.links as Record<string, string>,
+          ...eventContent(event),
           endpoint: event.endpoint,
         },
         this.options.publicUrl,
