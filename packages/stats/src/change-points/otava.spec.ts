@@ -163,3 +163,11 @@ describe("Otava's merge recomputes only the right-hand neighbours of a removed p
     ]);
   });
 });
+
+describe('otavaChangePoints refuses what it cannot compute on', () => {
+  it('a value that is not a finite number, a p-value bound outside (0, 1], a negative magnitude', () => {
+    expect(() => otavaChangePoints([1, Infinity, 2])).toThrow('series[1] is not a finite number');
+    expect(() => otavaChangePoints([1, 2], { maxPValue: 1.5 })).toThrow('maxPValue must be in (0, 1]');
+    expect(() => otavaChangePoints([1, 2], { minMagnitude: -1 })).toThrow('minMagnitude must be >= 0');
+  });
+});

@@ -189,15 +189,16 @@ export function otavaChangePoints(series: ArrayLike<number>, options: OtavaOptio
   const window = options.window ?? OTAVA_DEFAULTS.window;
   const maxPValue = options.maxPValue ?? OTAVA_DEFAULTS.maxPValue;
   const minMagnitude = options.minMagnitude ?? OTAVA_DEFAULTS.minMagnitude;
-  checkSeries(series);
-  if (!(maxPValue > 0 && maxPValue <= 1)) throw new RangeError('maxPValue must be in (0, 1]');
+  checkDetectorInput(series, maxPValue);
   if (!(minMagnitude >= 0)) throw new RangeError('minMagnitude must be >= 0');
   const weak = splitStep(series, window, firstPassPValue(maxPValue));
   return mergeStep(weak, series, maxPValue, minMagnitude, options.mergeRecompute ?? 'otava');
 }
 
-export function checkSeries(series: ArrayLike<number>): void {
+/** What both detectors (this one and robust.ts) refuse: a value that is not a finite number, a p-value bound outside (0, 1]. */
+export function checkDetectorInput(series: ArrayLike<number>, maxPValue: number): void {
   for (let i = 0; i < series.length; i++) {
     if (!Number.isFinite(series[i])) throw new RangeError(`series[${i}] is not a finite number`);
   }
+  if (!(maxPValue > 0 && maxPValue <= 1)) throw new RangeError('maxPValue must be in (0, 1]');
 }

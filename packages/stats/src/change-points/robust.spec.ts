@@ -69,6 +69,7 @@ describe('robustChangePoints', () => {
   it('refuses non-finite values and bad options, naming them', () => {
     expect(() => robustChangePoints([1, NaN, 2])).toThrow('series[1] is not a finite number');
     expect(() => robustChangePoints([1, 2], { window: 1 })).toThrow('window');
+    expect(() => robustChangePoints([1, 2], { maxPValue: 0 })).toThrow('maxPValue must be in (0, 1]');
     expect(robustChangePoints([]).findings).toEqual([]);
   });
 

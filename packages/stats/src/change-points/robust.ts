@@ -1,6 +1,6 @@
 import { normalSf } from '../distributions';
 import { mannWhitneyU } from '../mann-whitney';
-import { checkSeries } from './otava';
+import { checkDetectorInput } from './otava';
 
 /**
  * A change-point detector for latency series (heavy tails, single-run spikes, slow drifts), built to
@@ -64,8 +64,7 @@ export function robustChangePoints(series: ArrayLike<number>, options: RobustOpt
   const minEffect = options.minEffect ?? ROBUST_DEFAULTS.minEffect;
   const window = options.window ?? ROBUST_DEFAULTS.window;
   const minSegment = options.minSegment ?? ROBUST_DEFAULTS.minSegment;
-  checkSeries(series);
-  if (!(maxPValue > 0 && maxPValue <= 1)) throw new RangeError('maxPValue must be in (0, 1]');
+  checkDetectorInput(series, maxPValue);
   if (!(minEffect >= 0)) throw new RangeError('minEffect must be >= 0');
   if (!Number.isInteger(window) || window < 3) throw new RangeError('window must be an integer >= 3');
   if (!Number.isInteger(minSegment) || minSegment < 2)
