@@ -24,6 +24,7 @@ import {
   type RequestRecord,
   type RunOptions,
   type RunResult,
+  type Workload,
 } from './types';
 import { promptSource, type PromptSpec } from './workload';
 
@@ -41,6 +42,17 @@ export async function runBenchmark(options: RunOptions): Promise<RunResult> {
   const url = validateRunOptions(options);
   const run = new BenchmarkRun(options, url);
   return run.execute();
+}
+
+/** The run's prompts with every response `chunks` tokens long, for a rehearsal against the loopback. */
+function rehearsalWorkload(workload: Workload, chunks: number): Workload {
+  if (workload.kind === 'synthetic')
+    return { kind: 'synthetic', inputTokens: workload.inputTokens, outputTokens: chunks };
+  return {
+    kind: 'dataset',
+    prompts: workload.prompts.map(({ prompt }) => ({ prompt })),
+    outputTokens: chunks,
+  };
 }
 
 class BenchmarkRun {
@@ -225,7 +237,8 @@ class BenchmarkRun {
     const result = await runBenchmark({
       transport: options.transport ?? DEFAULT_TRANSPORT,
       target: { baseUrl, apiKind: options.target.apiKind, model: 'teapot-warm-up' },
-      workload: { kind: 'synthetic', inputTokens: 8, outputTokens: rehearsal.chunks },
+      // the run's own prompts, so that what V8 compiles has seen strings like the run's
+      workload: rehearsalWorkload(options.workload, rehearsal.chunks),
       load: { kind: 'closed', concurrency: rehearsal.streams },
       requests: rehearsal.requests,
       durationS: REHEARSAL_BUDGET_S,

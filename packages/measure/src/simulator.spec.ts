@@ -191,6 +191,21 @@ describe.each([
         });
       });
 
+      it("rehearses with the run's own prompts, a dataset's too, every rehearsal request whole", async () => {
+        await withSimulator({}, async (sim) => {
+          const result = await measure(
+            options(sim, {
+              requests: 2,
+              workload: { kind: 'dataset', prompts: [{ prompt: 'one two three', outputTokens: 3 }] },
+            }),
+          );
+          expect(result.summary.requests).toMatchObject({ total: 2, succeeded: 2 });
+          expect(sim.stats().groundTruthResponses).toBe(2);
+          // 48 long streams of 64 chunks, 32 more after the GC, 2,000 of 2: none lost
+          expect(result.warmUp.chunks).toBeGreaterThanOrEqual((48 + 32) * 64 + 2000 * 2);
+        });
+      });
+
       it('builds the first wave before the window, yet starts each request when it is sent, in the same order and with the same prompts', async () => {
         await withSimulator({}, async (sim) => {
           const run = (warmUp: boolean) =>
