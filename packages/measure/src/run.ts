@@ -138,6 +138,7 @@ class BenchmarkRun {
           () => this.stopped,
           this.pool,
           this.connectionsAhead(),
+          options.requests === undefined ? null : options.requests + (options.warmupRequests ?? 0),
           (baseUrl, rehearsal) => this.rehearse(baseUrl, rehearsal),
           () => this.prepareFirstWave(),
         );

@@ -71,6 +71,7 @@ describe('warmUp: rehearsals against the loopback responder', () => {
         () => false,
         pool,
         4,
+        null,
         async (baseUrl, { streams, requests, chunks }) => {
           steps.push(`${requests}x${chunks}`);
           const result = await runBenchmark({
@@ -93,4 +94,16 @@ describe('warmUp: rehearsals against the loopback responder', () => {
     },
     30_000,
   );
+
+  it('rehearses no more short requests than the run will send', async () => {
+    const steps: string[] = [];
+    const pool: StreamTransport = { dispatch: () => undefined, destroy: async () => undefined };
+    const rehearse = async (_baseUrl: string, { requests, chunks }: { requests: number; chunks: number }) => {
+      steps.push(`${requests}x${chunks}`);
+      return requests * chunks;
+    };
+    await warmUp(() => false, pool, 0, 150, rehearse);
+    await warmUp(() => false, pool, 0, 100_000, rehearse);
+    expect(steps).toEqual(['48x64', '32x64', '150x2', '48x64', '32x64', '2000x2']);
+  });
 });

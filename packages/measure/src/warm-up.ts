@@ -36,10 +36,16 @@ const BEFORE_GC: Rehearsal[] = [{ streams: 16, requests: 48, chunks: 64 }];
  * then many short requests for the per-request path (writing, response heads, records), which ran too
  * few times otherwise and was compiled inside the window (parseHead, dispatch, the socket write).
  */
-const AFTER_GC: Rehearsal[] = [
-  { streams: 16, requests: 32, chunks: 64 },
-  { streams: 32, requests: 2000, chunks: 2 },
-];
+function afterGc(runRequests: number | null): Rehearsal[] {
+  // V8 compiles a function after some hundreds of calls: a run of fewer requests than these never
+  // makes its per-request path hot, and the rehearsal need not either (each run's thread pays for it)
+  const requests = Math.min(SHORT_REQUESTS, runRequests ?? SHORT_REQUESTS);
+  return [
+    { streams: 16, requests: 32, chunks: 64 },
+    { streams: 32, requests, chunks: 2 },
+  ];
+}
+const SHORT_REQUESTS = 2000;
 /** However the loopback behaves, the run does not wait longer than this for a rehearsal. */
 export const REHEARSAL_BUDGET_S = 2;
 /** After the warm-up, wait in steps of this while the compiler works (see letCompilerFinish)... */
@@ -61,6 +67,8 @@ export async function warmUp(
   stopped: () => boolean,
   pool: StreamTransport,
   connections: number,
+  /** Requests the run will send, when it knows (it may also end on a duration). */
+  runRequests: number | null,
   /** Runs a rehearsal against `baseUrl`; resolves with the token chunks it parsed. */
   rehearse: (baseUrl: string, rehearsal: Rehearsal) => Promise<number>,
   /** Builds what the run will need first, so that the full GC below promotes it before the window. */
@@ -88,7 +96,7 @@ export async function warmUp(
     if (!stopped()) {
       prepare();
       collectGarbage();
-      await rehearseAll(AFTER_GC);
+      await rehearseAll(afterGc(runRequests));
     }
   } finally {
     // a rehearsal's pool is closed when it ends; this is for one cut short
