@@ -188,7 +188,7 @@ export class Http1Pool implements StreamTransport, ConnectionOwner {
   /** The request line and headers of one request. */
   requestHead(request: StreamRequestOptions, bodyBytes: number): string {
     const { method, path, headers } = request;
-    const last = this.lastHead;
+    let last = this.lastHead;
     // a run sends every request with the same line and headers: build them once
     if (last === null || last.method !== method || last.path !== path || last.headers !== headers) {
       let head = `${method} ${path} HTTP/1.1\r\n`;
@@ -198,8 +198,8 @@ export class Http1Pool implements StreamTransport, ConnectionOwner {
         head += `${name}: ${headers[name]}\r\n`;
       }
       if (!hasHost) head = head.replace('\r\n', `\r\nhost: ${this.hostHeader}\r\n`);
-      this.lastHead = { method, path, headers, text: head };
+      last = this.lastHead = { method, path, headers, text: head };
     }
-    return `${this.lastHead!.text}content-length: ${bodyBytes}\r\n\r\n`;
+    return `${last.text}content-length: ${bodyBytes}\r\n\r\n`;
   }
 }

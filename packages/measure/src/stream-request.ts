@@ -76,10 +76,11 @@ export interface AttemptResult {
  * and compiled again ("not a Smi", "wrong map" in --trace-opt) on the client's one core.
  */
 const CLOCK_LEAD_US = 2_200_000;
+const CLOCK_LEAD_NS = CLOCK_LEAD_US * 1000;
 
 /** The run's clock: ns since its anchor plus CLOCK_LEAD_US, exact as a double for ~104 days. */
 export function clockNs(anchorNs: bigint): number {
-  return Number(process.hrtime.bigint() - anchorNs) + CLOCK_LEAD_US * 1000;
+  return Number(process.hrtime.bigint() - anchorNs) + CLOCK_LEAD_NS;
 }
 
 function headerValue(headers: IncomingHttpHeaders, name: string): string | undefined {
