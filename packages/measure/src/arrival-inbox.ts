@@ -1,4 +1,5 @@
 import { createHistogram, performance, type RecordableHistogram } from 'node:perf_hooks';
+import { objectArray } from './object-array';
 
 /** What the inbox hands each arrival to (a StreamAttempt). */
 export interface ArrivalSink {
@@ -19,6 +20,12 @@ type ArrivalKind = (typeof ARRIVAL)[keyof typeof ARRIVAL];
  * 512 requests to send, ~60 ms of work that would otherwise run in one piece.
  */
 export const TURN_BUDGET_NS = 500_000;
+/**
+ * Arrivals one poll phase may bring without the times array growing: a read and an end for each of
+ * 2,048 streams. The growth is a branch the warm-up's rehearsals (32 streams) never take; taken first
+ * in the window, it deoptimized the read path there.
+ */
+const INITIAL_CAPACITY = 4096;
 
 /**
  * Arrivals wait here until the event loop's check phase, so that every socket read of one poll phase
@@ -33,15 +40,15 @@ export const TURN_BUDGET_NS = 500_000;
  * same loop. The accuracy bench compares the estimate with the simulator's ground truth.
  */
 export class ArrivalInbox {
-  private attempts: ArrivalSink[] = [];
+  private attempts: ArrivalSink[] = objectArray();
   private kinds: ArrivalKind[] = [];
-  private payloads: unknown[] = [];
+  private payloads: unknown[] = objectArray();
   /**
    * Arrival times by position. A typed array: a run's inbox is built before its warm-up, and a plain
    * array of it would still hold small integers when the run's first double came, after the warm-up had
    * compiled push() for doubles (--trace-opt: "wrong map" at the first arrival of the window).
    */
-  private times = new Float64Array(1024);
+  private times = new Float64Array(INITIAL_CAPACITY);
   /** Arrivals before this index were processed. */
   private head = 0;
   private scheduled = false;
@@ -50,11 +57,13 @@ export class ArrivalInbox {
   private readonly drainBound = () => this.drainTurn();
   /** Estimated lag of every data read, ns (see above); reset when the measured window begins. */
   lagNs: RecordableHistogram = createHistogram();
-  private turnStartNs = 0;
+
+  // doubles from birth (see SendPacer.turnEndsMs)
+  private turnStartNs = Number.NEGATIVE_INFINITY;
   /** The loop's busy time since the previous poll phase's first read, ns. */
-  private turnBusyNs = 0;
-  /** The loop's cumulative busy time at the previous poll phase's first read, ms (-1: none yet). */
-  private lastActiveMs = -1;
+  private turnBusyNs = Number.NEGATIVE_INFINITY;
+  /** The loop's cumulative busy time at the previous poll phase's first read, ms (negative: none yet). */
+  private lastActiveMs = Number.NEGATIVE_INFINITY;
 
   constructor(private readonly turnBudgetNs: number = TURN_BUDGET_NS) {}
 

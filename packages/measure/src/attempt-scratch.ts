@@ -1,5 +1,6 @@
 import { ChunkFields } from './chunk-scan';
 import { SseParser } from './sse';
+import { objectArray } from './object-array';
 
 const INITIAL_CHUNK_CAPACITY = 64;
 
@@ -49,7 +50,7 @@ export class AttemptScratch {
  * generation, which a scavenge does not copy.
  */
 export class ScratchShelf {
-  private readonly free: AttemptScratch[] = [];
+  private readonly free: AttemptScratch[] = objectArray();
 
   take(user: ScratchUser): AttemptScratch {
     const scratch = this.free.pop() ?? new AttemptScratch();

@@ -3,6 +3,7 @@ import * as tls from 'node:tls';
 import type { Dispatcher } from 'undici';
 import { Http1ParseError, Http1ResponseParser } from './http1-framing';
 import type { StreamRequestOptions } from './transport';
+import { objectArray } from './object-array';
 
 /** Transport failures carry a code, as Node's socket errors do, so that callers classify by code. */
 export class Http1Error extends Error {
@@ -95,8 +96,8 @@ export class Connection {
   private exchange: Exchange | null = null;
   private idleTimer: NodeJS.Timeout | undefined;
   private connectTimer: NodeJS.Timeout | undefined;
-  private readonly onClosed: Array<() => void> = [];
-  private readonly onConnected: Array<(error: Error | null) => void> = [];
+  private readonly onClosed: Array<() => void> = objectArray();
+  private readonly onConnected: Array<(error: Error | null) => void> = objectArray();
   private readonly parser = new Http1ResponseParser();
 
   constructor(

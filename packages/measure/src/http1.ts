@@ -2,6 +2,7 @@ import type * as net from 'node:net';
 import type { Dispatcher } from 'undici';
 import { Connection, Exchange, Http1Error, type ConnectionOwner } from './http1-connection';
 import type { StreamRequestOptions, StreamTransport } from './transport';
+import { objectArray } from './object-array';
 
 /**
  * teapot's own HTTP/1.1 client for streamed completions: the `http1` transport of a run.
@@ -42,13 +43,13 @@ export class Http1Pool implements StreamTransport, ConnectionOwner {
   /** The latest request line and headers, as text (see requestHead); a run's requests share them. */
   private lastHead: { method: string; path: string; headers: object; text: string } | null = null;
   private readonly all = new Set<Connection>();
-  private readonly idle: Connection[] = [];
+  private readonly idle: Connection[] = objectArray();
   /** Requests waiting for a connection: at most the few a full pool holds back. */
-  private readonly queue: Exchange[] = [];
+  private readonly queue: Exchange[] = objectArray();
   private destroyed = false;
   /** Connections whose response ended in this poll phase, and their keep-alive hints (see releaseSoon). */
-  private readonly releasing: Connection[] = [];
-  private readonly releasingHints: Array<number | null> = [];
+  private readonly releasing: Connection[] = objectArray();
+  private readonly releasingHints: Array<number | null> = objectArray();
   private releaseScheduled = false;
   private readonly releasePendingBound = () => this.releasePending();
   /** Shared by every socket: an onread callback consumes the buffer before the next read starts. */

@@ -27,6 +27,7 @@ import {
   type Workload,
 } from './types';
 import { promptSource, type PromptSpec } from './workload';
+import { objectArray } from './object-array';
 
 const DEFAULT_TIMEOUT_MS = 300_000;
 const DEFAULT_STALL_TIMEOUT_MS = 30_000;
@@ -62,13 +63,13 @@ class BenchmarkRun {
   private readonly pool: StreamTransport;
   private readonly nextPrompt: () => PromptSpec;
   private readonly inFlight = new Set<StreamAttempt>();
-  private readonly records: RequestRecord[] = [];
+  private readonly records: RequestRecord[] = objectArray();
   private readonly wakers = new Set<() => void>();
   private readonly backoff: ConnectBackoff;
   private readonly pacer = new SendPacer();
   /** A closed loop's first wave, built before the measured window (prepareFirstWave). */
   private readonly prepared: Array<{ identity: AttemptIdentity; spec: PromptSpec; attempt: StreamAttempt }> =
-    [];
+    objectArray();
   private nextIndex = 0;
   private active = 0;
   private stopped = false;
@@ -142,6 +143,10 @@ class BenchmarkRun {
           (baseUrl, rehearsal) => this.rehearse(baseUrl, rehearsal),
           () => this.prepareFirstWave(),
         );
+      } else {
+        // as a warmed run does: a rehearsal is such a run, and what V8 compiles on it must have seen
+        // a prepared wave (else "insufficient type feedback" at its first prepared request)
+        this.prepareFirstWave();
       }
       // progress counts requests: it starts after the warm-up, which sends none to the endpoint
       progress = this.startProgress();

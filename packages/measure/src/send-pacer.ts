@@ -1,4 +1,5 @@
 import { TURN_BUDGET_NS } from './arrival-inbox';
+import { objectArray } from './object-array';
 
 /**
  * Sends requests at most TURN_BUDGET_NS of each event-loop turn, so that a burst of them (a run's
@@ -10,10 +11,17 @@ import { TURN_BUDGET_NS } from './arrival-inbox';
  * A request's start is taken when it is written (packages/measure/README.md), so the wait here is not
  * counted in its TTFT; an open-loop request still shows it as its lag behind its scheduled time.
  */
+const NO_TURN = Number.NEGATIVE_INFINITY;
+
 export class SendPacer {
-  private readonly queue: Array<() => void> = [];
-  /** When this turn's budget ends, performance.now() ms; -1: no send yet this turn. */
-  private turnEndsMs = -1;
+  private readonly queue: Array<() => void> = objectArray();
+  /**
+   * When this turn's budget ends, performance.now() ms; negative: no send yet this turn. A double from
+   * birth, as every number field the measuring loop writes doubles to: a field born a small integer
+   * changes representation on its first double, which replaces its class's map, and code optimized on
+   * the warm-up's objects then met the run's own with the old map in the window ("wrong map").
+   */
+  private turnEndsMs = NO_TURN;
   private scheduled = false;
   private readonly nextTurnBound = () => this.nextTurn();
 
@@ -48,7 +56,7 @@ export class SendPacer {
 
   private nextTurn(): void {
     this.scheduled = false;
-    this.turnEndsMs = -1;
+    this.turnEndsMs = NO_TURN;
     // within() opens the new turn's budget on the first call: at least one send per turn
     while (this.queue.length > 0 && this.within()) this.queue.shift()!();
     if (this.queue.length > 0) this.schedule();

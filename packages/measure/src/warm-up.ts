@@ -37,15 +37,19 @@ const BEFORE_GC: Rehearsal[] = [{ streams: 16, requests: 48, chunks: 64 }];
  * few times otherwise and was compiled inside the window (parseHead, dispatch, the socket write).
  */
 function afterGc(runRequests: number | null): Rehearsal[] {
-  // V8 compiles a function after some hundreds of calls: a run of fewer requests than these never
-  // makes its per-request path hot, and the rehearsal need not either (each run's thread pays for it)
-  const requests = Math.min(SHORT_REQUESTS, runRequests ?? SHORT_REQUESTS);
+  // V8 compiles the per-request functions after one to three thousand calls, the rehearsal's and the
+  // run's together: a rehearsal as long as the run compiled them inside the window of every run of 500
+  // to 3,000 requests (--trace-opt at 1024 streams: send, write, readHead, onResponseEnd, release and
+  // some fifteen more, in the window's first and last steps). A small run never gets them hot; its
+  // rehearsal is as long as the run, as each run's thread pays for it.
+  const requests = runRequests !== null && runRequests < SMALL_RUN ? runRequests : SHORT_REQUESTS;
   return [
     { streams: 16, requests: 32, chunks: 64 },
     { streams: 32, requests, chunks: 2 },
   ];
 }
-const SHORT_REQUESTS = 2000;
+const SHORT_REQUESTS = 3000;
+const SMALL_RUN = 300;
 /** However the loopback behaves, the run does not wait longer than this for a rehearsal. */
 export const REHEARSAL_BUDGET_S = 2;
 /** After the warm-up, wait in steps of this while the compiler works (see letCompilerFinish)... */
