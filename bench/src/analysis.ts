@@ -15,6 +15,7 @@
 import { loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { compare, trend } from '@teapot/analysis';
+import { MEASURED_RUN_STATUSES } from '@teapot/contracts';
 import {
   createDatabase,
   dropDatabase,
@@ -124,7 +125,7 @@ async function sqlBaseline(history: History, endpointId: string): Promise<Map<nu
               rr.chunk_offsets_us AS o, rr.chunk_tokens AS t
          FROM runs r JOIN run_requests rr ON rr.run_id = r.id
         WHERE r.endpoint_id = $1 AND r.started_at >= $2 AND r.started_at < $3
-          AND r.status IN ('succeeded', 'partial', 'failed') AND NOT COALESCE(r.client_saturated, false)
+          AND r.status::text = ANY($4) AND NOT COALESCE(r.client_saturated, false)
           AND rr.outcome = 'ok' AND NOT rr.warmup AND rr.chunk_offsets_us IS NOT NULL
      ), chunks AS (
        SELECT day, run_id, index, k,
@@ -139,7 +140,7 @@ async function sqlBaseline(history: History, endpointId: string): Promise<Map<nu
      SELECT day, percentile_cont(0.99) WITHIN GROUP (ORDER BY gap::float8 / m) / 1000 AS p99
        FROM gaps, generate_series(1, m) WHERE gap IS NOT NULL
       GROUP BY day ORDER BY day`,
-    [endpointId, history.from, history.to],
+    [endpointId, history.from, history.to, MEASURED_RUN_STATUSES],
   );
   return new Map(
     rows.map((row) => [new Date(`${row.day.toISOString().slice(0, 10)}T00:00:00Z`).getTime(), row.p99]),

@@ -3,7 +3,7 @@ import { createServer } from 'node:net';
 import path from 'node:path';
 import { EnvError, loadApiEnv, loadWorkerEnv, type EnvSource } from '@teapot/config';
 import { abortUnfinishedRuns, createDatabase, ensureDatabase, migrate } from '@teapot/db';
-import { isFinalRunStatus, QUEUE_NAMES, WORKER_ROLES } from '@teapot/contracts';
+import { isFinalRunStatus, QUEUE_NAMES, UNFINISHED_RUN_STATUSES, WORKER_ROLES } from '@teapot/contracts';
 import { ApiRequestError, TeapotApiClient, trendQuery, type RunView } from './api-client';
 import type { StackOptions } from './args';
 import type { Output } from './children';
@@ -223,7 +223,7 @@ async function stopStack(
     if (db) {
       cancelled += await abortUnfinishedRuns(
         db.prisma,
-        { endpointNames, statuses: ['queued', 'running'] },
+        { endpointNames, statuses: UNFINISHED_RUN_STATUSES },
         CANCELLED_BY_LAUNCHER,
       );
     }

@@ -1,5 +1,6 @@
 import {
   isMetricName,
+  MEASURED_RUN_STATUSES,
   METRICS,
   METRIC_NAMES,
   STATISTICS,
@@ -25,9 +26,6 @@ export const MIN_SERIES_RUNS = 10;
 /** A stored change point within this many runs of a recomputed one is the same change, moved. */
 const SAME_CHANGE_RUNS = 2;
 export const MAX_CHANGE_POINTS_LIMIT = 1_000;
-
-/** Measured runs count, as for trends; client-saturated runs are not results and stay out. */
-const MEASURED_STATUSES = ['succeeded', 'partial', 'failed'];
 
 /** A series is one (endpoint, profile, metric, statistic); a recomputation covers all of a pair's. */
 export interface SeriesKey {
@@ -117,6 +115,7 @@ function valueOf(run: SeriesRun, metric: MetricName, statistic: Statistic): numb
   return typeof value === 'number' && Number.isFinite(value) ? value : null;
 }
 
+/** Measured runs count, as for trends; client-saturated runs are not results and stay out. */
 async function loadRuns(db: RunStore, key: SeriesKey, limit: number): Promise<SeriesRun[]> {
   const { rows } = await poolOf(db).query<{ id: string; started_at: Date } & Record<string, unknown>>(
     `SELECT r.id, r.started_at, ${valueColumns()}
@@ -125,7 +124,7 @@ async function loadRuns(db: RunStore, key: SeriesKey, limit: number): Promise<Se
         AND r.started_at IS NOT NULL AND NOT COALESCE(r.client_saturated, false)
       ORDER BY r.started_at DESC, r.id DESC
       LIMIT $4`,
-    [key.endpointId, key.profileId, MEASURED_STATUSES, limit],
+    [key.endpointId, key.profileId, MEASURED_RUN_STATUSES, limit],
   );
   return rows.reverse().map((row) => ({
     id: row.id,

@@ -39,8 +39,9 @@ export {
   MEASURED_RUN_STATUSES,
   RUN_ERROR_CLASSES,
   RUN_STATUSES,
+  UNFINISHED_RUN_STATUSES,
 } from './run-status';
-export type { FinalRunStatus, RunErrorClass, RunStatusName } from './run-status';
+export type { FinalRunStatus, RunErrorClass, RunStatusName, UnfinishedRunStatus } from './run-status';
 export { JOB_NAMES, QUEUE_NAMES, QUEUE_OF_JOB, WORKER_ROLES } from './jobs';
 export type {
   JobName,

@@ -1,4 +1,10 @@
-import { FINAL_RUN_STATUSES, isFinalRunStatus, RUN_STATUSES } from './run-status';
+import {
+  FINAL_RUN_STATUSES,
+  isFinalRunStatus,
+  MEASURED_RUN_STATUSES,
+  RUN_STATUSES,
+  UNFINISHED_RUN_STATUSES,
+} from './run-status';
 
 describe('run statuses', () => {
   it('calls exactly the statuses after running final', () => {
@@ -6,5 +12,11 @@ describe('run statuses', () => {
     expect(isFinalRunStatus('queued')).toBe(false);
     expect(isFinalRunStatus('running')).toBe(false);
     expect(isFinalRunStatus('done')).toBe(false);
+  });
+
+  it('splits every status into unfinished or final, and counts only final ones as measured', () => {
+    expect([...UNFINISHED_RUN_STATUSES, ...FINAL_RUN_STATUSES]).toEqual([...RUN_STATUSES]);
+    expect(MEASURED_RUN_STATUSES.every((status) => isFinalRunStatus(status))).toBe(true);
+    expect(MEASURED_RUN_STATUSES).not.toContain('aborted');
   });
 });

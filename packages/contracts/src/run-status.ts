@@ -2,6 +2,10 @@
 export const RUN_STATUSES = ['queued', 'running', 'succeeded', 'partial', 'failed', 'aborted'] as const;
 export type RunStatusName = (typeof RUN_STATUSES)[number];
 
+/** A run in one of these is not over yet: waiting for a worker, or being measured (or taken over). */
+export const UNFINISHED_RUN_STATUSES = ['queued', 'running'] as const satisfies readonly RunStatusName[];
+export type UnfinishedRunStatus = (typeof UNFINISHED_RUN_STATUSES)[number];
+
 /** A run in one of these is over: nothing changes it again. */
 export const FINAL_RUN_STATUSES = [
   'succeeded',

@@ -1,4 +1,4 @@
-import { snapshotOf } from '@teapot/contracts';
+import { snapshotOf, type UnfinishedRunStatus } from '@teapot/contracts';
 import type { PrismaClient, Profile, Run } from './generated/prisma/client';
 import type { RunTrigger } from './generated/prisma/enums';
 
@@ -53,7 +53,7 @@ export async function createQueuedRun(
  */
 export async function abortUnfinishedRuns(
   prisma: Pick<PrismaClient, 'run'>,
-  where: { endpointNames: readonly string[]; statuses: ReadonlyArray<'queued' | 'running'> },
+  where: { endpointNames: readonly string[]; statuses: readonly UnfinishedRunStatus[] },
   reason: string,
 ): Promise<number> {
   const { count } = await prisma.run.updateMany({

@@ -1,7 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import type { Job } from 'bullmq';
 import { recomputeChangePoints, type Recomputation } from '@teapot/analysis';
-import { JOB_NAMES, QUEUE_NAMES, type ChangePointsJobData } from '@teapot/contracts';
+import { JOB_NAMES, MEASURED_RUN_STATUSES, QUEUE_NAMES, type ChangePointsJobData } from '@teapot/contracts';
 import { PrismaService } from '../prisma/prisma.service';
 import { recordChangePointEvent } from './change-point-event';
 import {
@@ -13,7 +13,6 @@ import {
 
 /** Recomputations of one job when runs keep finishing while it works (each reads the latest runs). */
 const MAX_PASSES = 3;
-const MEASURED_STATUSES = ['succeeded', 'partial', 'failed'];
 
 export interface ChangePointsOutcome {
   passes: number;
@@ -76,7 +75,7 @@ export class ChangePointsProcessor implements QueueProcessorHooks {
     const { rows } = await this.prisma.pool.query<{ found: boolean }>(
       `SELECT EXISTS (SELECT 1 FROM runs WHERE endpoint_id = $1 AND profile_id = $2
                          AND status::text = ANY($3) AND finished_at >= $4) AS found`,
-      [pair.endpointId, pair.profileId, MEASURED_STATUSES, mark],
+      [pair.endpointId, pair.profileId, MEASURED_RUN_STATUSES, mark],
     );
     return rows[0].found;
   }

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { RunErrorClass } from '@teapot/contracts';
+import { UNFINISHED_RUN_STATUSES, type RunErrorClass } from '@teapot/contracts';
 import { persistRunResult, recordRunFailed, type RunStatus } from '@teapot/db';
 import type { RunResult } from '@teapot/measure';
 import { PrismaService } from '../prisma/prisma.service';
@@ -63,7 +63,7 @@ export class RunRepository {
   async claim(run: RunToProcess, workerId: string): Promise<number | null> {
     const attempt = run.attempts + 1;
     const { count } = await this.prisma.run.updateMany({
-      where: { id: run.id, attempts: run.attempts, status: { in: ['queued', 'running'] } },
+      where: { id: run.id, attempts: run.attempts, status: { in: [...UNFINISHED_RUN_STATUSES] } },
       data: {
         status: 'running',
         attempts: attempt,
@@ -86,7 +86,7 @@ export class RunRepository {
     const finishedAt = new Date();
     return this.prisma.$transaction(async (tx) => {
       const { count } = await tx.run.updateMany({
-        where: { id: run.id, attempts: run.attempts, status: { in: ['queued', 'running'] } },
+        where: { id: run.id, attempts: run.attempts, status: { in: [...UNFINISHED_RUN_STATUSES] } },
         data: { status, error: reason, errorClass, finishedAt },
       });
       if (count !== 1) return false;
