@@ -1,4 +1,5 @@
 import { Client } from 'pg';
+import { isUniqueViolation } from './errors';
 
 /** The database a connection string names, and the same server's maintenance database. */
 export function splitDatabaseUrl(databaseUrl: string): { database: string; adminUrl: string } {
@@ -66,9 +67,9 @@ export async function ensureDatabase(databaseUrl: string): Promise<boolean> {
     await admin.query(`CREATE DATABASE ${quoteIdent(database)}`);
     return true;
   } catch (err) {
-    // 42P04 duplicate_database, 23505: another process created it between our check and create.
-    const code = (err as { code?: string }).code;
-    if (code === '42P04' || code === '23505') return false;
+    // 42P04 duplicate_database, or a unique violation in pg_database: another process created it
+    // between our check and create.
+    if ((err as { code?: string }).code === '42P04' || isUniqueViolation(err)) return false;
     throw err;
   } finally {
     await admin.end();

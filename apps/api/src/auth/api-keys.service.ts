@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { Inject, Injectable, Logger, NotFoundException, type OnApplicationBootstrap } from '@nestjs/common';
 import type { ApiEnv } from '@teapot/config';
-import { Prisma } from '@teapot/db';
+import { isUniqueViolation, Prisma } from '@teapot/db';
 import { API_ENV } from '../env/env.module';
 import { PrismaService } from '../prisma/prisma.service';
 import type { ApiKeyDto, ApiKeyScope, CreateApiKeyDto, CreatedApiKeyDto } from './dto/api-key.dto';
@@ -55,7 +55,7 @@ export class ApiKeysService implements OnApplicationBootstrap {
     await this.prisma.apiKey
       .create({ data: { name: 'TEAPOT_API_KEY', scope: 'write', keyHash, bootstrap: true } })
       .catch((error: unknown) => {
-        if (!(error instanceof Prisma.PrismaClientKnownRequestError && error.code === 'P2002')) throw error;
+        if (!isUniqueViolation(error)) throw error;
       });
     const stored = await this.prisma.apiKey.findUniqueOrThrow({
       where: { keyHash },

@@ -1,6 +1,7 @@
 import { STATUS_CODES } from 'node:http';
 import { type ArgumentsHost, Catch, type ExceptionFilter, HttpException, Logger } from '@nestjs/common';
 import { AnalysisInputError } from '@teapot/analysis';
+import { isUniqueViolation } from '@teapot/db';
 import type { Response } from 'express';
 import type { ErrorBody, ProblemDetail } from './error-body';
 import { RequestValidationException } from './request-validation.exception';
@@ -82,11 +83,11 @@ function bodyParserError(error: unknown): ErrorBody | null {
 function prismaError(error: unknown): ErrorBody | null {
   const candidate = error as { name?: unknown; code?: unknown; meta?: Record<string, unknown> } | null;
   if (candidate?.name !== 'PrismaClientKnownRequestError' || typeof candidate.code !== 'string') return null;
+  if (isUniqueViolation(candidate))
+    return errorBody(409, `Already exists: another ${modelOf(candidate.meta)} ${sameAs(candidate.meta)}.`);
   switch (candidate.code) {
     case 'P2025':
       return errorBody(404, 'Not found.');
-    case 'P2002':
-      return errorBody(409, `Already exists: another ${modelOf(candidate.meta)} ${sameAs(candidate.meta)}.`);
     case 'P2000':
     case 'P2020':
       return errorBody(400, 'A value does not fit its database column (too long or out of range).');

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { Prisma, type ServingConfig } from '@teapot/db';
+import { isUniqueViolation, Prisma, type ServingConfig } from '@teapot/db';
 import { PrismaService } from '../prisma/prisma.service';
 import type { CreateServingConfigDto, ServingConfigDto } from './dto/serving-config.dto';
 import { orNotFound } from '../common/not-found';
@@ -57,8 +57,7 @@ export async function retryVersionRace<T>(add: () => Promise<T>): Promise<T> {
     try {
       return await add();
     } catch (error) {
-      const raced = error instanceof Prisma.PrismaClientKnownRequestError && error.code === 'P2002';
-      if (!raced || attempt >= VERSION_ATTEMPTS) throw error;
+      if (!isUniqueViolation(error) || attempt >= VERSION_ATTEMPTS) throw error;
     }
   }
 }
