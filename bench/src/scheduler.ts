@@ -7,7 +7,7 @@
  *
  * When is a job "in Redis": the id of the `added` event BullMQ writes to the queue's event stream
  * in the same script that stores the job, which is the Redis server's clock (this machine's).
- * A slot's job may land before its due time (the tick looks one tick ahead and adds it delayed), so
+ * A slot's job may land before its due time (the tick looks two ticks ahead and adds it delayed), so
  * it is runnable at max(in Redis, BullMQ timestamp + delay).
  *
  * Baseline, in the same run: a naive tick that lists the profiles and then, for each due one, does
