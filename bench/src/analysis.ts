@@ -47,7 +47,7 @@ const shape = {
 const keep = process.argv.includes('--keep');
 
 /** A figure the bench prints; comparisons and change points add theirs to ANALYSIS_FIGURES. */
-export interface AnalysisFigure {
+interface AnalysisFigure {
   name: string;
   run(history: History): Promise<string>;
 }

@@ -1,4 +1,4 @@
-import { RUN_WORKER_DEFAULTS, RunQueueProducer } from '@teapot/jobs';
+import { WORKER_DEFAULTS, RunQueueProducer } from '@teapot/jobs';
 import { startSimulator, type RunningSimulator } from '@teapot/simulator';
 import { REDIS_URL, seedEndpoint, seedManualRun, seedProfile, waitFor } from '@teapot/testing';
 import { WorkerProcess, createWorld, type WorkerWorld } from './support/harness';
@@ -56,7 +56,7 @@ describe('a run whose worker dies more often than its job allows', () => {
     const runId = await seedManualRun(world, profileId);
     await producer.enqueueRun(runId);
 
-    const deaths = RUN_WORKER_DEFAULTS.maxStalledCount + 1;
+    const deaths = WORKER_DEFAULTS.maxStalledCount + 1;
     for (let attempt = 1; attempt <= deaths; attempt++) {
       const running = await waitFor(
         `attempt ${attempt} to be measuring`,

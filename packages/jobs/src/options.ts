@@ -26,10 +26,11 @@ export const RUN_JOB_OPTIONS = {
 } as const satisfies JobsOptions;
 
 /**
- * How many stalls (its worker died or stopped renewing the lock) a run job survives. Lock duration
- * and stall checks are per process, from the environment (WORKER_LOCK_DURATION_MS, ...).
+ * How many stalls (its worker died or stopped renewing the lock) a job survives, on every queue that
+ * sets it (runs, webhooks). Lock duration and stall checks are per process, from the environment
+ * (WORKER_LOCK_DURATION_MS, ...).
  */
-export const RUN_WORKER_DEFAULTS = {
+export const WORKER_DEFAULTS = {
   maxStalledCount: 2,
 } as const;
 

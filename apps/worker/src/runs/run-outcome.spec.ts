@@ -1,9 +1,9 @@
-import { RUN_WORKER_DEFAULTS } from '@teapot/jobs';
+import { WORKER_DEFAULTS } from '@teapot/jobs';
 import { jobFailureOf, STALLED_LIMIT_REASON } from './run-outcome';
 
 describe('jobFailureOf', () => {
   it('calls a job that stalled past the limit a lost worker, counting the deaths', () => {
-    const stalls = RUN_WORKER_DEFAULTS.maxStalledCount + 1;
+    const stalls = WORKER_DEFAULTS.maxStalledCount + 1;
     const failure = jobFailureOf(
       { stalledCounter: stalls, attemptsMade: 1 },
       new Error(STALLED_LIMIT_REASON),

@@ -1,6 +1,6 @@
 import type { RunErrorClass } from '@teapot/contracts';
 import { runStatusOf, type RunStatus } from '@teapot/db';
-import { RUN_WORKER_DEFAULTS } from '@teapot/jobs';
+import { WORKER_DEFAULTS } from '@teapot/jobs';
 import type { RunResult } from '@teapot/measure';
 
 export interface RunVerdict {
@@ -52,8 +52,8 @@ export function jobFailureOf(
   job: { stalledCounter: number; attemptsMade: number },
   error: Pick<Error, 'message'>,
 ): JobFailure {
-  if (error.message === STALLED_LIMIT_REASON || job.stalledCounter > RUN_WORKER_DEFAULTS.maxStalledCount) {
-    const died = Math.max(job.stalledCounter, RUN_WORKER_DEFAULTS.maxStalledCount + 1);
+  if (error.message === STALLED_LIMIT_REASON || job.stalledCounter > WORKER_DEFAULTS.maxStalledCount) {
+    const died = Math.max(job.stalledCounter, WORKER_DEFAULTS.maxStalledCount + 1);
     return {
       errorClass: 'worker_lost',
       reason:

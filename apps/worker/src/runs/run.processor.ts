@@ -8,7 +8,7 @@ import {
   QUEUE_NAMES,
   type RunJobData,
 } from '@teapot/contracts';
-import { RUN_WORKER_DEFAULTS } from '@teapot/jobs';
+import { WORKER_DEFAULTS } from '@teapot/jobs';
 import { runBenchmarkInThread, type RunOptions, type RunResult, type Target } from '@teapot/measure';
 import { isTransientDbError } from '@teapot/db';
 import { checkUrl, guardedLookup } from '@teapot/webhooks';
@@ -78,7 +78,7 @@ export class RunProcessor implements QueueProcessorHooks {
       concurrency: this.env.WORKER_CONCURRENCY,
       lockDuration: this.env.WORKER_LOCK_DURATION_MS,
       stalledInterval: this.env.WORKER_STALLED_INTERVAL_MS,
-      maxStalledCount: RUN_WORKER_DEFAULTS.maxStalledCount,
+      maxStalledCount: WORKER_DEFAULTS.maxStalledCount,
     };
   }
 

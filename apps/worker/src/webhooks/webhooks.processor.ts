@@ -2,7 +2,7 @@ import { Inject, Injectable, type OnApplicationShutdown } from '@nestjs/common';
 import type { Job } from 'bullmq';
 import type { WorkerEnv } from '@teapot/config';
 import { JOB_NAMES, QUEUE_NAMES, type WebhookJobData } from '@teapot/contracts';
-import { RUN_WORKER_DEFAULTS, WebhookQueueProducer } from '@teapot/jobs';
+import { WORKER_DEFAULTS, WebhookQueueProducer } from '@teapot/jobs';
 import { webhookDispatcher } from '@teapot/webhooks';
 import { CLOCK, WORKER_ENV, type Clock } from '../env/worker-env';
 import { PrismaService } from '../prisma/prisma.service';
@@ -54,7 +54,7 @@ export class WebhookProcessor implements QueueProcessorHooks, OnApplicationShutd
       // BullMQ renews the lock while an attempt runs, so it needs no room for the 15 s timeout.
       lockDuration: this.env.WORKER_LOCK_DURATION_MS,
       stalledInterval: this.env.WORKER_STALLED_INTERVAL_MS,
-      maxStalledCount: RUN_WORKER_DEFAULTS.maxStalledCount,
+      maxStalledCount: WORKER_DEFAULTS.maxStalledCount,
     };
   }
 
