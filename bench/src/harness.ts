@@ -10,7 +10,7 @@ import { createInterface } from 'node:readline';
 import { isFinalRunStatus } from '@teapot/contracts';
 import { createQueuedRun } from '@teapot/db';
 import { RunQueueProducer } from '@teapot/jobs';
-import { createTestWorld, freePort, type TestWorld } from '@teapot/testing';
+import { createTestWorld, freePort, waitFor, type TestWorld } from '@teapot/testing';
 
 export const REPO = join(__dirname, '..', '..');
 const WORKER_MAIN = join(REPO, 'apps', 'worker', 'dist', 'main.js');
@@ -115,37 +115,44 @@ export interface FinishedRun {
   workerId: string | null;
 }
 
-/** Polls until every run is final; throws with the processes' last lines when it takes too long. */
+/** Polls until every run is final; throws with the processes' last lines when one exits or it takes too long. */
 export async function waitForRuns(
   world: BenchWorld,
   runIds: string[],
   timeoutMs: number,
   processes: ServiceProcess[] = [],
 ): Promise<FinishedRun[]> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const runs = await world.db.prisma.run.findMany({
-      where: { id: { in: runIds } },
-      select: {
-        id: true,
-        status: true,
-        error: true,
-        startedAt: true,
-        finishedAt: true,
-        monotonicAnchorNs: true,
-        outputTokensPerS: true,
-        clientSaturated: true,
-        eventLoopDelayP99Ms: true,
-        workerId: true,
+  try {
+    return await waitFor(
+      `every run final within ${timeoutMs / 1000} s`,
+      async () => {
+        const runs = await world.db.prisma.run.findMany({
+          where: { id: { in: runIds } },
+          select: {
+            id: true,
+            status: true,
+            error: true,
+            startedAt: true,
+            finishedAt: true,
+            monotonicAnchorNs: true,
+            outputTokensPerS: true,
+            clientSaturated: true,
+            eventLoopDelayP99Ms: true,
+            workerId: true,
+          },
+        });
+        if (runs.every((run) => isFinalRunStatus(run.status))) return runs;
+        const dead = processes.find((child) => !child.running);
+        if (dead) throw new Error(`${dead.name} exited`);
+        return null;
       },
-    });
-    if (runs.every((run) => isFinalRunStatus(run.status))) return runs;
-    const dead = processes.find((child) => !child.running);
-    if (dead || Date.now() > deadline) {
-      const why = dead ? `${dead.name} exited` : `runs not finished within ${timeoutMs / 1000} s`;
-      throw new Error(`${why}:\n${processes.map((child) => child.recentOutput()).join('\n')}`);
-    }
-    await sleep(100);
+      timeoutMs,
+    );
+  } catch (error) {
+    // Either way, what the processes said last is what explains it.
+    throw new Error(
+      `${(error as Error).message}:\n${processes.map((child) => child.recentOutput()).join('\n')}`,
+    );
   }
 }
 

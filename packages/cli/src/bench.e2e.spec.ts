@@ -2,9 +2,9 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startSimulator, type RunningSimulator } from '@teapot/simulator';
+import { freePort } from '@teapot/testing-base';
 import { EXIT, runCli } from './cli';
 import { captureIo } from './test-support/io';
-import { closedPort } from './test-support/ports';
 
 jest.setTimeout(60_000);
 
@@ -116,7 +116,7 @@ describe('teapot bench against a simulator URL', () => {
 
 describe('teapot bench when it cannot run', () => {
   it('exits 1 with one line when the model lookup cannot reach the server', async () => {
-    const url = `http://127.0.0.1:${await closedPort()}/v1`;
+    const url = `http://127.0.0.1:${await freePort()}/v1`;
     const io = captureIo();
     expect(await runCli(['bench', '--url', url], io)).toBe(EXIT.error);
     expect(io.err().trim()).toBe(

@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
-import { closedPort } from './test-support/ports';
+import { freePort } from '@teapot/testing-base';
 
 jest.setTimeout(60_000);
 
@@ -44,7 +44,7 @@ describe('node dist/main.js bench', () => {
   });
 
   it('exits 1 when every request fails to connect', async () => {
-    const url = `http://127.0.0.1:${await closedPort()}/v1`;
+    const url = `http://127.0.0.1:${await freePort()}/v1`;
     const run = await teapot([
       'bench',
       '--url',

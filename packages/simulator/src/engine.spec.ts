@@ -1,3 +1,4 @@
+import { waitFor } from '@teapot/testing-base';
 import { post, readStream } from '../test/sse-client';
 import type { GroundTruth } from './ground-truth';
 import { decodeStepTimeS, prefillTimeS, stepTimeS } from './latency-model';
@@ -22,13 +23,17 @@ function tokenGaps(truth: GroundTruth): number[] {
   return times.slice(1).map((t, i) => Number(t - times[i]));
 }
 
-async function until(condition: () => boolean): Promise<void> {
-  while (!condition()) await new Promise((resolve) => setTimeout(resolve, 5));
-}
-
-/** Waits until the stream has written `tokens` tokens, so what follows arrives mid-stream even on a busy machine. */
+/**
+ * Waits until the stream has written `tokens` tokens, so what follows arrives mid-stream even on a
+ * busy machine: polled every 5 ms, well within a stream's remaining tokens.
+ */
 const streamed = (sim: RunningSimulator, id: string, tokens: number) =>
-  until(() => (sim.groundTruth(id)?.events.filter((e) => e.kind === 'content').length ?? 0) >= tokens);
+  waitFor(
+    `${tokens} tokens of ${id}`,
+    () => (sim.groundTruth(id)?.events.filter((e) => e.kind === 'content').length ?? 0) >= tokens,
+    20_000,
+    5,
+  );
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 

@@ -1,7 +1,6 @@
 export { createTestWorld, type TestWorld, type TestWorldOptions } from './world';
 export { deleteKeysUnderPrefix, deleteRedisPrefix, REDIS_URL } from './redis';
-export { freePort, freePorts } from './ports';
-export { waitFor } from './wait';
+export { freePort, freePorts, waitFor } from '@teapot/testing-base';
 export {
   seedEndpoint,
   seedManualRun,

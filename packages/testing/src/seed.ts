@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { encryptHeaders } from '@teapot/config';
 import { isFinalRunStatus } from '@teapot/contracts';
 import { createQueuedRun, type Run } from '@teapot/db';
-import { waitFor } from './wait';
+import { waitFor } from '@teapot/testing-base';
 import type { TestWorld } from './world';
 
 export interface EndpointSeed {

@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { generateSecret, verify } from './signature';
 import { sendWebhook, RESPONSE_KEEP_BYTES } from './send';
+import { freePort } from '@teapot/testing-base';
 import { Agent } from 'undici';
 import { guardedLookup, webhookUrlPolicy } from './url-policy';
 
@@ -119,12 +120,8 @@ describe('sendWebhook against a real receiver on loopback', () => {
   });
 
   it('reports a refused connection', async () => {
-    const closedPort = await new Promise<number>((resolve) => {
-      const probe = createServer().listen(0, '127.0.0.1', () => {
-        const { port } = probe.address() as AddressInfo;
-        probe.close(() => resolve(port));
-      });
-    });
+    // Free once found and released: nothing listens on it.
+    const closedPort = await freePort();
     const result = await sendWebhook(
       { ...message(), url: `http://127.0.0.1:${closedPort}/` },
       { policy: open },

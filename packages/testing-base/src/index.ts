@@ -1,0 +1,2 @@
+export { freePort, freePorts } from './ports';
+export { waitFor } from './wait';
