@@ -3,9 +3,9 @@ import path from 'node:path';
 import { createApp } from '@teapot/api';
 import { loadApiEnv } from '@teapot/config';
 import { recomputeChangePoints } from '@teapot/analysis';
-import { createDatabase, persistRunResult } from '@teapot/db';
-import { createTestDatabase, syntheticRunResult, type TestDatabase } from '@teapot/db/testing';
-import { deleteRedisPrefix } from '@teapot/testing';
+import { persistRunResult } from '@teapot/db';
+import { syntheticRunResult } from '@teapot/db/testing';
+import { createTestWorld } from '@teapot/testing';
 import { runBenchmark } from '@teapot/measure';
 import { type RunningSimulator, startSimulator } from '@teapot/simulator';
 
@@ -47,31 +47,27 @@ const HISTORY_RUNS = 24;
  * the worker runs, so its trend has one to draw.
  */
 export async function startDashboardWorld(runsPerEndpoint = 3): Promise<DashboardWorld> {
-  const db: TestDatabase = await createTestDatabase();
-  const env = loadApiEnv({
-    DATABASE_URL: db.url,
-    REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
-    TEAPOT_REDIS_PREFIX: `teapot_test_${randomBytes(6).toString('hex')}`,
-    TEAPOT_SECRET_KEY: randomBytes(32).toString('base64'),
-    TEAPOT_API_KEY: `tpk_test_${randomBytes(18).toString('base64url')}`,
-    TEAPOT_WEB_DIR: WEB_DIST,
-    TEAPOT_ENDPOINT_URL_ALLOW: 'public,private,loopback',
-    LOG_LEVEL: 'warn',
-    PORT: '0',
-  });
-  const app = await createApp(env);
-  await app.listen(0, '127.0.0.1');
-  const baseUrl = (await app.getUrl()).replace('[::1]', '127.0.0.1');
-  const store = createDatabase(db.url, { max: 2 });
+  const world = await createTestWorld({ poolMax: 2 });
+  const store = world.db;
+  const env = loadApiEnv(
+    world.env({
+      TEAPOT_API_KEY: `tpk_test_${randomBytes(18).toString('base64url')}`,
+      TEAPOT_WEB_DIR: WEB_DIST,
+      LOG_LEVEL: 'warn',
+      PORT: '0',
+    }),
+  );
   const sims: RunningSimulator[] = [];
+  let app: Awaited<ReturnType<typeof createApp>> | undefined;
   const close = async () => {
     await Promise.all(sims.map((sim) => sim.close()));
-    await app.close();
-    await store.close();
-    await deleteRedisPrefix(env.REDIS_URL, env.TEAPOT_REDIS_PREFIX);
-    await db.drop();
+    await app?.close();
+    await world.close();
   };
   try {
+    app = await createApp(env);
+    await app.listen(0, '127.0.0.1');
+    const baseUrl = (await app.getUrl()).replace('[::1]', '127.0.0.1');
     const write = env.TEAPOT_API_KEY;
     const readKey = (
       await call<{ key: string }>(baseUrl, write, 'POST', '/api-keys', { name: 'dashboard', scope: 'read' })
