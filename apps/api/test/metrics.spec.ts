@@ -1,5 +1,5 @@
-import { persistRunResult } from '@teapot/db';
-import { syntheticRunResult } from '@teapot/db/testing';
+import { snapshotOf } from '@teapot/contracts';
+import { storeMeasuredRun, syntheticRunResult } from '@teapot/db/testing';
 import { created, endpointBody, profileBody, type RunningApi, startApi } from './api';
 
 /** One sample of the exposition text: its name, labels and value. */
@@ -35,6 +35,11 @@ let readKey: string;
 const T0 = Date.UTC(2026, 10, 2, 12);
 const MINUTE = 60_000;
 
+/** The snapshot a run of the profile is queued with. */
+async function snapshotOfProfile(profileId: string) {
+  return snapshotOf(await api.prisma.profile.findUniqueOrThrow({ where: { id: profileId } }));
+}
+
 /** A run of `profileId` on `configId` started at `startedAt`, stored by the real run writer. */
 async function storedRun(
   endpointId: string,
@@ -43,23 +48,17 @@ async function storedRun(
   startedAt: number,
   seed: number,
 ): Promise<string> {
-  const run = await api.prisma.run.create({
-    data: {
+  return storeMeasuredRun(
+    api.prisma,
+    {
       endpointId,
       profileId,
       configId,
-      profileSnapshot: {},
-      trigger: 'schedule',
-      status: 'running',
       startedAt: new Date(startedAt),
+      profileSnapshot: await snapshotOfProfile(profileId),
     },
-  });
-  await persistRunResult(
-    api.prisma,
-    run.id,
     syntheticRunResult({ requests: 6, tokensPerRequest: 30, seed, gapScale: 1 + seed / 10 }),
   );
-  return run.id;
 }
 
 async function scrape(): Promise<{ text: string; samples: Sample[] }> {
@@ -110,7 +109,7 @@ beforeAll(async () => {
       endpointId: b.endpoint,
       profileId: b.profile,
       configId: await configOf(b.endpoint, 1),
-      profileSnapshot: {},
+      profileSnapshot: await snapshotOfProfile(b.profile),
       trigger: 'schedule',
       status: 'aborted',
       startedAt: new Date(T0 + 10 * MINUTE),
