@@ -1,4 +1,5 @@
-import { createHistogram, performance, type RecordableHistogram } from 'node:perf_hooks';
+import { performance } from 'node:perf_hooks';
+import { LagHistogram } from './lag-histogram';
 import { objectArray } from './object-array';
 
 /** What the inbox hands each arrival to (a StreamAttempt). */
@@ -39,6 +40,16 @@ const INITIAL_CAPACITY = 4096;
  * bytes that arrived meanwhile could have waited for it: parsing, timers, GC, or a caller's work on the
  * same loop. The accuracy bench compares the estimate with the simulator's ground truth.
  */
+/**
+ * This thread's event loop's busy time so far, ms: what `performance.eventLoopUtilization().active`
+ * reports (now, minus the loop's start, minus its idle time), without the object that returns, whose
+ * map differed between runs: the read path deoptimized at a run's first read ("wrong map", at 1 stream).
+ */
+function loopActiveMs(): number {
+  const timing = performance.nodeTiming;
+  return performance.now() - timing.loopStart - timing.idleTime;
+}
+
 export class ArrivalInbox {
   private attempts: ArrivalSink[] = objectArray();
   private kinds: ArrivalKind[] = [];
@@ -56,7 +67,7 @@ export class ArrivalInbox {
   private phaseOpen = false;
   private readonly drainBound = () => this.drainTurn();
   /** Estimated lag of every data read, ns (see above); reset when the measured window begins. */
-  lagNs: RecordableHistogram = createHistogram();
+  readonly lagNs = new LagHistogram();
 
   // doubles from birth (see SendPacer.turnEndsMs)
   private turnStartNs = Number.NEGATIVE_INFINITY;
@@ -70,7 +81,7 @@ export class ArrivalInbox {
   push(attempt: ArrivalSink, kind: ArrivalKind, payload: unknown, arrivalNs: number): void {
     if (!this.phaseOpen) {
       this.phaseOpen = true;
-      const { active } = performance.eventLoopUtilization();
+      const active = loopActiveMs();
       this.turnStartNs = arrivalNs;
       this.turnBusyNs = this.lastActiveMs < 0 ? 0 : (active - this.lastActiveMs) * 1e6;
       this.lastActiveMs = active;

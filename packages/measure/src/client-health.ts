@@ -1,4 +1,5 @@
-import { monitorEventLoopDelay, type RecordableHistogram } from 'node:perf_hooks';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import type { LagHistogram } from './lag-histogram';
 import { currentThreadCpuUs } from './thread-cpu';
 import type { ClientHealth } from './types';
 
@@ -23,7 +24,7 @@ export const SATURATION = {
 export type ClientLoad = Omit<ClientHealth, 'saturated' | 'saturatedReason' | 'timingErrorP99Ms'>;
 
 /** Watches this thread's event loop, CPU and read lag (reset now) from now until `stop()`. */
-export function watchClientHealth(readLagNs?: RecordableHistogram): { stop(): ClientLoad } {
+export function watchClientHealth(readLagNs?: LagHistogram): { stop(): ClientLoad } {
   const histogram = monitorEventLoopDelay({ resolution: RESOLUTION_MS });
   histogram.enable();
   readLagNs?.reset();

@@ -202,8 +202,9 @@ describe.each([
           expect(result.summary.requests).toMatchObject({ total: 2, succeeded: 2 });
           expect(sim.stats().groundTruthResponses).toBe(2);
           // 48 long streams of 64 tokens, 32 more after the GC, then as many 2-token requests as the
-          // run sends (2); each chat stream opens with a role chunk: none lost
-          expect(result.warmUp.chunks).toBe((48 + 32) * 65 + 2 * 3);
+          // run sends (2); each chat stream opens with a role chunk, and two responses in every four
+          // report usage once, in a last event of its own (40 of the 80 long ones): none lost
+          expect(result.warmUp.chunks).toBe((48 + 32) * 65 + 40 + 2 * 3);
         });
       });
 

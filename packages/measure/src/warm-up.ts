@@ -120,24 +120,42 @@ function listen(server: net.Server): Promise<string> {
   });
 }
 
+/**
+ * How a server reports usage in a stream: in every event (vLLM's continuous usage stats), or once, in
+ * a last event with no choices (OpenAI's and vLLM's include_usage). The rehearsal sees both: with the
+ * first alone, the read path met its first empty `choices` in the window and deoptimized there.
+ */
+type UsageStyle = 'every-event' | 'last-event';
+
 /** One server-sent event of a completion stream, as an OpenAI-compatible server words it. */
-function streamEvent(chat: boolean, choice: string, tokens: number, finish: boolean): Buffer {
+function streamEvent(chat: boolean, choices: string, usageTokens: number | null): Buffer {
   const object = chat ? 'chat.completion.chunk' : 'text_completion';
+  const usage =
+    usageTokens === null
+      ? ''
+      : `,"usage":{"prompt_tokens":8,"completion_tokens":${usageTokens},"total_tokens":${8 + usageTokens}}`;
   const text =
     `data: {"id":"cmpl-9f3c2e1d0b8a7f6e5d4c3b2a","object":"${object}","created":0,"model":"warm-up",` +
-    `"choices":[{"index":0,${choice},"logprobs":null,"finish_reason":${finish ? '"length"' : 'null'}}],` +
-    `"usage":{"prompt_tokens":8,"completion_tokens":${tokens},"total_tokens":${8 + tokens}}}\n\n`;
+    `"choices":${choices}${usage}}\n\n`;
   const body = Buffer.from(text);
   return Buffer.concat([Buffer.from(`${body.length.toString(16)}\r\n`), body, Buffer.from('\r\n')]);
 }
 
+function choice(body: string, finish: boolean): string {
+  return `[{"index":0,${body},"logprobs":null,"finish_reason":${finish ? '"length"' : 'null'}}]`;
+}
+
 /** The chunks of a response of `tokens` tokens: chat opens with the assistant's role, no token. */
-function responseEvents(chat: boolean, tokens: number): Buffer[] {
-  const events = chat ? [streamEvent(true, '"delta":{"role":"assistant","content":""}', 0, false)] : [];
+function responseEvents(chat: boolean, tokens: number, style: UsageStyle): Buffer[] {
+  const everyEvent = (count: number) => (style === 'every-event' ? count : null);
+  const events = chat
+    ? [streamEvent(true, choice('"delta":{"role":"assistant","content":""}', false), everyEvent(0))]
+    : [];
   for (let i = 1; i <= tokens; i++) {
-    const choice = chat ? `"delta":{"content":" tok${i}"}` : `"text":" tok${i}"`;
-    events.push(streamEvent(chat, choice, i, i === tokens));
+    const body = chat ? `"delta":{"content":" tok${i}"}` : `"text":" tok${i}"`;
+    events.push(streamEvent(chat, choice(body, i === tokens), everyEvent(i)));
   }
+  if (style === 'last-event') events.push(streamEvent(chat, '[]', tokens));
   return events;
 }
 
@@ -173,9 +191,11 @@ function loopbackResponder(): net.Server {
         pending = pending.subarray(end);
         const chat = head.includes('/chat/');
         const tokens = Math.min(MAX_TOKENS, Math.max(1, Number(/"max_tokens":(\d+)/.exec(body)?.[1] ?? 1)));
-        const key = `${chat} ${tokens}`;
+        // heads and usage styles in turn, each in every combination with the other
+        const style: UsageStyle = (responses >> 1) % 2 === 0 ? 'every-event' : 'last-event';
+        const key = `${chat} ${tokens} ${style}`;
         let events = canned.get(key);
-        if (events === undefined) canned.set(key, (events = responseEvents(chat, tokens)));
+        if (events === undefined) canned.set(key, (events = responseEvents(chat, tokens, style)));
         socket.write(RESPONSE_HEADS[responses++ % RESPONSE_HEADS.length]);
         let i = 0;
         const next = () => {
