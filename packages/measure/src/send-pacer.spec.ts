@@ -59,12 +59,14 @@ describe('SendPacer', () => {
             if (++sent === 200) resolve();
           });
       });
+      const burstMs = performance.now() - started;
       const during = reads.filter((t) => t >= started);
       let widest = 0;
       for (let i = 1; i < during.length; i++) widest = Math.max(widest, during[i] - during[i - 1]);
-      // in one piece the burst would keep the socket unread for 40 ms
+      // in one piece the burst (40 ms) would keep the socket unread from its start to its end; paced,
+      // the widest gap is a turn or a hiccup of the machine (CI once saw 15.6 ms), far from all of it
       expect(during.length).toBeGreaterThan(10);
-      expect(widest).toBeLessThan(15);
+      expect(widest).toBeLessThan(burstMs / 2);
     } finally {
       client.destroy();
       await new Promise((resolve) => server.close(resolve));
