@@ -7,6 +7,7 @@ import {
   type OnApplicationShutdown,
   type Type,
 } from '@nestjs/common';
+import { ScheduleModule } from '@nestjs/schedule';
 import type { LogLevel, WorkerEnv } from '@teapot/config';
 import type { WorkerRole } from '@teapot/contracts';
 import { AnalysisModule } from './analysis/analysis.module';
@@ -70,6 +71,8 @@ export class WorkerModule implements OnApplicationBootstrap, OnApplicationShutdo
         RedisModule,
         MetricsModule,
         QueuesModule,
+        // The tick source of every chore; each role's module registers its own (ScheduledChore).
+        ScheduleModule.forRoot(),
         ...env.WORKER_QUEUES.map((role) => ROLE_MODULES[role]),
       ],
     };

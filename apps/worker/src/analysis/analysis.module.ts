@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import { periodicChore } from '../chores/periodic-chore';
+import { scheduledChore } from '../chores/scheduled-chore';
 import { DeploymentVerifier } from './deployment-verifier';
 import { VerificationSweep } from './verification-sweep';
 
@@ -12,10 +12,10 @@ import { VerificationSweep } from './verification-sweep';
   providers: [
     DeploymentVerifier,
     VerificationSweep,
-    periodicChore({
+    scheduledChore({
       name: 'verification sweep',
       service: VerificationSweep,
-      everyMs: () => 60_000,
+      timing: () => ({ everyMs: 60_000 }),
       run: (sweep) => sweep.sweep(),
     }),
   ],

@@ -1,15 +1,18 @@
 import { Module } from '@nestjs/common';
-import { periodicChore } from '../chores/periodic-chore';
+import { scheduledChore } from '../chores/scheduled-chore';
 import { RetentionService } from './retention.service';
 
-/** The `retention` chore: every minute, runs the RETENTION_CRON slot no worker has run yet. */
+/**
+ * The `retention` chore: at each RETENTION_CRON time (UTC) and at boot (a slot missed while every
+ * worker was down), runs the latest slot no worker has run yet; a failed pass is retried a minute later.
+ */
 @Module({
   providers: [
     RetentionService,
-    periodicChore({
+    scheduledChore({
       name: 'retention',
       service: RetentionService,
-      everyMs: () => 60_000,
+      timing: (env) => ({ cron: env.RETENTION_CRON, retryMs: 60_000 }),
       run: (retention) => retention.runDue(),
     }),
   ],

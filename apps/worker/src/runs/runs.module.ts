@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import { periodicChore } from '../chores/periodic-chore';
+import { scheduledChore } from '../chores/scheduled-chore';
 import { RunReaper } from './run-reaper';
 import { RunRepository } from './run-repository';
 import { RunProcessor } from './run.processor';
@@ -10,10 +10,10 @@ import { RunProcessor } from './run.processor';
     RunRepository,
     RunProcessor,
     RunReaper,
-    periodicChore({
+    scheduledChore({
       name: 'reaper',
       service: RunReaper,
-      everyMs: (env) => env.REAPER_INTERVAL_MS,
+      timing: (env) => ({ everyMs: env.REAPER_INTERVAL_MS }),
       run: (reaper) => reaper.reap(),
     }),
   ],

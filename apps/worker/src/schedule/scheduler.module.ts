@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import { periodicChore } from '../chores/periodic-chore';
+import { scheduledChore } from '../chores/scheduled-chore';
 import { SchedulerService } from './scheduler.service';
 
 /** The `schedule` chore: a tick every SCHEDULER_TICK_MS queues the due runs of scheduled profiles. */
@@ -7,10 +7,10 @@ import { SchedulerService } from './scheduler.service';
   providers: [
     SchedulerService,
     // tick() never throws: it logs a failure once and reports it in TickReport.ok.
-    periodicChore({
+    scheduledChore({
       name: 'scheduler tick',
       service: SchedulerService,
-      everyMs: (env) => env.SCHEDULER_TICK_MS,
+      timing: (env) => ({ everyMs: env.SCHEDULER_TICK_MS }),
       run: (scheduler) => scheduler.tick(),
     }),
   ],

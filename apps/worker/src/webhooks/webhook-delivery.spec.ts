@@ -66,8 +66,6 @@ describe('webhook delivery', () => {
     sweeper = new WebhookSweeper({
       db: world.db,
       databaseUrl: world.databaseUrl,
-      // Long on purpose: these tests see the NOTIFY wake the sweeper, not the timer.
-      intervalMs: 60_000,
       enqueue,
       onError: (error) => errors.push(error),
     });

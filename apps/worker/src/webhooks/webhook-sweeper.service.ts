@@ -11,7 +11,10 @@ import { PrismaService } from '../prisma/prisma.service';
 import { WebhookProcessor } from './webhooks.processor';
 import { WebhookSweeper } from './webhook-sweeper';
 
-/** Runs the outbox sweeper in every process that delivers webhooks (several at once are harmless). */
+/**
+ * Runs the outbox sweeper in every process that delivers webhooks (several at once are harmless):
+ * listening from boot to shutdown; WebhooksModule's `webhook sweep` chore polls it.
+ */
 @Injectable()
 export class WebhookSweeperService implements OnApplicationBootstrap, BeforeApplicationShutdown {
   readonly sweeper: WebhookSweeper;
@@ -26,7 +29,6 @@ export class WebhookSweeperService implements OnApplicationBootstrap, BeforeAppl
     this.sweeper = new WebhookSweeper({
       db: prisma,
       databaseUrl: env.DATABASE_URL,
-      intervalMs: env.WEBHOOK_SWEEP_INTERVAL_MS,
       enqueue: (items) => processor.producer.enqueue(items),
       onError: (error) => this.logger.warn(`sweep failed, retrying: ${(error as Error).message}`),
     });

@@ -5,7 +5,6 @@ import type { DeliveryToQueue } from '@teapot/db';
 export interface WebhookSweeperOptions {
   db: Pick<Database, 'pool'>;
   databaseUrl: string;
-  intervalMs: number;
   /** Adds the attempts' jobs (idempotent per delivery and attempt). */
   enqueue(items: readonly DeliveryToQueue[]): Promise<void>;
   onError(error: unknown): void;
@@ -14,12 +13,13 @@ export interface WebhookSweeperOptions {
 /**
  * Queues what the outbox wrote but nobody queued: new deliveries from `recordEvent`, and retries
  * whose worker died between recording an attempt and queueing the next. Woken at once by the
- * outbox's NOTIFY (sent on commit) and every `intervalMs` regardless, so a lost notification (a
- * listener reconnecting, a restart) only delays a delivery. Several sweepers at once are harmless.
+ * outbox's NOTIFY (sent on commit) and by `poll()` regardless (the `webhook sweep` chore), so a lost
+ * notification (a listener reconnecting, a restart) only delays a delivery. Several sweepers at once
+ * are harmless.
  */
 export class WebhookSweeper {
-  private timer: NodeJS.Timeout | null = null;
   private listener: Client | null = null;
+  private listening: Promise<void> | null = null;
   private running: Promise<number> | null = null;
   private again = false;
   private stopped = true;
@@ -28,15 +28,21 @@ export class WebhookSweeper {
 
   async start(): Promise<void> {
     this.stopped = false;
-    await this.listen().catch((error) => this.options.onError(error));
-    this.schedule();
+    await this.listen();
     this.wake();
+  }
+
+  /** The periodic pass: listens again if the listener was lost, then sweeps. */
+  async poll(): Promise<void> {
+    if (this.stopped) return;
+    await this.listen();
+    this.wake();
+    await this.running;
   }
 
   async stop(): Promise<void> {
     this.stopped = true;
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = null;
+    await this.listening;
     const listener = this.listener;
     this.listener = null;
     await listener?.end().catch(() => undefined);
@@ -76,17 +82,18 @@ export class WebhookSweeper {
       });
   }
 
-  private schedule(): void {
-    if (this.stopped) return;
-    this.timer = setTimeout(() => {
-      if (!this.listener) void this.listen().catch((error) => this.options.onError(error));
-      this.wake();
-      this.schedule();
-    }, this.options.intervalMs);
-    this.timer.unref();
+  /** Connects the LISTEN client unless it is connected or connecting; a failure is reported, not thrown. */
+  private listen(): Promise<void> {
+    if (this.listener || this.stopped) return Promise.resolve();
+    this.listening ??= this.connect()
+      .catch((error: unknown) => this.options.onError(error))
+      .finally(() => {
+        this.listening = null;
+      });
+    return this.listening;
   }
 
-  private async listen(): Promise<void> {
+  private async connect(): Promise<void> {
     const client = new Client({ connectionString: this.options.databaseUrl });
     client.on('notification', () => this.wake());
     client.on('error', (error) => {
