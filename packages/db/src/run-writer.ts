@@ -5,6 +5,7 @@ import {
   HISTOGRAM_METRICS,
   METRICS,
   headlineFigures,
+  type HeadlineFigures,
   type HistogramMetric,
 } from '@teapot/contracts';
 import { requestMetrics, type RequestRecord, type RunResult } from '@teapot/measure';
@@ -115,7 +116,7 @@ export async function writeRunResult(
       'SELECT status, endpoint_id, started_at FROM runs WHERE id = $1 FOR UPDATE',
       [runId],
     );
-    const after = await updateRun(client, runId, result, status, options);
+    const after = await updateRun(client, runRowUpdate(runId, result, status, options));
     if (!after) {
       await client.query('ROLLBACK');
       return { written: false, status, requests: 0 };
@@ -145,60 +146,127 @@ export async function writeRunResult(
   return { written: true, status, requests: result.requests.length };
 }
 
-async function updateRun(
-  client: PoolClient,
+/** What the run writer sets on a run's row: every parameter of RUN_UPDATE_SQL, by name. */
+interface RunRowUpdate {
+  runId: string;
+  status: RunStatus;
+  finishedAt: Date;
+  error: string | null;
+  wallAnchor: Date;
+  monotonicAnchorNs: string;
+  durationUs: number;
+  /** JSON text, as are errorCounts and clientHealth. */
+  summary: string;
+  requestsSucceeded: number;
+  requestsFailed: number;
+  requestsIncomplete: number;
+  errorCounts: string;
+  eventLoopDelayP99Ms: number;
+  eventLoopDelayMaxMs: number;
+  clientSaturated: boolean;
+  clientHealth: string;
+  streamOptionsRequested: boolean;
+  streamOptionsRejected: boolean;
+  /** False leaves config_id as it is. */
+  setConfig: boolean;
+  configId: string | null;
+  /** Write only while runs.attempts equals this (null: whatever it is). */
+  attempt: number | null;
+  transport: RunResult['transport'];
+  measureVersion: string;
+  errorClass: RunErrorClass | null;
+  /** The headline columns (HEADLINES), after the named parameters. */
+  figures: HeadlineFigures;
+}
+
+/** The parameters' order ($1, $2, ...); the headline figures follow, in HEADLINES order. */
+const RUN_UPDATE_PARAMS = [
+  'runId',
+  'status',
+  'finishedAt',
+  'error',
+  'wallAnchor',
+  'monotonicAnchorNs',
+  'durationUs',
+  'summary',
+  'requestsSucceeded',
+  'requestsFailed',
+  'requestsIncomplete',
+  'errorCounts',
+  'eventLoopDelayP99Ms',
+  'eventLoopDelayMaxMs',
+  'clientSaturated',
+  'clientHealth',
+  'streamOptionsRequested',
+  'streamOptionsRejected',
+  'setConfig',
+  'configId',
+  'attempt',
+  'transport',
+  'measureVersion',
+  'errorClass',
+] as const satisfies ReadonlyArray<Exclude<keyof RunRowUpdate, 'figures'>>;
+
+const param = (name: (typeof RUN_UPDATE_PARAMS)[number]) => `$${RUN_UPDATE_PARAMS.indexOf(name) + 1}`;
+const headlineSet = HEADLINES.map((h, i) => `${h.column} = $${RUN_UPDATE_PARAMS.length + 1 + i}`).join(', ');
+
+const RUN_UPDATE_SQL = `UPDATE runs SET
+       status = ${param('status')}::"RunStatus", finished_at = ${param('finishedAt')}, error = ${param('error')},
+       started_at = COALESCE(started_at, ${param('wallAnchor')}), wall_anchor = ${param('wallAnchor')}, monotonic_anchor_ns = ${param('monotonicAnchorNs')}, duration_us = ${param('durationUs')},
+       summary = ${param('summary')}, requests_succeeded = ${param('requestsSucceeded')}, requests_failed = ${param('requestsFailed')}, requests_incomplete = ${param('requestsIncomplete')}, error_counts = ${param('errorCounts')},
+       event_loop_delay_p99_ms = ${param('eventLoopDelayP99Ms')}, event_loop_delay_max_ms = ${param('eventLoopDelayMaxMs')}, client_saturated = ${param('clientSaturated')}, client_health = ${param('clientHealth')},
+       stream_options_requested = ${param('streamOptionsRequested')}, stream_options_rejected = ${param('streamOptionsRejected')},
+       config_id = CASE WHEN ${param('setConfig')} THEN ${param('configId')}::uuid ELSE config_id END,
+       transport = ${param('transport')}::"MeasureTransport", measure_version = ${param('measureVersion')}, error_class = ${param('errorClass')}::"RunErrorClass",
+       ${headlineSet}
+     WHERE id = ${param('runId')} AND (${param('attempt')}::int IS NULL OR attempts = ${param('attempt')})
+     RETURNING endpoint_id, started_at`;
+
+function runRowUpdate(
   runId: string,
   result: RunResult,
   status: RunStatus,
   options: PersistRunOptions,
-): Promise<RunPlace | null> {
+): RunRowUpdate {
   const s = result.summary;
-  const figures = headlineFigures(s);
-  const fixed = [
+  return {
     runId,
     status,
-    options.finishedAt ?? new Date(),
-    options.error !== undefined ? options.error : derivedError(status, result),
-    new Date(result.wallAnchorMs),
-    result.monotonicAnchorNs,
-    Math.round(result.durationUs),
-    JSON.stringify(s),
-    s.requests.succeeded,
-    s.requests.failed,
-    s.requests.incomplete,
-    JSON.stringify(s.errorsByClass),
-    result.client.eventLoopDelayMs.p99,
-    result.client.eventLoopDelayMs.max,
-    result.client.saturated,
-    JSON.stringify(result.client),
-    result.streamOptions.requested,
-    result.streamOptions.rejectedByServer,
-    options.configId !== undefined,
-    options.configId ?? null,
-    options.attempt ?? null,
-    result.transport,
-    result.measureVersion,
-    options.errorClass !== undefined ? options.errorClass : derivedErrorClass(status),
-  ];
-  const headlineSet = HEADLINES.map((h, i) => `${h.column} = $${fixed.length + 1 + i}`).join(', ');
-  const updated = await client.query<RunPlace>(
-    `UPDATE runs SET
-       status = $2::"RunStatus", finished_at = $3, error = $4,
-       started_at = COALESCE(started_at, $5), wall_anchor = $5, monotonic_anchor_ns = $6, duration_us = $7,
-       summary = $8, requests_succeeded = $9, requests_failed = $10, requests_incomplete = $11, error_counts = $12,
-       event_loop_delay_p99_ms = $13, event_loop_delay_max_ms = $14, client_saturated = $15, client_health = $16,
-       stream_options_requested = $17, stream_options_rejected = $18,
-       config_id = CASE WHEN $19 THEN $20::uuid ELSE config_id END,
-       transport = $22::"MeasureTransport", measure_version = $23, error_class = $24::"RunErrorClass",
-       ${headlineSet}
-     WHERE id = $1 AND ($21::int IS NULL OR attempts = $21)
-     RETURNING endpoint_id, started_at`,
-    [...fixed, ...HEADLINES.map((h) => figures[h.field])],
-  );
+    finishedAt: options.finishedAt ?? new Date(),
+    error: options.error !== undefined ? options.error : derivedError(status, result),
+    wallAnchor: new Date(result.wallAnchorMs),
+    monotonicAnchorNs: result.monotonicAnchorNs,
+    durationUs: Math.round(result.durationUs),
+    summary: JSON.stringify(s),
+    requestsSucceeded: s.requests.succeeded,
+    requestsFailed: s.requests.failed,
+    requestsIncomplete: s.requests.incomplete,
+    errorCounts: JSON.stringify(s.errorsByClass),
+    eventLoopDelayP99Ms: result.client.eventLoopDelayMs.p99,
+    eventLoopDelayMaxMs: result.client.eventLoopDelayMs.max,
+    clientSaturated: result.client.saturated,
+    clientHealth: JSON.stringify(result.client),
+    streamOptionsRequested: result.streamOptions.requested,
+    streamOptionsRejected: result.streamOptions.rejectedByServer,
+    setConfig: options.configId !== undefined,
+    configId: options.configId ?? null,
+    attempt: options.attempt ?? null,
+    transport: result.transport,
+    measureVersion: result.measureVersion,
+    errorClass: options.errorClass !== undefined ? options.errorClass : derivedErrorClass(status),
+    figures: headlineFigures(s),
+  };
+}
+
+async function updateRun(client: PoolClient, row: RunRowUpdate): Promise<RunPlace | null> {
+  const updated = await client.query<RunPlace>(RUN_UPDATE_SQL, [
+    ...RUN_UPDATE_PARAMS.map((name) => row[name]),
+    ...HEADLINES.map((h) => row.figures[h.field]),
+  ]);
   if (updated.rowCount === 1) return updated.rows[0];
-  const exists = await client.query('SELECT 1 FROM runs WHERE id = $1', [runId]);
+  const exists = await client.query('SELECT 1 FROM runs WHERE id = $1', [row.runId]);
   if (exists.rowCount === 0) {
-    throw new Error(`run ${runId} does not exist: create the run row before persisting its result`);
+    throw new Error(`run ${row.runId} does not exist: create the run row before persisting its result`);
   }
   return null;
 }
