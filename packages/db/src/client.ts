@@ -8,9 +8,14 @@ export interface CreatePrismaOptions {
   pool?: Pool;
 }
 
+/** How long a query waits for a free connection of the pool before it fails (pool exhaustion). */
+export const DEFAULT_CONNECTION_TIMEOUT_MS = 10_000;
+
 /** A PrismaClient over the `pg` driver adapter (no native engine). */
 export function createPrisma(databaseUrl: string, options: CreatePrismaOptions = {}): PrismaClient {
-  const adapter = new PrismaPg(options.pool ?? { connectionString: databaseUrl });
+  const adapter = new PrismaPg(
+    options.pool ?? { connectionString: databaseUrl, connectionTimeoutMillis: DEFAULT_CONNECTION_TIMEOUT_MS },
+  );
   return new PrismaClient({ adapter });
 }
 
@@ -24,6 +29,11 @@ export interface Database {
 export interface CreateDatabaseOptions {
   /** Pool size; pg's default is 10. */
   max?: number;
+  /**
+   * How long a query waits for a connection (a free one, or a new one to connect) before failing;
+   * pg's own default is forever, which turns an exhausted pool into hung requests.
+   */
+  connectionTimeoutMs?: number;
 }
 
 /**
@@ -38,7 +48,11 @@ export class PooledPrismaClient extends PrismaClient {
     private readonly databaseUrl: string,
     options: CreateDatabaseOptions = {},
   ) {
-    const pool = new Pool({ connectionString: databaseUrl, max: options.max });
+    const pool = new Pool({
+      connectionString: databaseUrl,
+      max: options.max,
+      connectionTimeoutMillis: options.connectionTimeoutMs ?? DEFAULT_CONNECTION_TIMEOUT_MS,
+    });
     // An idle client that loses its server (a restart, a terminated backend) is dropped by the pool
     // and the next query connects anew; without a listener its 'error' event would crash the process.
     pool.on('error', () => undefined);

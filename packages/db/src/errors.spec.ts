@@ -38,6 +38,24 @@ describe('classifyDbError', () => {
     expect(classifyDbError(undefined)).toBe('permanent');
   });
 
+  it('classifies a wait for a free pool connection that timed out as pool exhaustion, not transient', async () => {
+    const testDb = await createTestDatabase();
+    const db = createDatabase(testDb.url, { max: 1, connectionTimeoutMs: 100 });
+    const held = await db.pool.connect();
+    try {
+      const waited = await db.pool.connect().catch((error: unknown) => error);
+      expect(waited).toBeInstanceOf(Error);
+      expect(classifyDbError(waited)).toBe('pool_exhausted');
+      const throughPrisma = await db.prisma.endpoint.count().catch((error: unknown) => error);
+      expect(classifyDbError(throughPrisma)).toBe('pool_exhausted');
+      expect(isTransientDbError(new Error('wrapped', { cause: throughPrisma }))).toBe(false);
+    } finally {
+      held.release();
+      await db.close();
+      await testDb.drop();
+    }
+  });
+
   it('classifies what Prisma and pg really throw', async () => {
     const testDb = await createTestDatabase();
     const db = createDatabase(testDb.url, { max: 1 });

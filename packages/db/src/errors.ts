@@ -25,7 +25,11 @@ const RETRYABLE_SQLSTATES = new Set(['57P01', '57P02', '57P03', '53300', '40001'
 // Prisma: database unreachable, timed out, connection closed.
 const PRISMA_UNREACHABLE = new Set(['P1001', 'P1002', 'P1008', 'P1017']);
 const UNREACHABLE_MESSAGES =
-  /connection terminated|connection refused|can't reach database|terminating connection|server closed the connection|connection ended|timeout exceeded when trying to connect/i;
+  /connection terminated|connection refused|can't reach database|terminating connection|server closed the connection|connection ended/i;
+// pg-pool's wait for a free client ran out (connectionTimeoutMillis; a slow server's connect says
+// "Connection terminated due to connection timeout" instead), and Prisma's own pool's P2024 text.
+const POOL_EXHAUSTED_MESSAGES =
+  /timeout exceeded when trying to connect|timed out fetching a new connection from the connection pool/i;
 
 /** Classifies an error from Prisma or pg, looking through its `cause` chain (the driver adapter wraps pg's). */
 export function classifyDbError(error: unknown): DbErrorKind {
@@ -48,7 +52,10 @@ export function classifyDbError(error: unknown): DbErrorKind {
       )
         transient = true;
     }
-    if (typeof message === 'string' && UNREACHABLE_MESSAGES.test(message)) transient = true;
+    if (typeof message === 'string') {
+      if (POOL_EXHAUSTED_MESSAGES.test(message)) return 'pool_exhausted';
+      if (UNREACHABLE_MESSAGES.test(message)) transient = true;
+    }
     cause = (cause as { cause?: unknown }).cause;
   }
   return transient ? 'transient' : 'permanent';
