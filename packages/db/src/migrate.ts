@@ -3,7 +3,7 @@ import { readdirSync, readFileSync, existsSync } from 'node:fs';
 import path from 'node:path';
 import type { Client } from 'pg';
 import { connect, redact } from './connection';
-import { backfillRollups } from './rollups';
+import { rollUpRunsStoredBeforeRollups } from './data-steps/20261203150000_run_rollups';
 
 /** `prisma/migrations` of the repository (the same relative place from src/ and dist/). */
 export const MIGRATIONS_DIR = path.resolve(__dirname, '../../../prisma/migrations');
@@ -45,7 +45,8 @@ export interface MigrateResult {
 /**
  * Data steps that are code, not SQL: each runs after every migrate() once its migration is applied.
  * They are idempotent and cheap when there is nothing to do, so an interrupted step resumes on the
- * next migrate() (the migration itself is recorded as applied either way).
+ * next migrate() (the migration itself is recorded as applied either way). Each is a frozen copy in
+ * `data-steps/`, never today's code, so that what a migration does cannot change after it shipped.
  */
 const DATA_STEPS: Array<{
   after: string;
@@ -53,7 +54,7 @@ const DATA_STEPS: Array<{
 }> = [
   {
     after: '20261203150000_run_rollups',
-    run: async (client, log) => (await backfillRollups(client, { log })).days,
+    run: rollUpRunsStoredBeforeRollups,
   },
 ];
 

@@ -325,8 +325,8 @@ export interface BackfillRollupsResult {
 /**
  * Rolls up the measured runs of every endpoint-day that has none yet (runs stored before rollups
  * existed, or written by a process that did not roll up): one transaction per endpoint-day, so it
- * is idempotent and resumable. The migration runner calls it after applying migrations, on its one
- * connection (so `client` must be a single connection, not a pool).
+ * is idempotent and resumable. `client` must be a single connection, not a pool. The migration
+ * that added rollups runs a frozen copy of it (data-steps/20261203150000_run_rollups.ts), not this.
  */
 export async function backfillRollups(
   client: Queryable,
