@@ -1,11 +1,15 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { TeapotApiClient } from './api-client';
+import type { StackOptions } from './args';
 
 /** The model and GPU preset both simulators serve; only the weight precision differs. */
 export const DEMO_MODEL = 'llama-8b';
 export const DEMO_GPU = 'h100-sxm';
 
 export type DemoQuant = 'fp16' | 'fp8';
+
+/** The demo's endpoints: FP16 on the first simulator port, FP8 on the second. */
+export const DEMO_QUANTS: readonly DemoQuant[] = ['fp16', 'fp8'];
 
 export interface DemoEndpoint {
   quant: DemoQuant;
@@ -24,6 +28,15 @@ export interface RegisteredEndpoint extends DemoEndpoint {
 
 export function demoEndpointName(quant: DemoQuant): string {
   return `${DEMO_MODEL}-h100-${quant}`;
+}
+
+/** The demo's endpoints on this launch's simulator ports. */
+export function demoEndpoints(options: StackOptions): DemoEndpoint[] {
+  return DEMO_QUANTS.map((quant, i) => ({
+    quant,
+    name: demoEndpointName(quant),
+    baseUrl: `http://127.0.0.1:${options.simulatorPorts[i]}/v1`,
+  }));
 }
 
 /** The arguments of packages/simulator/dist/main.js for one demo endpoint. */

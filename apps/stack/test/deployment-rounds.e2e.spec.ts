@@ -3,7 +3,7 @@ import { createTestWorld, freePorts, type TestWorld } from '@teapot/testing';
 import { DEFAULT_STACK_OPTIONS } from '../src';
 import { describeRounds, runDeploymentRounds, type RoundsResult } from '../src/deployment-rounds';
 import { StackSession } from '../src/session';
-import { startServices } from '../src/stack';
+import { startServices } from '../src/start-services';
 import { LocalWebhookReceiver } from '../src/webhook-receiver';
 
 // A round takes ~15 s on a quiet machine (9 runs), so the suite runs 3; `npm run bench:deployments`

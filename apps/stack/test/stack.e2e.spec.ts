@@ -4,7 +4,7 @@ import path from 'node:path';
 import { createTestWorld, freePorts, type TestWorld } from '@teapot/testing';
 import { DEFAULT_STACK_OPTIONS, runStack } from '../src';
 import { readEnvFile } from '../src/dev-env';
-import { CANCELLED_BY_LAUNCHER } from '../src/stack';
+import { CANCELLED_BY_LAUNCHER } from '../src/stop-stack';
 
 let world: TestWorld;
 
