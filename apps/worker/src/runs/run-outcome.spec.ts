@@ -1,5 +1,5 @@
 import { WORKER_DEFAULTS } from '@teapot/jobs';
-import { jobFailureOf, STALLED_LIMIT_REASON } from './run-outcome';
+import { afterStoreFailure, jobFailureOf, STALLED_LIMIT_REASON } from './run-outcome';
 
 describe('jobFailureOf', () => {
   it('calls a job that stalled past the limit a lost worker, counting the deaths', () => {
@@ -19,5 +19,19 @@ describe('jobFailureOf', () => {
       errorClass: 'internal',
       reason: 'the run job failed 3 times: connect ECONNREFUSED',
     });
+  });
+});
+
+describe('afterStoreFailure', () => {
+  it('measures the run again while the database is away or the pool had no connection in time', () => {
+    const refused = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' });
+    const poolWait = new Error('timeout exceeded when trying to connect');
+    expect(afterStoreFailure(refused)).toBe('measure_again');
+    expect(afterStoreFailure(new Error('wrapped', { cause: poolWait }))).toBe('measure_again');
+  });
+
+  it('ends the run when the write can never succeed', () => {
+    expect(afterStoreFailure(new Error('column "x" does not exist'))).toBe('end_run');
+    expect(afterStoreFailure(Object.assign(new Error('duplicate key'), { code: '23505' }))).toBe('end_run');
   });
 });

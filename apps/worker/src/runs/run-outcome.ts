@@ -1,5 +1,5 @@
 import type { RunErrorClass } from '@teapot/contracts';
-import { runStatusOf, type RunStatus } from '@teapot/db';
+import { classifyDbError, runStatusOf, type RunStatus } from '@teapot/db';
 import { WORKER_DEFAULTS } from '@teapot/jobs';
 import type { RunResult } from '@teapot/measure';
 
@@ -33,6 +33,16 @@ function describeErrors(byClass: Partial<Record<string, number>>): string {
     .filter(([, count]) => (count ?? 0) > 0)
     .map(([kind, count]) => `${kind} ${count}`);
   return parts.length > 0 ? `: ${parts.join(', ')}` : '';
+}
+
+/**
+ * What a measured result's write that failed for good leads to: the job fails so BullMQ measures the
+ * run again while the database is away or no pool connection came free in time (a database that
+ * stopped answering fills the pool too); a write that can never succeed ends the run instead.
+ */
+export function afterStoreFailure(error: unknown): 'measure_again' | 'end_run' {
+  const kind = classifyDbError(error);
+  return kind === 'transient' || kind === 'pool_exhausted' ? 'measure_again' : 'end_run';
 }
 
 /** BullMQ's reason for a job whose lock expired (its worker died) more often than maxStalledCount allows. */

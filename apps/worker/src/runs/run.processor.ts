@@ -10,7 +10,6 @@ import {
 } from '@teapot/contracts';
 import { WORKER_DEFAULTS } from '@teapot/jobs';
 import { runBenchmarkInThread, type RunOptions, type RunResult, type Target } from '@teapot/measure';
-import { isTransientDbError } from '@teapot/db';
 import { checkUrl, guardedLookup } from '@teapot/webhooks';
 import { CLOCK, WORKER_ENV, type Clock } from '../env/worker-env';
 import { WorkerMetrics } from '../metrics/worker-metrics';
@@ -23,7 +22,7 @@ import {
 import { RedisService } from '../redis/redis.service';
 import { EndpointLease } from './endpoint-lease';
 import { runOptionsFromSnapshot } from './profile-snapshot';
-import { jobFailureOf, verdictOf } from './run-outcome';
+import { afterStoreFailure, jobFailureOf, verdictOf } from './run-outcome';
 import { retryWhileDatabaseIsAway } from './database-retry';
 import { RunRepository, type RunToProcess } from './run-repository';
 import { onBusyEndpoint, skippedAtStart, startDeadline, startDelayMs } from './run-timing';
@@ -223,9 +222,7 @@ export class RunProcessor implements QueueProcessorHooks {
         this.runs.persist(runId, attempt, result, verdict.error),
       );
     } catch (error) {
-      // Still unreachable after the retries: fail the job so BullMQ retries it (the run is measured again).
-      if (isTransientDbError(error)) throw error;
-      // A write that can never succeed (a bug, bad data) would fail again: end the run with the reason.
+      if (afterStoreFailure(error) === 'measure_again') throw error;
       return this.endUnmeasured(
         { id: runId, attempts: attempt },
         'failed',
