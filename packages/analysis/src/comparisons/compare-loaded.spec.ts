@@ -112,6 +112,8 @@ describe('compare over loaded sides (no database)', () => {
     const empty = compare(side('base', 3, 1), side('none', 0, 1), optionsOf());
     expect(empty.reason).toBe('candidate: no measured run matches');
     expect(empty.metrics).toEqual([]);
-    expect(() => compare(side('base', 3, 1), side('few', 3, 1), optionsOf())).toThrow(/requests loaded/);
+    expect(() => compare(side('base', 3, 1), side('few', 3, 1), optionsOf())).toThrow(
+      /requests of both sides loaded/,
+    );
   });
 });

@@ -7,6 +7,7 @@ import {
   type SelectedRun,
   type ServingConfigField,
   type StoredHistogram,
+  type StoredThresholds,
 } from '@teapot/db';
 import { LatencyHistogram } from '@teapot/stats';
 import { histogramStatistic } from '../histogram-statistic';
@@ -23,7 +24,6 @@ import { NOTES, NOTHING_RESAMPLED } from './explain';
 import { compareDistribution, compareRate, seedOf } from './metric-rows';
 import { sideRoofline, type SideRoofline } from './roofline';
 import { thresholdOf, usableThresholds, type ComparisonThreshold } from './thresholds';
-import type { StoredThresholds } from '@teapot/db';
 import { overallVerdictOf, type Verdict } from './verdict';
 import { matchWorkloads, type WorkloadMatch } from './workload';
 
@@ -137,8 +137,8 @@ export function compare(baseline: LoadedSide, candidate: LoadedSide, options: Co
     iterations: options.iterations,
     seed: options.seed,
     confidence: options.confidence,
-    configDifferences: configDifferences(summaries.baseline, summaries.candidate),
   };
+  const differences = configDifferences(summaries.baseline, summaries.candidate);
   const notes: string[] = [];
   for (const side of SIDES) {
     const { runs, excludedSaturated } = sides[side];
@@ -150,6 +150,7 @@ export function compare(baseline: LoadedSide, candidate: LoadedSide, options: Co
         ...head,
         workload: { same: true, differences: [] },
         roofline: null,
+        configDifferences: differences,
         metrics: [],
         verdict: 'inconclusive',
         notes,
@@ -198,6 +199,7 @@ export function compare(baseline: LoadedSide, candidate: LoadedSide, options: Co
       candidate: roofline(candidate, merged.candidate.tpot),
     },
     workload,
+    configDifferences: differences,
     metrics: results,
     verdict: overallVerdictOf(judged),
     notes,
@@ -222,7 +224,8 @@ function distributionRows(
   const metrics = [...byMetric.keys()];
   const samplesOf = (side: LoadedSide): DistributionSamples => {
     if (unit === 'runs') return runSamples(side.histograms, metrics);
-    if (!side.requests) throw new Error('a comparison resampling requests needs each side’s requests loaded');
+    if (!side.requests)
+      throw new Error('a comparison resampling requests needs the requests of both sides loaded');
     return requestSamples(side.runs, side.requests, metrics);
   };
   const samples = { baseline: samplesOf(sides.baseline), candidate: samplesOf(sides.candidate) };

@@ -1,5 +1,5 @@
 import { METRICS } from '@teapot/contracts';
-import type { AnalysisStores, SelectedRun } from '@teapot/db';
+import type { AnalysisStores } from '@teapot/db';
 import { AnalysisInputError } from '../errors';
 import { selectRuns, type RunSelection, type SelectedRuns } from '../selection';
 import { resamplePlan, storedHistogramMetrics } from './bootstrap-plan';
@@ -57,7 +57,7 @@ export async function loadComparison(
     .filter((metric) => METRICS[metric].kind === 'distribution');
   const metrics = storedHistogramMetrics(distributionMetrics, unit);
   const load = async (side: SelectedRuns): Promise<LoadedSide> => {
-    const ids = side.runs.map((run: SelectedRun) => run.id);
+    const ids = side.runs.map((run) => run.id);
     return {
       ...side,
       details: await stores.runs.details(ids),
