@@ -14,9 +14,10 @@
  */
 import { loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
-import { compare, trend } from '@teapot/analysis';
+import { compareRuns, trend } from '@teapot/analysis';
 import { MEASURED_RUN_STATUSES } from '@teapot/contracts';
 import {
+  analysisStores,
   createDatabase,
   dropDatabase,
   ensureDatabase,
@@ -194,9 +195,11 @@ const dailyTrend: AnalysisFigure = {
       to: history.to,
       endpointIds: [endpointId],
     };
-    const result = await trend(history.db, query);
-    const trendMs = await medianTime(REPEATS, () => trend(history.db, query));
-    const perRunMs = await medianTime(REPEATS, () => trend(history.db, query, { source: 'runs' }));
+    const result = await trend(analysisStores(history.db), query);
+    const trendMs = await medianTime(REPEATS, () => trend(analysisStores(history.db), query));
+    const perRunMs = await medianTime(REPEATS, () =>
+      trend(analysisStores(history.db), query, { source: 'runs' }),
+    );
     const points = result.series[0]?.points ?? [];
     const start = performance.now();
     const exact = await sqlBaseline(history, endpointId);
@@ -279,14 +282,14 @@ const windowComparison: AnalysisFigure = {
       baseline: { from: new Date(split.getTime() - days * DAY_MS), to: split, endpointIds },
       candidate: { from: split, to: history.to, endpointIds },
     };
-    let result = await compare(history.db, query);
+    let result = await compareRuns(analysisStores(history.db), query);
     const times: number[] = [];
     // This process's CPU per comparison (Postgres's is not in it): what the wall time is on an idle core.
     const cpu: number[] = [];
     for (let i = 0; i < REPEATS; i++) {
       const start = performance.now();
       const used = process.cpuUsage();
-      result = await compare(history.db, query);
+      result = await compareRuns(analysisStores(history.db), query);
       times.push(performance.now() - start);
       const { user, system } = process.cpuUsage(used);
       cpu.push((user + system) / 1000);

@@ -16,7 +16,7 @@ import { loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { recomputeChangePoints } from '@teapot/analysis';
 import { METRICS, METRIC_NAMES, type MetricDefinition } from '@teapot/contracts';
-import { createDatabase, dropDatabase, ensureDatabase, migrate } from '@teapot/db';
+import { ChangePointStore, createDatabase, dropDatabase, ensureDatabase, migrate } from '@teapot/db';
 import {
   labelledSeries,
   otavaChangePoints,
@@ -159,10 +159,10 @@ async function speed(): Promise<void> {
       }
     }
     const recomputeTimes: number[] = [];
-    let result = await recomputeChangePoints(db, key);
+    let result = await recomputeChangePoints(new ChangePointStore(db), key);
     for (let i = 0; i < 3; i++) {
       const start = performance.now();
-      result = await recomputeChangePoints(db, key);
+      result = await recomputeChangePoints(new ChangePointStore(db), key);
       recomputeTimes.push(performance.now() - start);
     }
     const read = median(readTimes);

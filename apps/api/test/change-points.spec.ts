@@ -1,4 +1,5 @@
 import { recomputeChangePoints } from '@teapot/analysis';
+import { ChangePointStore } from '@teapot/db';
 import { storeMeasuredRun, syntheticRunResult } from '@teapot/db/testing';
 import { created, endpointBody, profileBody, type RunningApi, startApi } from './api';
 
@@ -28,7 +29,7 @@ beforeAll(async () => {
     );
     runIds.push(runId);
   }
-  await recomputeChangePoints(api.prisma, { endpointId, profileId });
+  await recomputeChangePoints(new ChangePointStore(api.prisma), { endpointId, profileId });
 }, 120_000);
 
 afterAll(() => api?.close());

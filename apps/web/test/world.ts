@@ -3,7 +3,7 @@ import path from 'node:path';
 import { createApp } from '@teapot/api';
 import { loadApiEnv } from '@teapot/config';
 import { recomputeChangePoints } from '@teapot/analysis';
-import { persistRunResult } from '@teapot/db';
+import { ChangePointStore, persistRunResult } from '@teapot/db';
 import { syntheticRunResult } from '@teapot/db/testing';
 import { createTestWorld } from '@teapot/testing';
 import { runBenchmark } from '@teapot/measure';
@@ -143,7 +143,10 @@ export async function startDashboardWorld(runsPerEndpoint = 3): Promise<Dashboar
         }
       }
       if (quant === 'fp16')
-        await recomputeChangePoints(store, { endpointId: endpoint.id, profileId: profile.id });
+        await recomputeChangePoints(new ChangePointStore(store), {
+          endpointId: endpoint.id,
+          profileId: profile.id,
+        });
       endpoints.push({ id: endpoint.id, name: endpoint.name, runIds });
     }
     return { baseUrl, readKey, endpoints, close };

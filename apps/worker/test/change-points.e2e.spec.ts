@@ -2,6 +2,7 @@ import type { INestApplicationContext } from '@nestjs/common';
 import type { Queue } from 'bullmq';
 import { listChangePoints } from '@teapot/analysis';
 import { QUEUE_NAMES, type ChangePointsJobData } from '@teapot/contracts';
+import { ChangePointStore } from '@teapot/db';
 import { storeMeasuredRun, syntheticRunResult } from '@teapot/db/testing';
 import { ChangePointQueueProducer, RunQueueProducer } from '@teapot/jobs';
 import { startSimulator, type RunningSimulator } from '@teapot/simulator';
@@ -82,7 +83,11 @@ describe('change-points queue: change points recomputed as runs arrive', () => {
     const found = await waitFor(
       'the robust P99 ITL step to be stored',
       async () => {
-        const list = await listChangePoints(world.db, { metric: 'itl', statistic: 'p99', mode: 'robust' });
+        const list = await listChangePoints(new ChangePointStore(world.db), {
+          metric: 'itl',
+          statistic: 'p99',
+          mode: 'robust',
+        });
         return list.changePoints.length > 0 ? list.changePoints : null;
       },
       30_000,
@@ -110,7 +115,11 @@ describe('change-points queue: change points recomputed as runs arrive', () => {
     await world.db.prisma.run.update({ where: { id: runIds[STEP - 1] }, data: { trigger: 'deployment' } });
     await changePoints.enqueueChangePoints({ endpointId, profileId }, 0);
     await waitFor('the step to be stored again', async () => {
-      const list = await listChangePoints(world.db, { metric: 'itl', statistic: 'p99', mode: 'robust' });
+      const list = await listChangePoints(new ChangePointStore(world.db), {
+        metric: 'itl',
+        statistic: 'p99',
+        mode: 'robust',
+      });
       return list.changePoints.length > 0;
     });
     const { rows } = await world.db.pool.query(
@@ -132,7 +141,11 @@ describe('change-points queue: change points recomputed as runs arrive', () => {
       },
       20_000,
     );
-    const list = await listChangePoints(world.db, { metric: 'itl', statistic: 'p99', mode: 'robust' });
+    const list = await listChangePoints(new ChangePointStore(world.db), {
+      metric: 'itl',
+      statistic: 'p99',
+      mode: 'robust',
+    });
     expect(list.changePoints.map((c) => c.runId)).toEqual([runIds[STEP]]);
   });
 });

@@ -1,6 +1,6 @@
-import type { Database } from '@teapot/db';
+import { ChangePointStore, type ChangePoint, type Database } from '@teapot/db';
 import { openTestDatabase, storeEndpoint, storeMeasuredRun, syntheticRunResult } from '@teapot/db/testing';
-import { listChangePoints, recomputeChangePoints, type ChangePoint } from './change-points';
+import { listChangePoints, recomputeChangePoints } from './change-points';
 import { AnalysisInputError } from './errors';
 
 let db: Database;
@@ -44,7 +44,7 @@ const itlP99 = (points: ChangePoint[], mode: string) =>
 describe('recomputeChangePoints', () => {
   let first: Awaited<ReturnType<typeof recomputeChangePoints>>;
   beforeAll(async () => {
-    first = await recomputeChangePoints(db, { endpointId, profileId });
+    first = await recomputeChangePoints(new ChangePointStore(db), { endpointId, profileId });
   }, 60_000);
 
   it('finds the step of the stored runs in both modes, at the run where it happened', async () => {
@@ -77,9 +77,12 @@ describe('recomputeChangePoints', () => {
   });
 
   it('stores what it found, and a recomputation with no new run detects nothing new', async () => {
-    const stored = await listChangePoints(db, { endpointIds: [endpointId], limit: 1_000 });
+    const stored = await listChangePoints(new ChangePointStore(db), {
+      endpointIds: [endpointId],
+      limit: 1_000,
+    });
     expect(stored.changePoints).toHaveLength(first.stored);
-    const again = await recomputeChangePoints(db, { endpointId, profileId });
+    const again = await recomputeChangePoints(new ChangePointStore(db), { endpointId, profileId });
     expect(again).toMatchObject({ detected: [], removed: 0, stored: first.stored });
   });
 
@@ -87,7 +90,7 @@ describe('recomputeChangePoints', () => {
     await db.pool.query('DELETE FROM change_points');
     await expect(
       recomputeChangePoints(
-        db,
+        new ChangePointStore(db),
         { endpointId, profileId },
         {
           onDetected: async (client) => {
@@ -97,10 +100,10 @@ describe('recomputeChangePoints', () => {
         },
       ),
     ).rejects.toThrow('outbox down');
-    expect((await listChangePoints(db, {})).changePoints).toEqual([]);
+    expect((await listChangePoints(new ChangePointStore(db), {})).changePoints).toEqual([]);
     const seen: string[] = [];
     await recomputeChangePoints(
-      db,
+      new ChangePointStore(db),
       { endpointId, profileId },
       {
         onDetected: async (client, changePoint) => {
@@ -114,7 +117,8 @@ describe('recomputeChangePoints', () => {
 
   it('removes a stored change point the recomputation no longer finds', async () => {
     const [robust] = itlP99(
-      (await listChangePoints(db, { metric: 'itl', statistic: 'p99', mode: 'robust' })).changePoints,
+      (await listChangePoints(new ChangePointStore(db), { metric: 'itl', statistic: 'p99', mode: 'robust' }))
+        .changePoints,
       'robust',
     );
     await db.pool.query(
@@ -124,33 +128,41 @@ describe('recomputeChangePoints', () => {
          FROM change_points WHERE id = $1`,
       [robust.id, startedAt[5], runIds[5]],
     );
-    const result = await recomputeChangePoints(db, { endpointId, profileId });
+    const result = await recomputeChangePoints(new ChangePointStore(db), { endpointId, profileId });
     expect(result.removed).toBe(1);
-    const left = await listChangePoints(db, { metric: 'itl', statistic: 'p99', mode: 'robust' });
+    const left = await listChangePoints(new ChangePointStore(db), {
+      metric: 'itl',
+      statistic: 'p99',
+      mode: 'robust',
+    });
     expect(left.changePoints.map((c) => c.runId)).toEqual([runIds[STEP]]);
   });
 });
 
 describe('listChangePoints', () => {
   it('filters by series, mode, kind and time, newest first, bounded', async () => {
-    const all = await listChangePoints(db, { limit: 1_000 });
+    const all = await listChangePoints(new ChangePointStore(db), { limit: 1_000 });
     expect(all.changePoints.length).toBeGreaterThan(2);
-    const one = await listChangePoints(db, { limit: 1 });
+    const one = await listChangePoints(new ChangePointStore(db), { limit: 1 });
     expect(one).toMatchObject({ truncated: true });
     expect(one.changePoints).toHaveLength(1);
-    const later = await listChangePoints(db, {
+    const later = await listChangePoints(new ChangePointStore(db), {
       mode: 'robust',
       from: new Date(startedAt[STEP].getTime() + 1),
     });
     expect(later.changePoints).toEqual([]);
-    const robust = await listChangePoints(db, {
+    const robust = await listChangePoints(new ChangePointStore(db), {
       mode: 'robust',
       kind: 'step',
       metric: 'itl',
       statistic: 'p99',
     });
     expect(robust.changePoints).toHaveLength(1);
-    expect(await listChangePoints(db, { endpointIds: ['00000000-0000-0000-0000-000000000000'] })).toEqual({
+    expect(
+      await listChangePoints(new ChangePointStore(db), {
+        endpointIds: ['00000000-0000-0000-0000-000000000000'],
+      }),
+    ).toEqual({
       changePoints: [],
       truncated: false,
     });
@@ -167,7 +179,7 @@ describe('listChangePoints', () => {
     [{ limit: 0 }, 'limit'],
     [{ limit: 1_001 }, 'limit'],
   ])('refuses %j naming %s', async (query, parameter) => {
-    const error = await listChangePoints(db, query).catch((e: unknown) => e);
+    const error = await listChangePoints(new ChangePointStore(db), query).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(AnalysisInputError);
     expect((error as AnalysisInputError).parameter).toBe(parameter);
   });

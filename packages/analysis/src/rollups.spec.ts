@@ -1,4 +1,5 @@
 import {
+  analysisStores,
   backfillRollups,
   dropRawTimings,
   HISTOGRAM_RELATIVE_ERROR,
@@ -105,8 +106,8 @@ function comparable(result: Trend) {
 }
 
 async function expectSameAsPerRun(query: TrendQuery): Promise<Trend> {
-  const rolled = await trend(db, query);
-  const perRun = await trend(db, query, { source: 'runs' });
+  const rolled = await trend(analysisStores(db), query);
+  const perRun = await trend(analysisStores(db), query, { source: 'runs' });
   expect(comparable(rolled)).toEqual(comparable(perRun));
   expect(rolled.excludedSaturatedRuns).toBe(perRun.excludedSaturatedRuns);
   return rolled;
@@ -186,7 +187,7 @@ describe('trends from rollups', () => {
   });
 
   it('reads whole days from daily rollups: rows per point do not grow with the runs in a day', async () => {
-    const result = await trend(db, { ...base, endpointIds: [endpoints[0]] });
+    const result = await trend(analysisStores(db), { ...base, endpointIds: [endpoints[0]] });
     const points = result.series[0].points;
     expect(points).toHaveLength(9);
     expect(points[6].runs).toBe(6);
@@ -207,7 +208,7 @@ describe('trends from rollups', () => {
   });
 
   it('matches the exact percentile over the raw stored arrays within the histogram error', async () => {
-    const result = await trend(db, { ...base, endpointIds: [endpoints[0]] });
+    const result = await trend(analysisStores(db), { ...base, endpointIds: [endpoints[0]] });
     for (const [day, point] of result.series[0].points.entries()) {
       const samples = await exactItlUs(T0 + day * DAY, T0 + (day + 1) * DAY, endpoints[0]);
       const exact = percentile(samples, 0.99) / 1000;
@@ -219,9 +220,9 @@ describe('trends from rollups', () => {
   });
 
   it('leaves client-saturated runs out and counts them', async () => {
-    const result = await trend(db, base);
+    const result = await trend(analysisStores(db), base);
     expect(result.excludedSaturatedRuns).toBe(9);
-    const included = await trend(db, { ...base, includeSaturated: true });
+    const included = await trend(analysisStores(db), { ...base, includeSaturated: true });
     const runs = (t: Trend) => t.series.flatMap((s) => s.points).reduce((n, p) => n + p.runs, 0);
     expect(runs(included) - runs(result)).toBe(9);
   });
@@ -236,7 +237,7 @@ describe('trends from rollups', () => {
       expect(result.read.rollupRows).toBeGreaterThan(0);
     }
     // bucket=run and run filters are always per run
-    const perRun = await trend(db, { ...base, bucket: 'run', to: new Date(T0 + DAY) });
+    const perRun = await trend(analysisStores(db), { ...base, bucket: 'run', to: new Date(T0 + DAY) });
     expect(perRun.read.rollupRows).toBe(0);
   });
 });
@@ -285,7 +286,7 @@ describe('rollups stay right', () => {
 
   it('after retention drops the raw timings', async () => {
     const query = { ...base, to: new Date(T0 + 30 * DAY) };
-    const before = await trend(db, query);
+    const before = await trend(analysisStores(db), query);
     const dropped = await dropRawTimings(db, { olderThan: new Date(Date.now() + DAY) });
     expect(dropped.requests).toBeGreaterThan(0);
     const after = await expectSameAsPerRun(query);
@@ -299,7 +300,7 @@ describe('rollups stay right', () => {
       to: new Date(T0 + 30 * DAY),
       groupBy: ['profile' as const],
     };
-    const before = await trend(db, query);
+    const before = await trend(analysisStores(db), query);
     const rows = await rollupRowCount();
     await db.pool.query('DELETE FROM run_rollups');
     // The migration runner backfills after its migrations (none pending here), as on an upgrade.
@@ -314,9 +315,9 @@ describe('rollups stay right', () => {
       client.release();
     }
     expect(await rollupRowCount()).toBe(rows);
-    expect(comparable(await trend(db, query))).toEqual(comparable(before));
-    expect(comparable(await trend(db, { ...query, bucket: 'week' }))).toEqual(
-      comparable(await trend(db, { ...query, bucket: 'week' }, { source: 'runs' })),
+    expect(comparable(await trend(analysisStores(db), query))).toEqual(comparable(before));
+    expect(comparable(await trend(analysisStores(db), { ...query, bucket: 'week' }))).toEqual(
+      comparable(await trend(analysisStores(db), { ...query, bucket: 'week' }, { source: 'runs' })),
     );
   });
 });

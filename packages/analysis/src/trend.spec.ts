@@ -1,4 +1,4 @@
-import { HISTOGRAM_RELATIVE_ERROR, type Database } from '@teapot/db';
+import { analysisStores, HISTOGRAM_RELATIVE_ERROR, RunSelectionStore, type Database } from '@teapot/db';
 import {
   openTestDatabase,
   storedItlUs,
@@ -84,7 +84,7 @@ const base: TrendQuery = {
 
 describe('trend', () => {
   it('a daily P99 ITL is the percentile over every token of the day, within the histogram error', async () => {
-    const result = await trend(db, base);
+    const result = await trend(analysisStores(db), base);
     expect(result.excludedSaturatedRuns).toBe(1);
     expect(result.series).toHaveLength(1);
     const [day0, day1] = result.series[0].points;
@@ -111,7 +111,11 @@ describe('trend', () => {
   });
 
   it('includes client-saturated runs on request, and groups by a serving-configuration field', async () => {
-    const result = await trend(db, { ...base, includeSaturated: true, groupBy: ['weightQuant'] });
+    const result = await trend(analysisStores(db), {
+      ...base,
+      includeSaturated: true,
+      groupBy: ['weightQuant'],
+    });
     expect(result.excludedSaturatedRuns).toBe(0);
     const byQuant = Object.fromEntries(
       result.series.map((s) => [s.key.weightQuant, s.points.map((p) => p.runs)]),
@@ -120,7 +124,11 @@ describe('trend', () => {
   });
 
   it('filters by configuration and gives one point per run for bucket=run', async () => {
-    const result = await trend(db, { ...base, bucket: 'run', config: { weightQuant: ['fp8'] } });
+    const result = await trend(analysisStores(db), {
+      ...base,
+      bucket: 'run',
+      config: { weightQuant: ['fp8'] },
+    });
     const points = result.series[0].points;
     expect(points.map((p) => p.runId)).toEqual([ids.a, ids.b]);
     const runA = await db.prisma.run.findUniqueOrThrow({ where: { id: ids.a } });
@@ -134,14 +142,18 @@ describe('trend', () => {
   });
 
   it('pools rates: total output tokens over total measured time', async () => {
-    const result = await trend(db, { ...base, metric: 'output_tokens_per_s', statistic: 'mean' });
+    const result = await trend(analysisStores(db), {
+      ...base,
+      metric: 'output_tokens_per_s',
+      statistic: 'mean',
+    });
     const runs = await db.prisma.run.findMany({ where: { id: { in: [ids.fast, ids.slow] } } });
     const seconds = runs.reduce((sum, run) => sum + Number(run.durationUs) / 1e6, 0);
     expect(result.series[0].points[0].value).toBeCloseTo((2 * 20 * 64) / seconds, 6);
   });
 
   it('the tail ratio P99/P50 and the mean come from the same merged histogram', async () => {
-    const tail = await trend(db, { ...base, statistic: 'p99/p50' });
+    const tail = await trend(analysisStores(db), { ...base, statistic: 'p99/p50' });
     const samples = await exactItlUs([ids.fast, ids.slow]);
     const exact = percentile(samples, 0.99) / percentile(samples, 0.5);
     expect(tail.unit).toBe('ratio');
@@ -151,7 +163,7 @@ describe('trend', () => {
   });
 
   it('answers an empty selection with an empty series and the reason', async () => {
-    const result = await trend(db, { ...base, config: { weightQuant: ['int4'] } });
+    const result = await trend(analysisStores(db), { ...base, config: { weightQuant: ['int4'] } });
     expect(result.series).toEqual([]);
     expect(result.reason).toMatch(/no measured run/);
   });
@@ -169,7 +181,7 @@ describe('trend', () => {
     ['an unknown config field', { config: { colour: ['red'] } as never }, 'colour'],
     ['a mistyped config value', { config: { gpuCount: ['eight'] } }, 'gpuCount'],
   ])('refuses %s, naming the parameter', async (_what, change, parameter) => {
-    const error = await trend(db, { ...base, ...change }).catch((e: unknown) => e);
+    const error = await trend(analysisStores(db), { ...base, ...change }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(AnalysisInputError);
     expect((error as AnalysisInputError).parameter).toBe(parameter);
   });
@@ -177,10 +189,14 @@ describe('trend', () => {
 
 describe('selectRuns', () => {
   it('selects by endpoint, trigger and time, oldest first, and counts saturated runs it leaves out', async () => {
-    const selected = await selectRuns(db, { ...base, endpointIds: [endpointId], triggers: ['schedule'] });
+    const selected = await selectRuns(new RunSelectionStore(db), {
+      ...base,
+      endpointIds: [endpointId],
+      triggers: ['schedule'],
+    });
     expect(selected.runs.map((r) => r.id)).toEqual([ids.fast, ids.slow, ids.a, ids.b]);
     expect(selected.excludedSaturated).toBe(1);
     expect(selected.runs[2]).toMatchObject({ configVersion: 2, config: { weightQuant: 'fp8' } });
-    expect((await selectRuns(db, { ...base, triggers: ['manual'] })).runs).toEqual([]);
+    expect((await selectRuns(new RunSelectionStore(db), { ...base, triggers: ['manual'] })).runs).toEqual([]);
   });
 });

@@ -59,3 +59,45 @@ export {
   type WebhookEventInput,
 } from './webhook-outbox';
 export { recordRunFailed, type FailedRun } from './run-events';
+export { analysisStores, type AnalysisStores } from './stores';
+export {
+  RUN_TRIGGERS,
+  RunSelectionStore,
+  type RunDetail,
+  type RunFilter,
+  type RunTriggerName,
+  type SelectedRun,
+} from './stores/run-selection';
+export {
+  SERVING_CONFIG_FIELDS,
+  SERVING_CONFIG_FIELD_NAMES,
+  type ConfigFilter,
+  type ConfigValue,
+  type ServingConfigField,
+} from './stores/serving-config';
+export { RunHistogramStore, type StoredHistogram, type EncodedHistogram } from './stores/run-histograms';
+export { RunRequestStore } from './stores/run-requests';
+export { RunRollupStore, type RollupBucket, type RollupFilter } from './stores/run-rollups';
+export { ProfileStore, type ScheduledProfile, type StoredThresholds } from './stores/profiles';
+export { queueScheduledRuns, type QueuedSlot, type ScheduledRunToQueue } from './stores/scheduled-runs';
+export {
+  CHANGE_POINT_KINDS,
+  CHANGE_POINT_MODES,
+  ChangePointStore,
+  changePointSurroundings,
+  type ChangePoint,
+  type ChangePointFilter,
+  type ChangePointKind,
+  type ChangePointMode,
+  type ChangePointReplacement,
+  type FoundChangePoint,
+  type SeriesKey,
+  type SeriesRun,
+} from './stores/change-points';
+export {
+  DeploymentStore,
+  type BaselineFilter,
+  type DeploymentMark,
+  type DeploymentRun,
+} from './stores/deployments';
+export { LatestResultsStore, type LatestResult } from './stores/latest-results';

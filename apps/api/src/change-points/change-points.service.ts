@@ -1,14 +1,19 @@
 import { Injectable } from '@nestjs/common';
 import { listChangePoints, type ChangePointList } from '@teapot/analysis';
+import { ChangePointStore } from '@teapot/db';
 import { PrismaService } from '../prisma/prisma.service';
 import type { ChangePointQueryDto } from './dto/change-point.dto';
 
 @Injectable()
 export class ChangePointsService {
-  constructor(private readonly prisma: PrismaService) {}
+  private readonly store: ChangePointStore;
+
+  constructor(prisma: PrismaService) {
+    this.store = new ChangePointStore(prisma.pool);
+  }
 
   list(query: ChangePointQueryDto): Promise<ChangePointList> {
-    return listChangePoints(this.prisma.pool, {
+    return listChangePoints(this.store, {
       endpointIds: query.endpointId,
       profileIds: query.profileId,
       metric: query.metric,

@@ -1,15 +1,20 @@
 import { Injectable } from '@nestjs/common';
-import { compare, type Comparison, type ComparisonSide } from '@teapot/analysis';
+import { compareRuns, type Comparison, type ComparisonSide } from '@teapot/analysis';
+import { analysisStores, type AnalysisStores } from '@teapot/db';
 import { timeParameter } from '../common/parse';
 import { PrismaService } from '../prisma/prisma.service';
 import type { ComparisonSideDto, CreateComparisonDto } from './dto/comparison.dto';
 
 @Injectable()
 export class ComparisonsService {
-  constructor(private readonly prisma: PrismaService) {}
+  private readonly stores: AnalysisStores;
+
+  constructor(prisma: PrismaService) {
+    this.stores = analysisStores(prisma.pool);
+  }
 
   compare(body: CreateComparisonDto): Promise<Comparison> {
-    return compare(this.prisma.pool, {
+    return compareRuns(this.stores, {
       baseline: sideOf(body.baseline, 'baseline'),
       candidate: sideOf(body.candidate, 'candidate'),
       metrics: body.metrics,

@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { ApiEnv } from '@teapot/config';
-import { HEADLINES, MEASURED_RUN_STATUSES, type Headline, type MetricName } from '@teapot/contracts';
+import { HEADLINES, type Headline, type MetricName } from '@teapot/contracts';
+import { LatestResultsStore, type LatestResult } from '@teapot/db';
 import { Gauge } from 'prom-client';
 import { API_ENV } from '../env/env.module';
 import { ApiMetrics } from './api-metrics';
@@ -33,17 +34,6 @@ const RESULT_GAUGES: ReadonlyArray<{ metric: MetricName; name: string; help: str
 const GROUP_LABELS = ['endpoint', 'endpoint_id', 'profile', 'profile_id', 'config_version'] as const;
 type GroupLabels = Record<(typeof GROUP_LABELS)[number], string>;
 
-type Row = {
-  endpointId: string;
-  endpoint: string;
-  profileId: string;
-  profile: string;
-  configVersion: number;
-  startedAt: Date;
-  clientSaturated: boolean | null;
-  groups: bigint;
-} & Record<string, number | null>;
-
 interface ResultGauge {
   gauge: Gauge;
   headlines: Headline[];
@@ -62,13 +52,15 @@ export class LatestResults {
   private readonly omitted: Gauge;
   private readonly rows = new Cached(LATEST_RESULTS_CACHE_MS, () => this.query());
   /** The rows the gauges hold now: they are reset only when a new query came back. */
-  private shown: Row[] | null = null;
+  private shown: LatestResult[] | null = null;
+  private readonly store: LatestResultsStore;
 
   constructor(
-    private readonly prisma: PrismaService,
+    prisma: PrismaService,
     metrics: ApiMetrics,
     @Inject(API_ENV) private readonly env: Pick<ApiEnv, 'TEAPOT_METRICS_MAX_GROUPS'>,
   ) {
+    this.store = new LatestResultsStore(prisma.pool);
     const registers = [metrics.registry];
     this.gauges = RESULT_GAUGES.map(({ metric, name, help, perUnit }) => {
       const headlines = HEADLINES.filter((h) => h.metric === metric);
@@ -112,7 +104,7 @@ export class LatestResults {
     this.startedAt.reset();
     this.saturated.reset();
     const max = this.env.TEAPOT_METRICS_MAX_GROUPS;
-    this.omitted.set(rows.length > 0 ? Math.max(0, Number(rows[0].groups) - max) : 0);
+    this.omitted.set(rows.length > 0 ? Math.max(0, rows[0].groups - max) : 0);
     for (const row of rows.slice(0, max)) {
       const labels: GroupLabels = {
         endpoint: row.endpoint,
@@ -123,7 +115,7 @@ export class LatestResults {
       };
       for (const { gauge, headlines, perUnit } of this.gauges) {
         for (const h of headlines) {
-          const value = row[h.field];
+          const value = row.figures[h.field];
           if (value === null || value === undefined) continue;
           gauge.set(headlines.length > 1 ? { ...labels, statistic: h.statistic } : labels, value / perUnit);
         }
@@ -133,30 +125,9 @@ export class LatestResults {
     }
   }
 
-  private query(): Promise<Row[]> {
-    const headlines = this.gauges.flatMap((g) => g.headlines);
-    // Column names come from the metric catalogue, never from input.
-    const columns = headlines.map((h) => h.column).join(', ');
-    const figures = headlines.map((h) => `r.${h.column} AS "${h.field}"`).join(', ');
-    return this.prisma.$queryRawUnsafe<Row[]>(
-      `SELECT e.id AS "endpointId", e.name AS "endpoint", p.id AS "profileId", p.name AS "profile",
-              c.version AS "configVersion", r.started_at AS "startedAt",
-              r.client_saturated AS "clientSaturated", count(*) OVER () AS "groups", ${figures}
-         FROM endpoints e
-         JOIN profiles p ON p.endpoint_id = e.id
-         JOIN serving_configs c ON c.endpoint_id = e.id
-         CROSS JOIN LATERAL (
-           SELECT r.started_at, r.client_saturated, ${columns} FROM runs r
-            WHERE r.profile_id = p.id AND r.config_id = c.id AND r.started_at IS NOT NULL
-              AND r.status::text = ANY($1::text[]) AND r.summary IS NOT NULL
-            -- started_at alone, as the index orders it: a tie-break column would read every run of the pair.
-            ORDER BY r.started_at DESC
-            LIMIT 1
-         ) r
-        WHERE e.archived_at IS NULL
-        ORDER BY r.started_at DESC, e.name, p.name, c.version
-        LIMIT $2`,
-      [...MEASURED_RUN_STATUSES],
+  private query(): Promise<LatestResult[]> {
+    return this.store.latest(
+      this.gauges.flatMap((g) => g.headlines),
       this.env.TEAPOT_METRICS_MAX_GROUPS,
     );
   }

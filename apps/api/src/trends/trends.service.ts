@@ -9,6 +9,7 @@ import {
   type Trend,
   type TrendDeployment,
 } from '@teapot/analysis';
+import { analysisStores, type AnalysisStores } from '@teapot/db';
 import { INT32_MAX } from '../common/params';
 import { parseWholeNumber, timeParameter } from '../common/parse';
 import { RequestValidationException } from '../errors/request-validation.exception';
@@ -17,11 +18,15 @@ import type { TrendQueryDto } from './dto/trend.dto';
 
 @Injectable()
 export class TrendsService {
-  constructor(private readonly prisma: PrismaService) {}
+  private readonly stores: AnalysisStores;
+
+  constructor(prisma: PrismaService) {
+    this.stores = analysisStores(prisma.pool);
+  }
 
   /** The trend, and the deployments that took effect on its series' endpoints within its range. */
   async trend(query: TrendQueryDto): Promise<Trend & { deployments: TrendDeployment[] }> {
-    const found = await trend(this.prisma.pool, {
+    const found = await trend(this.stores, {
       metric: query.metric,
       statistic: query.statistic,
       bucket: query.bucket,
@@ -34,7 +39,7 @@ export class TrendsService {
       includeSaturated: query.includeSaturated ?? false,
       config: configFilters(query),
     });
-    return { ...found, deployments: await trendDeployments(this.prisma.pool, found) };
+    return { ...found, deployments: await trendDeployments(this.stores.deployments, found) };
   }
 }
 

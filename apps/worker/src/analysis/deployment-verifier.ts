@@ -8,7 +8,7 @@ import {
   type DeploymentVerification,
   type VerifyDeploymentJobData,
 } from '@teapot/contracts';
-import { Prisma, recordEvent, type Deployment } from '@teapot/db';
+import { analysisStores, Prisma, recordEvent, type AnalysisStores, type Deployment } from '@teapot/db';
 import { CLOCK, WORKER_ENV, type Clock } from '../env/worker-env';
 import { PrismaService } from '../prisma/prisma.service';
 import {
@@ -37,11 +37,15 @@ export interface VerifyDeploymentOutcome {
 export class DeploymentVerifier implements QueueProcessorHooks {
   private readonly logger = new Logger(DeploymentVerifier.name);
 
+  private readonly stores: AnalysisStores;
+
   constructor(
     @Inject(WORKER_ENV) private readonly env: WorkerEnv,
     @Inject(CLOCK) private readonly clock: Clock,
     private readonly prisma: PrismaService,
-  ) {}
+  ) {
+    this.stores = analysisStores(prisma.pool);
+  }
 
   workerOptions(): QueueWorkerOptions {
     return { concurrency: 2 };
@@ -53,7 +57,7 @@ export class DeploymentVerifier implements QueueProcessorHooks {
     const deployment = await this.prisma.deployment.findUnique({ where: { id: deploymentId } });
     if (!deployment) throw new UnrecoverableError(`deployment ${deploymentId} no longer exists`);
     if (deployment.verdict) return { deploymentId, verdict: deployment.verdict, note: 'already verified' };
-    const progress = await verifyDeployment(this.prisma.pool, deployment);
+    const progress = await verifyDeployment(this.stores, deployment);
     if (progress.state === 'measuring') {
       await job.moveToDelayed(this.clock.now() + this.env.DEPLOYMENT_POLL_MS, token);
       throw new DelayedError();

@@ -1,5 +1,4 @@
-import type { ChangePoint } from '@teapot/analysis';
-import { recordEvent, type PoolClient } from '@teapot/db';
+import { changePointSurroundings, recordEvent, type ChangePoint, type PoolClient } from '@teapot/db';
 
 /** A deployment-triggered run of the endpoint this long before a change explains it: no alert. */
 export const DEPLOYMENT_NEAR_MS = 24 * 3_600_000;
@@ -12,13 +11,12 @@ export const DEPLOYMENT_NEAR_MS = 24 * 3_600_000;
  */
 export async function recordChangePointEvent(client: PoolClient, changePoint: ChangePoint): Promise<boolean> {
   if (changePoint.mode !== 'robust') return false;
-  const { rows } = await client.query<{ scheduled: boolean; deployed: boolean }>(
-    `SELECT (SELECT trigger::text = 'schedule' FROM runs WHERE id = $1) AS scheduled,
-            EXISTS (SELECT 1 FROM runs WHERE endpoint_id = $2 AND trigger::text = 'deployment'
-                       AND started_at > $3::timestamptz - make_interval(secs => $4) AND started_at <= $3) AS deployed`,
-    [changePoint.runId, changePoint.endpointId, changePoint.at, DEPLOYMENT_NEAR_MS / 1000],
+  const { scheduled, deployedBefore } = await changePointSurroundings(
+    client,
+    changePoint,
+    DEPLOYMENT_NEAR_MS,
   );
-  if (!rows[0]?.scheduled || rows[0].deployed) return false;
+  if (!scheduled || deployedBefore) return false;
   const series = new URLSearchParams({
     endpointId: changePoint.endpointId,
     profileId: changePoint.profileId,

@@ -1,7 +1,8 @@
 import { Injectable, Logger } from '@nestjs/common';
 import type { Job } from 'bullmq';
 import { recomputeChangePoints, type Recomputation } from '@teapot/analysis';
-import { JOB_NAMES, MEASURED_RUN_STATUSES, QUEUE_NAMES, type ChangePointsJobData } from '@teapot/contracts';
+import { JOB_NAMES, QUEUE_NAMES, type ChangePointsJobData } from '@teapot/contracts';
+import { ChangePointStore } from '@teapot/db';
 import { PrismaService } from '../prisma/prisma.service';
 import { recordChangePointEvent } from './change-point-event';
 import {
@@ -33,7 +34,11 @@ export interface ChangePointsOutcome {
 export class ChangePointsProcessor implements QueueProcessorHooks {
   private readonly logger = new Logger(ChangePointsProcessor.name);
 
-  constructor(private readonly prisma: PrismaService) {}
+  private readonly store: ChangePointStore;
+
+  constructor(prisma: PrismaService) {
+    this.store = new ChangePointStore(prisma.pool);
+  }
 
   workerOptions(): QueueWorkerOptions {
     // A recomputation is CPU for a fraction of a second per pair: one at a time per process.
@@ -47,9 +52,9 @@ export class ChangePointsProcessor implements QueueProcessorHooks {
     let result: Recomputation;
     for (;;) {
       passes++;
-      const mark = await this.now();
-      result = await recomputeChangePoints(this.prisma.pool, pair, { onDetected: recordChangePointEvent });
-      if (passes >= MAX_PASSES || !(await this.finishedSince(pair, mark))) break;
+      const mark = await this.store.now();
+      result = await recomputeChangePoints(this.store, pair, { onDetected: recordChangePointEvent });
+      if (passes >= MAX_PASSES || !(await this.store.finishedSince(pair, mark))) break;
     }
     if (result.detected.length > 0) {
       this.logger.log(
@@ -64,19 +69,5 @@ export class ChangePointsProcessor implements QueueProcessorHooks {
       detected: result.detected.length,
       removed: result.removed,
     };
-  }
-
-  private async now(): Promise<Date> {
-    const { rows } = await this.prisma.pool.query<{ now: Date }>('SELECT now()');
-    return rows[0].now;
-  }
-
-  private async finishedSince(pair: ChangePointsJobData, mark: Date): Promise<boolean> {
-    const { rows } = await this.prisma.pool.query<{ found: boolean }>(
-      `SELECT EXISTS (SELECT 1 FROM runs WHERE endpoint_id = $1 AND profile_id = $2
-                         AND status::text = ANY($3) AND finished_at >= $4) AS found`,
-      [pair.endpointId, pair.profileId, MEASURED_RUN_STATUSES, mark],
-    );
-    return rows[0].found;
   }
 }

@@ -1,9 +1,11 @@
-import { HISTOGRAM_RELATIVE_ERROR, LatencyHistogram, type Database } from '@teapot/db';
+import { analysisStores, HISTOGRAM_RELATIVE_ERROR, LatencyHistogram, type Database } from '@teapot/db';
 import { openTestDatabase, storeEndpoint, storeMeasuredRun, syntheticRunResult } from '@teapot/db/testing';
 import { percentile, type RunSummary } from '@teapot/measure';
 import { mannWhitneyU } from '@teapot/stats';
 import { AnalysisInputError } from '../errors';
-import { compare, type Comparison, type ComparisonQuery, type MetricComparison } from './compare';
+import type { Comparison, MetricComparison } from './compare';
+import type { ComparisonQuery } from './comparison-query';
+import { compareRuns } from './load-comparison';
 
 let db: Database;
 let endpointId: string;
@@ -92,9 +94,50 @@ beforeAll(async () => {
 
 afterAll(() => db?.close());
 
+/** The pool's statements and their parameters, recorded as the stores send them. */
+function countingPool(): { pool: Database['pool']; queries: Array<{ text: string; values: unknown[] }> } {
+  const queries: Array<{ text: string; values: unknown[] }> = [];
+  const pool = new Proxy(db.pool, {
+    get(target, property) {
+      if (property !== 'query') return Reflect.get(target, property, target);
+      return (text: string, values: unknown[]) => {
+        queries.push({ text, values });
+        return target.query(text, values);
+      };
+    },
+  });
+  return { pool, queries };
+}
+
+describe('what a comparison reads', () => {
+  it.each(['runs', 'requests'] as const)(
+    "reads each side's stored histograms once when it resamples %s",
+    async (resample) => {
+      const { pool, queries } = countingPool();
+      const sides = resample === 'runs' ? window : { fp16: ids.baseline, fp8: ids.slower };
+      const comparison = await compareRuns(analysisStores(pool), {
+        baseline: { runIds: sides.fp16 },
+        candidate: { runIds: sides.fp8 },
+        resample,
+        iterations: 200,
+      });
+      expect(comparison.resampling.unit).toBe(resample);
+      expect(comparison.distributions?.baseline.samples).toBeGreaterThan(0);
+      expect(comparison.roofline?.candidate.tpotP50Ms).not.toBeNull();
+      const histogramReads = queries.filter((query) => query.text.includes('FROM run_histograms'));
+      for (const side of [sides.fp16, sides.fp8]) {
+        const reads = histogramReads.filter((query) =>
+          (query.values[0] as string[]).some((id) => side.includes(id)),
+        );
+        expect(reads).toHaveLength(1);
+      }
+    },
+  );
+});
+
 describe('compare', () => {
   it("gives each side's ITL distribution as CDF points within the histogram error of the exact one", async () => {
-    const comparison = await compare(db, {
+    const comparison = await compareRuns(analysisStores(db), {
       baseline: { runIds: ids.baseline },
       candidate: { runIds: ids.slower },
       metrics: ['ttft'],
@@ -128,7 +171,7 @@ describe('compare', () => {
   });
 
   it('has no distributions when a side has no run', async () => {
-    const comparison = await compare(db, {
+    const comparison = await compareRuns(analysisStores(db), {
       baseline: { runIds: ids.baseline },
       candidate: { runIds: ['00000000-0000-4000-8000-000000000000'] },
     });
@@ -137,7 +180,7 @@ describe('compare', () => {
   });
 
   it('finds a 50% slower candidate of a few runs by resampling requests, against exact values', async () => {
-    const comparison = await compare(db, {
+    const comparison = await compareRuns(analysisStores(db), {
       baseline: { runIds: ids.baseline },
       candidate: { runIds: ids.slower },
     });
@@ -203,15 +246,15 @@ describe('compare', () => {
       statistics: ['p50', 'mean'],
       thresholds: { itl: 0.1, tpot: 0.1, 'tpot.mean': 0.2 },
     };
-    const comparison = await compare(db, query);
+    const comparison = await compareRuns(analysisStores(db), query);
     for (const m of comparison.metrics) {
       const value = m.metric === 'tpot' && m.statistic === 'mean' ? 0.2 : 0.1;
       expect(m.threshold).toEqual({ value, kind: 'relative', source: 'request' });
       expect(m.verdict).toBe('unchanged');
     }
     expect(comparison.verdict).toBe('unchanged');
-    expect(await compare(db, query)).toEqual(comparison);
-    const reseeded = await compare(db, { ...query, seed: 2 });
+    expect(await compareRuns(analysisStores(db), query)).toEqual(comparison);
+    const reseeded = await compareRuns(analysisStores(db), { ...query, seed: 2 });
     // Another seed draws other resamples (one row's ends may still land on the same histogram buckets).
     expect(reseeded.metrics.map((m) => m.ci)).not.toEqual(comparison.metrics.map((m) => m.ci));
     expect(reseeded.metrics[0].baseline).toBe(comparison.metrics[0].baseline);
@@ -219,7 +262,7 @@ describe('compare', () => {
 
   it('resamples runs when both sides have enough, over a window and a configuration filter', async () => {
     const window3 = { from: new Date(T0 + 2 * DAY), to: new Date(T0 + 4 * DAY) };
-    const comparison = await compare(db, {
+    const comparison = await compareRuns(analysisStores(db), {
       baseline: { ...window3, endpointIds: [endpointId], config: { weightQuant: ['fp16'] } },
       candidate: { ...window3, endpointIds: [endpointId], config: { weightQuant: ['fp8'] } },
       metrics: ['itl', 'output_tokens_per_s'],
@@ -271,7 +314,7 @@ describe('compare', () => {
   });
 
   it('says when the sides ran different workloads, share runs, or one side is empty', async () => {
-    const differing = await compare(db, {
+    const differing = await compareRuns(analysisStores(db), {
       baseline: { runIds: ids.baseline },
       candidate: { runIds: [ids.other, ids.same[0]] },
       metrics: ['itl'],
@@ -280,7 +323,7 @@ describe('compare', () => {
     expect(differing.workload.differences.map((d) => d.field)).toEqual(['workload']);
     expect(differing.notes.join('\n')).toMatch(/workloads differ \(workload\): not like with like/);
 
-    const shared = await compare(db, {
+    const shared = await compareRuns(analysisStores(db), {
       baseline: { runIds: ids.baseline },
       candidate: { runIds: [ids.baseline[0], ...ids.same] },
       metrics: ['itl'],
@@ -288,7 +331,7 @@ describe('compare', () => {
     expect(shared.notes.join('\n')).toMatch(/1 runs are on both sides/);
 
     const missing = '00000000-0000-4000-8000-000000000000';
-    const empty = await compare(db, {
+    const empty = await compareRuns(analysisStores(db), {
       baseline: { runIds: ids.baseline },
       candidate: { runIds: [missing] },
     });
@@ -321,7 +364,9 @@ describe('compare', () => {
       [{ candidate: { from: new Date(T0), config: { gpuCount: ['two'] } } }, 'candidate.config.gpuCount'],
     ];
     for (const [change, parameter] of cases) {
-      const error = await compare(db, { ...good, ...change } as ComparisonQuery).catch((e: unknown) => e);
+      const error = await compareRuns(analysisStores(db), { ...good, ...change } as ComparisonQuery).catch(
+        (e: unknown) => e,
+      );
       expect(error).toBeInstanceOf(AnalysisInputError);
       expect([change, (error as AnalysisInputError).parameter]).toEqual([change, parameter]);
     }

@@ -1,4 +1,4 @@
-import { LatencyHistogram, poolOf, type RunStore } from '@teapot/db';
+import type { LatencyHistogram } from '@teapot/stats';
 
 /** One point of an empirical CDF: a share `fraction` of the samples are at most `value`. */
 export interface CdfPoint {
@@ -49,27 +49,11 @@ export function cdfPoints(histogram: LatencyHistogram): CdfPoint[] {
   return points;
 }
 
-/**
- * Each side's ITL distribution from its runs' stored histograms, merged as the trends merge them
- * (the encoded histograms added in place), in one query for both sides.
- */
-export async function itlDistributions(
-  db: RunStore,
-  runIds: { baseline: readonly string[]; candidate: readonly string[] },
-): Promise<ComparisonDistributions> {
-  const merged = { baseline: new LatencyHistogram(), candidate: new LatencyHistogram() };
-  const { rows } = await poolOf(db).query<{ run_id: string; encoded: Buffer }>(
-    `SELECT run_id, encoded FROM run_histograms
-      WHERE run_id = ANY($1::uuid[]) AND metric = 'itl' AND count > 0`,
-    [[...new Set([...runIds.baseline, ...runIds.candidate])]],
-  );
-  const baseline = new Set(runIds.baseline);
-  const candidate = new Set(runIds.candidate);
-  for (const row of rows) {
-    // A run on both sides counts on both, as it does in the comparison's rows.
-    if (baseline.has(row.run_id)) merged.baseline.mergeEncoded(row.encoded);
-    if (candidate.has(row.run_id)) merged.candidate.mergeEncoded(row.encoded);
-  }
+/** Each side's ITL distribution from its runs' stored histograms, merged as the trends merge them. */
+export function itlDistributions(merged: {
+  baseline: LatencyHistogram;
+  candidate: LatencyHistogram;
+}): ComparisonDistributions {
   const side = (histogram: LatencyHistogram): SideDistribution => ({
     samples: histogram.count,
     points: cdfPoints(histogram),

@@ -1,4 +1,4 @@
-import { SERVING_CONFIG_FIELD_NAMES, type ConfigValue, type ServingConfigField } from '../selection';
+import { SERVING_CONFIG_FIELD_NAMES, type ConfigValue, type ServingConfigField } from '@teapot/db';
 import { sideRoofline, type RooflineRun } from './roofline';
 
 const config = (fields: Partial<Record<ServingConfigField, ConfigValue>>) =>

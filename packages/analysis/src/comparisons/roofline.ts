@@ -1,5 +1,5 @@
 import { bytesPerWeight, decodeFloorS, findGpu, findModel } from '@teapot/hardware';
-import type { ConfigValue, ServingConfigField } from '../selection';
+import type { ConfigValue, ServingConfigField } from '@teapot/db';
 
 /** What the floor of one run needs: its endpoint's model, its configuration and its `extra`. */
 export interface RooflineRun {

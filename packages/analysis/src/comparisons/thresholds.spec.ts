@@ -1,6 +1,7 @@
+import { ProfileStore } from '@teapot/db';
 import { openTestDatabase, storeEndpoint, type OpenTestDatabase } from '@teapot/db/testing';
 import { AnalysisInputError } from '../errors';
-import { checkThresholds, readProfileThresholds, thresholdOf } from './thresholds';
+import { checkThresholds, thresholdOf, usableThresholds } from './thresholds';
 
 describe('thresholdOf', () => {
   const a = { profileId: 'a', thresholds: { itl: 0.2, 'itl.p99': 0.08 } };
@@ -69,7 +70,7 @@ describe('checkThresholds', () => {
   });
 });
 
-describe('readProfileThresholds', () => {
+describe('usableThresholds of the stored profiles', () => {
   let db: OpenTestDatabase;
 
   beforeAll(async () => {
@@ -86,9 +87,9 @@ describe('readProfileThresholds', () => {
       });
     const kept = await profile('kept', { 'itl.p99': 0.03, retired_metric: 0.1, ttft: 'x' });
     const none = await profile('none', {});
-    expect(await readProfileThresholds(db, [kept.id, none.id])).toEqual([
+    expect(usableThresholds(await new ProfileStore(db).comparisonThresholds([kept.id, none.id]))).toEqual([
       { profileId: kept.id, thresholds: { 'itl.p99': 0.03 } },
     ]);
-    expect(await readProfileThresholds(db, [])).toEqual([]);
+    expect(await new ProfileStore(db).comparisonThresholds([])).toEqual([]);
   });
 });

@@ -1,5 +1,5 @@
 import { isMetricName, METRICS, type MetricName, type Statistic } from '@teapot/contracts';
-import { poolOf, type RunStore } from '@teapot/db';
+import type { StoredThresholds } from '@teapot/db';
 import { AnalysisInputError } from '../errors';
 
 /** Relative, except error_rate (absolute: one percentage point). */
@@ -119,24 +119,12 @@ export function thresholdOf(
  * The comparison thresholds of these profiles, as stored. A key or value the catalogue no longer
  * accepts (a metric renamed since the profile was saved) is left out rather than failing the comparison.
  */
-export async function readProfileThresholds(
-  db: RunStore,
-  profileIds: readonly string[],
-): Promise<ProfileThresholds[]> {
-  if (profileIds.length === 0) return [];
-  const { rows } = await poolOf(db).query<{
-    id: string;
-    comparison_thresholds: Record<string, unknown> | null;
-  }>(
-    `SELECT id, comparison_thresholds FROM profiles
-      WHERE id = ANY($1::uuid[]) AND comparison_thresholds <> '{}'::jsonb ORDER BY id`,
-    [profileIds],
-  );
-  return rows.map((row) => {
+export function usableThresholds(stored: readonly StoredThresholds[]): ProfileThresholds[] {
+  return stored.map(({ profileId, thresholds: given }) => {
     const thresholds: Thresholds = {};
-    for (const [key, value] of Object.entries(row.comparison_thresholds ?? {})) {
+    for (const [key, value] of Object.entries(given)) {
       if (keyProblem(key) === null && isThresholdValue(value)) thresholds[key] = value;
     }
-    return { profileId: row.id, thresholds };
+    return { profileId, thresholds };
   });
 }

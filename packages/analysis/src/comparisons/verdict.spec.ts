@@ -1,40 +1,40 @@
-import { overallVerdictOf, verdictOf } from './verdict';
+import { overallVerdictOf, rowVerdictOf } from './verdict';
 
-describe('verdictOf', () => {
+describe('rowVerdictOf', () => {
   const lower = { direction: 'lower-is-better' as const, threshold: 0.05 };
   const higher = { direction: 'higher-is-better' as const, threshold: 0.05 };
 
   it('a latency that grew beyond the threshold with its whole interval above zero regressed', () => {
-    expect(verdictOf({ ...lower, change: 0.2, changeCi: [0.12, 0.28] })).toBe('regressed');
+    expect(rowVerdictOf({ ...lower, change: 0.2, changeCi: [0.12, 0.28] })).toBe('regressed');
   });
 
   it('the same growth of a throughput is an improvement', () => {
-    expect(verdictOf({ ...higher, change: 0.2, changeCi: [0.12, 0.28] })).toBe('improved');
+    expect(rowVerdictOf({ ...higher, change: 0.2, changeCi: [0.12, 0.28] })).toBe('improved');
   });
 
   it('a throughput that fell is a regression', () => {
-    expect(verdictOf({ ...higher, change: -0.2, changeCi: [-0.28, -0.12] })).toBe('regressed');
+    expect(rowVerdictOf({ ...higher, change: -0.2, changeCi: [-0.28, -0.12] })).toBe('regressed');
   });
 
   it('a latency that fell is an improvement', () => {
-    expect(verdictOf({ ...lower, change: -0.2, changeCi: [-0.3, -0.1] })).toBe('improved');
+    expect(rowVerdictOf({ ...lower, change: -0.2, changeCi: [-0.3, -0.1] })).toBe('improved');
   });
 
   it('an interval within the threshold is unchanged, even when it excludes zero', () => {
-    expect(verdictOf({ ...lower, change: 0.02, changeCi: [0.01, 0.03] })).toBe('unchanged');
-    expect(verdictOf({ ...lower, change: 0, changeCi: [-0.04, 0.04] })).toBe('unchanged');
+    expect(rowVerdictOf({ ...lower, change: 0.02, changeCi: [0.01, 0.03] })).toBe('unchanged');
+    expect(rowVerdictOf({ ...lower, change: 0, changeCi: [-0.04, 0.04] })).toBe('unchanged');
   });
 
   it('a large point change whose interval crosses zero is inconclusive', () => {
-    expect(verdictOf({ ...lower, change: 0.2, changeCi: [-0.05, 0.45] })).toBe('inconclusive');
+    expect(rowVerdictOf({ ...lower, change: 0.2, changeCi: [-0.05, 0.45] })).toBe('inconclusive');
   });
 
   it('a real change below the threshold with an interval reaching past it is inconclusive', () => {
-    expect(verdictOf({ ...lower, change: 0.04, changeCi: [0.01, 0.09] })).toBe('inconclusive');
+    expect(rowVerdictOf({ ...lower, change: 0.04, changeCi: [0.01, 0.09] })).toBe('inconclusive');
   });
 
   it('a non-finite delta (baseline of zero) is inconclusive', () => {
-    expect(verdictOf({ ...lower, change: Infinity, changeCi: [Infinity, Infinity] })).toBe('inconclusive');
+    expect(rowVerdictOf({ ...lower, change: Infinity, changeCi: [Infinity, Infinity] })).toBe('inconclusive');
   });
 });
 

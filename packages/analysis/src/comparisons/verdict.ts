@@ -18,7 +18,7 @@ export interface VerdictInput {
  * unchanged when the whole interval lies within +-threshold; inconclusive otherwise (the data
  * cannot tell a change that matters from none).
  */
-export function verdictOf(input: VerdictInput): Verdict {
+export function rowVerdictOf(input: VerdictInput): Verdict {
   const sign = input.direction === 'lower-is-better' ? 1 : -1;
   const worse = sign * input.change;
   const [a, b] = input.changeCi.map((bound) => sign * bound);

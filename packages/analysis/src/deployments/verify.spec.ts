@@ -1,4 +1,4 @@
-import { persistRunResult, type Database } from '@teapot/db';
+import { analysisStores, persistRunResult, type Database } from '@teapot/db';
 import { openTestDatabase, storeMeasuredRun, syntheticRunResult } from '@teapot/db/testing';
 import {
   JUDGED_ROWS,
@@ -88,7 +88,7 @@ describe('verifyDeployment over stored runs', () => {
       candidates.push(await measuredRun(slower, i + 21, 2, target.id));
       candidates.push(await measuredRun(same, i + 31, 1, target.id));
     }
-    const done = await verifyDeployment(db, target, { iterations: 500 });
+    const done = await verifyDeployment(analysisStores(db), target, { iterations: 500 });
     if (done.state !== 'done') throw new Error('still measuring');
     const [slowerResult, sameResult] = done.verification.profiles;
     expect(slowerResult).toMatchObject({ profileId: slower, profileName: 'slower', verdict: 'regressed' });
@@ -154,13 +154,16 @@ describe('verifyDeployment over stored runs', () => {
         trigger: 'deployment',
       },
     });
-    expect(await verifyDeployment(db, target)).toEqual({ state: 'measuring', unfinishedRuns: 1 });
+    expect(await verifyDeployment(analysisStores(db), target)).toEqual({
+      state: 'measuring',
+      unfinishedRuns: 1,
+    });
     await persistRunResult(
       db,
       queued.id,
       syntheticRunResult({ requests: 24, tokensPerRequest: 48, seed: 5 }),
     );
-    const done = await verifyDeployment(db, target);
+    const done = await verifyDeployment(analysisStores(db), target);
     expect(done).toMatchObject({ state: 'done', verification: { verdict: 'no_baseline' } });
     if (done.state === 'done') expect(done.verification.profiles[0].reason).toMatch(/no successful run/);
 
@@ -178,7 +181,7 @@ describe('verifyDeployment over stored runs', () => {
         finishedAt: new Date(),
       },
     });
-    const failed = await verifyDeployment(db, down);
+    const failed = await verifyDeployment(analysisStores(db), down);
     expect(failed).toMatchObject({ state: 'done', verification: { verdict: 'regressed' } });
     if (failed.state === 'done') expect(failed.verification.profiles[0].reason).toMatch(/1 failed/);
   });

@@ -7,8 +7,10 @@ import {
   type RunStatusName,
   type VerificationMethod,
 } from '@teapot/contracts';
-import { poolOf, type RunStore } from '@teapot/db';
-import { compare, DEFAULT_COMPARISON_METRICS, type Comparison } from '../comparisons/compare';
+import type { AnalysisStores } from '@teapot/db';
+import { compare, type Comparison } from '../comparisons/compare';
+import { checkComparisonQuery, DEFAULT_COMPARISON_METRICS } from '../comparisons/comparison-query';
+import { loadComparison, type ComparisonStores, type LoadedComparison } from '../comparisons/load-comparison';
 import type { Verdict } from '../comparisons/verdict';
 
 /** The deployment row fields a verification reads. */
@@ -26,6 +28,8 @@ export interface DeploymentToVerify {
 
 export type VerificationProgress =
   { state: 'measuring'; unfinishedRuns: number } | { state: 'done'; verification: DeploymentVerification };
+
+export type VerificationStores = ComparisonStores & Pick<AnalysisStores, 'deployments'>;
 
 export interface VerifyOptions {
   /** Bootstrap iterations (compare's default otherwise). */
@@ -83,36 +87,27 @@ const MEASURED = new Set<RunStatusName>(['succeeded', 'partial']);
  * broke); one whose runs were all aborted (teapot could not run them) is inconclusive.
  */
 export async function verifyDeployment(
-  db: RunStore,
+  stores: VerificationStores,
   deployment: DeploymentToVerify,
   options: VerifyOptions = {},
 ): Promise<VerificationProgress> {
-  const pool = poolOf(db);
-  const { rows: runs } = await pool.query<{ id: string; profile_id: string | null; status: RunStatusName }>(
-    'SELECT id, profile_id, status::text AS status FROM runs WHERE deployment_id = $1 ORDER BY queued_at, id',
-    [deployment.id],
-  );
+  const runs = await stores.deployments.runsOf(deployment.id);
   const unfinished = runs.filter((run) => !isFinalRunStatus(run.status)).length;
   if (unfinished > 0) return { state: 'measuring', unfinishedRuns: unfinished };
 
   const profiles: ProfileVerification[] = [];
   for (const profileId of deployment.profileIds) {
-    const mine = runs.filter((run) => run.profile_id === profileId);
+    const mine = runs.filter((run) => run.profileId === profileId);
     const candidateRunIds = mine.filter((run) => MEASURED.has(run.status)).map((run) => run.id);
-    const { rows: baseline } = await pool.query<{ id: string }>(
-      `SELECT id FROM runs
-        WHERE profile_id = $1 AND status = 'succeeded' AND finished_at <= $2
-          AND ($4 OR NOT COALESCE(client_saturated, false))
-        ORDER BY finished_at DESC, id DESC LIMIT $3`,
-      [profileId, deployment.effectiveAt, deployment.baselineRuns, deployment.includeSaturated],
-    );
-    const baselineRunIds = baseline.map((run) => run.id).reverse();
-    const { rows: named } = await pool.query<{ name: string }>('SELECT name FROM profiles WHERE id = $1', [
+    const baselineRunIds = await stores.deployments.baselineRunIds({
       profileId,
-    ]);
+      before: deployment.effectiveAt,
+      runs: deployment.baselineRuns,
+      includeSaturated: deployment.includeSaturated,
+    });
     const base = {
       profileId,
-      profileName: named[0]?.name ?? null,
+      profileName: await stores.profiles.nameOf(profileId),
       baselineRunIds,
       candidateRunIds,
       decidedBy: [] as string[],
@@ -156,37 +151,8 @@ export async function verifyDeployment(
       ),
       ...(options.iterations ? { iterations: options.iterations } : {}),
     };
-    // The same seeded resamples at two levels: one to call a change, one to call no change.
-    const comparison = await compare(db, { ...query, confidence: VERIFICATION_CONFIDENCE });
-    const equivalence = await compare(db, { ...query, confidence: EQUIVALENCE_CONFIDENCE });
-    const metrics = comparison.metrics.map((row, i) => toMetricVerification(row, equivalence.metrics[i]));
-    const judged = metrics.filter((row) => row.judged && !row.insufficient);
-    const verdict = profileVerdictOf(judged);
-    const decidedBy = judged
-      .filter((row) => (verdict === 'unchanged' ? row.verdict === 'unchanged' : row.verdict === verdict))
-      .map(rowName);
-    const unresolved = judged.filter((row) => verdict === 'unchanged' && row.verdict === 'inconclusive');
-    const unjudged = metrics.filter((row) => row.judged && row.insufficient);
-    const reasons = [
-      ...(comparison.reason ? [comparison.reason] : []),
-      ...(judged.length === 0 && !comparison.reason
-        ? [
-            `no judged row had enough data (${unjudged.map((row) => `${rowName(row)}: ${row.insufficient}`).join('; ')}): raise the profile's requestCount or runsPerProfile`,
-          ]
-        : []),
-      ...unresolved.map(
-        (row) =>
-          `${rowName(row)} neither moved beyond the threshold nor stayed provably within it (its runs spread too much); it does not hold up verification`,
-      ),
-      ...comparison.notes,
-    ];
-    profiles.push({
-      ...base,
-      decidedBy,
-      metrics,
-      verdict: deploymentVerdictOf(verdict),
-      reason: reasons.length > 0 ? reasons.join('; ') : null,
-    });
+    const checked = checkComparisonQuery({ ...query, confidence: VERIFICATION_CONFIDENCE });
+    profiles.push({ ...base, ...judgedProfile(await loadComparison(stores, checked)) });
   }
   return {
     state: 'done',
@@ -198,6 +164,45 @@ export async function verifyDeployment(
       method: verificationMethod(deployment.threshold),
       profiles,
     },
+  };
+}
+
+/**
+ * A profile's verdict from its loaded sides, compared twice over the same data and seeded resamples:
+ * at VERIFICATION_CONFIDENCE to call a change, at EQUIVALENCE_CONFIDENCE to call no change.
+ */
+function judgedProfile(
+  loaded: LoadedComparison,
+): Pick<ProfileVerification, 'decidedBy' | 'metrics' | 'verdict' | 'reason'> {
+  const { baseline, candidate, options } = loaded;
+  const comparison = compare(baseline, candidate, { ...options, confidence: VERIFICATION_CONFIDENCE });
+  const equivalence = compare(baseline, candidate, { ...options, confidence: EQUIVALENCE_CONFIDENCE });
+  const metrics = comparison.metrics.map((row, i) => toMetricVerification(row, equivalence.metrics[i]));
+  const judged = metrics.filter((row) => row.judged && !row.insufficient);
+  const verdict = profileVerdictOf(judged);
+  const decidedBy = judged
+    .filter((row) => (verdict === 'unchanged' ? row.verdict === 'unchanged' : row.verdict === verdict))
+    .map(rowName);
+  const unresolved = judged.filter((row) => verdict === 'unchanged' && row.verdict === 'inconclusive');
+  const unjudged = metrics.filter((row) => row.judged && row.insufficient);
+  const reasons = [
+    ...(comparison.reason ? [comparison.reason] : []),
+    ...(judged.length === 0 && !comparison.reason
+      ? [
+          `no judged row had enough data (${unjudged.map((row) => `${rowName(row)}: ${row.insufficient}`).join('; ')}): raise the profile's requestCount or runsPerProfile`,
+        ]
+      : []),
+    ...unresolved.map(
+      (row) =>
+        `${rowName(row)} neither moved beyond the threshold nor stayed provably within it (its runs spread too much); it does not hold up verification`,
+    ),
+    ...comparison.notes,
+  ];
+  return {
+    decidedBy,
+    metrics,
+    verdict: deploymentVerdictOf(verdict),
+    reason: reasons.length > 0 ? reasons.join('; ') : null,
   };
 }
 

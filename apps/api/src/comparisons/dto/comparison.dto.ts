@@ -1,8 +1,7 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import {
-  MAX_COMPARISON_ITERATIONS,
-  MAX_SIDE_RUN_IDS,
+  COMPARISON_LIMITS,
   RESAMPLE_CHOICES,
   RUN_TRIGGERS,
   SERVING_CONFIG_FIELD_NAMES,
@@ -23,8 +22,6 @@ import {
   ValidateNested,
 } from 'class-validator';
 import { IsBoundedJsonObject, IsTimestamp, IsWholeNumber } from '../../common/validators';
-
-const MAX_IDS = 20;
 
 /** Runs, endpoints or profiles named by id: absent, or 1 to `maxItems` UUIDs. */
 function SomeIds(maxItems: number, description?: string): PropertyDecorator {
@@ -59,7 +56,7 @@ function SomeOf(
 }
 
 export class ComparisonSideDto {
-  @SomeIds(MAX_SIDE_RUN_IDS, 'These runs (no window needed), e.g. the runs after a deployment.')
+  @SomeIds(COMPARISON_LIMITS.runIds, 'These runs (no window needed), e.g. the runs after a deployment.')
   runIds?: string[];
 
   @ApiPropertyOptional({
@@ -75,10 +72,10 @@ export class ComparisonSideDto {
   @IsTimestamp()
   to?: string;
 
-  @SomeIds(MAX_IDS)
+  @SomeIds(COMPARISON_LIMITS.endpointIds)
   endpointIds?: string[];
 
-  @SomeIds(MAX_IDS)
+  @SomeIds(COMPARISON_LIMITS.profileIds)
   profileIds?: string[];
 
   @ApiPropertyOptional({ enum: RUN_TRIGGERS, isArray: true })
@@ -154,18 +151,22 @@ export class CreateComparisonDto {
   @IsIn(RESAMPLE_CHOICES)
   resample?: ResampleChoice;
 
-  @ApiPropertyOptional({ minimum: 100, maximum: MAX_COMPARISON_ITERATIONS, default: 2000 })
+  @ApiPropertyOptional({
+    minimum: COMPARISON_LIMITS.iterations.min,
+    maximum: COMPARISON_LIMITS.iterations.max,
+    default: 2000,
+  })
   @IsOptional()
-  @IsWholeNumber(100, MAX_COMPARISON_ITERATIONS)
+  @IsWholeNumber(COMPARISON_LIMITS.iterations.min, COMPARISON_LIMITS.iterations.max)
   iterations?: number;
 
   @ApiPropertyOptional({
-    minimum: 0,
-    maximum: 2 ** 31 - 1,
+    minimum: COMPARISON_LIMITS.seed.min,
+    maximum: COMPARISON_LIMITS.seed.max,
     default: 1,
     description: 'Same seed, same intervals.',
   })
   @IsOptional()
-  @IsWholeNumber(0, 2 ** 31 - 1)
+  @IsWholeNumber(COMPARISON_LIMITS.seed.min, COMPARISON_LIMITS.seed.max)
   seed?: number;
 }

@@ -1,0 +1,320 @@
+import {
+  MEASURED_RUN_STATUSES,
+  METRICS,
+  METRIC_NAMES,
+  type MetricDefinition,
+  type MetricName,
+  type Statistic,
+} from '@teapot/contracts';
+import type { PoolClient } from 'pg';
+import { poolOf, type RunStore } from '../run-store';
+import { Parameters } from './serving-config';
+
+export const CHANGE_POINT_MODES = ['otava', 'robust'] as const;
+export type ChangePointMode = (typeof CHANGE_POINT_MODES)[number];
+export const CHANGE_POINT_KINDS = ['step', 'drift'] as const;
+export type ChangePointKind = (typeof CHANGE_POINT_KINDS)[number];
+
+/** A series is one (endpoint, profile, metric, statistic); a recomputation covers all of a pair's. */
+export interface SeriesKey {
+  endpointId: string;
+  profileId: string;
+}
+
+export interface ChangePoint {
+  id: string;
+  endpointId: string;
+  profileId: string;
+  metric: MetricName;
+  statistic: Statistic;
+  unit: string;
+  mode: ChangePointMode;
+  kind: ChangePointKind;
+  /** Step: start of the first run after the change. Drift: start of its first run. */
+  at: Date;
+  runId: string;
+  /** The last run before the change (step) or before the drift; null at the series' start. */
+  previousRunId: string | null;
+  /** Drift: its last run and that run's start; null for a step. */
+  endRunId: string | null;
+  endAt: Date | null;
+  /** Runs in the stretch before (since the previous change), and after (until the next; a drift's own length). */
+  runsBefore: number;
+  runsAfter: number;
+  /** Step: the level before and after (Otava: means of the stretches; robust: 10%-trimmed means).
+   *  Drift: the fitted line at its first and last run. */
+  meanBefore: number;
+  meanAfter: number;
+  /** meanAfter / meanBefore - 1 (0 when meanBefore is 0). */
+  magnitude: number;
+  pValue: number;
+  detectedAt: Date;
+  updatedAt: Date;
+}
+
+/** A change point as a recomputation finds it, before it is stored. */
+export type FoundChangePoint = Omit<ChangePoint, 'id' | 'unit' | 'detectedAt' | 'updatedAt'>;
+
+/** A run of a series: its start and the raw value source of each metric (summary section or headline). */
+export interface SeriesRun {
+  id: string;
+  startedAt: Date;
+  values: Partial<Record<MetricName, unknown>>;
+}
+
+/** What a replacement found stored before it and what it stored, handed to its caller inside the transaction. */
+export interface ChangePointReplacement {
+  client: PoolClient;
+  /** The series identity and run of each change point stored in the range before. */
+  previous: Array<Pick<ChangePoint, 'metric' | 'statistic' | 'mode' | 'kind' | 'runId'>>;
+  /** Each change point as stored now, and whether it is a new row. */
+  stored: Array<{ changePoint: ChangePoint; inserted: boolean }>;
+}
+
+export interface ChangePointFilter {
+  endpointIds?: string[];
+  profileIds?: string[];
+  metric?: string;
+  statistic?: string;
+  mode?: string;
+  kind?: string;
+  from?: Date;
+  to?: Date;
+}
+
+type ChangePointRow = {
+  id: string;
+  endpoint_id: string;
+  profile_id: string;
+  metric: string;
+  statistic: string;
+  mode: string;
+  kind: string;
+  at: Date;
+  run_id: string;
+  previous_run_id: string | null;
+  end_run_id: string | null;
+  end_at: Date | null;
+  runs_before: number;
+  runs_after: number;
+  mean_before: number;
+  mean_after: number;
+  magnitude: number;
+  p_value: number;
+  detected_at: Date;
+  updated_at: Date;
+};
+
+const COLUMNS = `id, endpoint_id, profile_id, metric, statistic, mode::text AS mode, kind::text AS kind, at, run_id,
+  previous_run_id, end_run_id, end_at, runs_before, runs_after, mean_before, mean_after, magnitude, p_value,
+  detected_at, updated_at`;
+
+/** Per metric, the SQL reading a run's value source: its exact summary section, or its headline column. */
+const VALUE_COLUMNS = METRIC_NAMES.map((metric) => {
+  const definition: MetricDefinition = METRICS[metric];
+  if (definition.kind === 'distribution') return `r.summary->'${definition.summaryKey}' AS "${metric}"`;
+  const column = definition.headline.find((h) => h.statistic === 'mean')?.column;
+  return `r.${column} AS "${metric}"`;
+}).join(', ');
+
+const identity = (c: { metric: string; statistic: string; mode: string; kind: string; runId: string }) =>
+  `${c.metric}|${c.statistic}|${c.mode}|${c.kind}|${c.runId}`;
+
+/** Stored change points (change_points, recomputed per series) and the run series they are found in. */
+export class ChangePointStore {
+  constructor(private readonly db: RunStore) {}
+
+  /** The latest `limit` measured, unsaturated runs of a pair (oldest first), as trends count them. */
+  async seriesRuns(key: SeriesKey, limit: number): Promise<SeriesRun[]> {
+    const { rows } = await poolOf(this.db).query<{ id: string; started_at: Date } & Record<string, unknown>>(
+      `SELECT r.id, r.started_at, ${VALUE_COLUMNS}
+         FROM runs r
+        WHERE r.endpoint_id = $1 AND r.profile_id = $2 AND r.status::text = ANY($3)
+          AND r.started_at IS NOT NULL AND NOT COALESCE(r.client_saturated, false)
+        ORDER BY r.started_at DESC, r.id DESC
+        LIMIT $4`,
+      [key.endpointId, key.profileId, MEASURED_RUN_STATUSES, limit],
+    );
+    return rows.reverse().map((row) => ({
+      id: row.id,
+      startedAt: row.started_at,
+      values: Object.fromEntries(METRIC_NAMES.map((m) => [m, row[m] === null ? null : row[m]])),
+    }));
+  }
+
+  /** Whether a measured run of the pair finished at or after `mark` (database time). */
+  async finishedSince(key: SeriesKey, mark: Date): Promise<boolean> {
+    const { rows } = await poolOf(this.db).query<{ found: boolean }>(
+      `SELECT EXISTS (SELECT 1 FROM runs WHERE endpoint_id = $1 AND profile_id = $2
+                         AND status::text = ANY($3) AND finished_at >= $4) AS found`,
+      [key.endpointId, key.profileId, MEASURED_RUN_STATUSES, mark],
+    );
+    return rows[0].found;
+  }
+
+  /** The database's clock, which finishedSince compares against. */
+  async now(): Promise<Date> {
+    const { rows } = await poolOf(this.db).query<{ now: Date }>('SELECT now()');
+    return rows[0].now;
+  }
+
+  /**
+   * Replaces a pair's change points at or after `from` with `found`, in one transaction serialized per
+   * pair by an advisory lock: stored ones no longer found are removed, the others inserted or updated.
+   * `within` runs in the transaction and whatever it writes commits with the change points.
+   */
+  async replace<T>(
+    key: SeriesKey,
+    from: Date,
+    found: readonly FoundChangePoint[],
+    within: (replacement: ChangePointReplacement) => Promise<T>,
+  ): Promise<{ removed: number; result: T }> {
+    const client = await poolOf(this.db).connect();
+    try {
+      await client.query('BEGIN');
+      await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [
+        `change-points:${key.endpointId}:${key.profileId}`,
+      ]);
+      const { rows: existing } = await client.query<{
+        id: string;
+        metric: string;
+        statistic: string;
+        mode: string;
+        kind: string;
+        run_id: string;
+      }>(
+        `SELECT id, metric, statistic, mode::text, kind::text, run_id FROM change_points
+          WHERE endpoint_id = $1 AND profile_id = $2 AND at >= $3`,
+        [key.endpointId, key.profileId, from],
+      );
+      const previous = existing.map((row) => ({
+        metric: row.metric as MetricName,
+        statistic: row.statistic as Statistic,
+        mode: row.mode as ChangePointMode,
+        kind: row.kind as ChangePointKind,
+        runId: row.run_id,
+      }));
+      const keep = new Set(found.map(identity));
+      const stale = existing.filter((row, i) => !keep.has(identity(previous[i]))).map((row) => row.id);
+      if (stale.length) await client.query('DELETE FROM change_points WHERE id = ANY($1::uuid[])', [stale]);
+      const stored = await upsert(client, found);
+      const result = await within({ client, previous, stored });
+      await client.query('COMMIT');
+      return { removed: stale.length, result };
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw error;
+    } finally {
+      client.release();
+    }
+  }
+
+  /** Stored change points a filter names, newest first, at most `limit`. */
+  async list(filter: ChangePointFilter, limit: number): Promise<ChangePoint[]> {
+    const params = new Parameters();
+    const { bind } = params;
+    const where: string[] = [];
+    if (filter.metric !== undefined) where.push(`metric = ${bind(filter.metric)}`);
+    if (filter.statistic !== undefined) where.push(`statistic = ${bind(filter.statistic)}`);
+    if (filter.mode !== undefined) where.push(`mode::text = ${bind(filter.mode)}`);
+    if (filter.kind !== undefined) where.push(`kind::text = ${bind(filter.kind)}`);
+    if (filter.from) where.push(`at >= ${bind(filter.from)}`);
+    if (filter.to) where.push(`at < ${bind(filter.to)}`);
+    if (filter.endpointIds) where.push(`endpoint_id = ANY(${bind(filter.endpointIds)}::uuid[])`);
+    if (filter.profileIds) where.push(`profile_id = ANY(${bind(filter.profileIds)}::uuid[])`);
+    const { rows } = await poolOf(this.db).query<ChangePointRow>(
+      `SELECT ${COLUMNS} FROM change_points ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
+        ORDER BY at DESC, id LIMIT ${bind(limit)}`,
+      params.values,
+    );
+    return rows.map(changePointOf);
+  }
+}
+
+/**
+ * Whether the run a change point starts at was scheduled, and whether a deployment-triggered run of its
+ * endpoint started in the `windowMs` up to it; read in the transaction that stores the change point.
+ */
+export async function changePointSurroundings(
+  client: PoolClient,
+  changePoint: Pick<ChangePoint, 'runId' | 'endpointId' | 'at'>,
+  windowMs: number,
+): Promise<{ scheduled: boolean; deployedBefore: boolean }> {
+  const { rows } = await client.query<{ scheduled: boolean | null; deployed: boolean }>(
+    `SELECT (SELECT trigger::text = 'schedule' FROM runs WHERE id = $1) AS scheduled,
+            EXISTS (SELECT 1 FROM runs WHERE endpoint_id = $2 AND trigger::text = 'deployment'
+                       AND started_at > $3::timestamptz - make_interval(secs => $4) AND started_at <= $3) AS deployed`,
+    [changePoint.runId, changePoint.endpointId, changePoint.at, windowMs / 1000],
+  );
+  return { scheduled: rows[0]?.scheduled === true, deployedBefore: rows[0]?.deployed === true };
+}
+
+/** Inserts or updates every change point in one statement; keyed by series, mode, kind and run. */
+async function upsert(
+  client: PoolClient,
+  changes: readonly FoundChangePoint[],
+): Promise<ChangePointReplacement['stored']> {
+  if (changes.length === 0) return [];
+  const column = <T>(pick: (c: FoundChangePoint) => T) => changes.map(pick);
+  const { rows } = await client.query<ChangePointRow & { inserted: boolean }>(
+    `INSERT INTO change_points (id, endpoint_id, profile_id, metric, statistic, mode, kind, at, run_id, previous_run_id,
+                                end_run_id, end_at, runs_before, runs_after, mean_before, mean_after, magnitude, p_value)
+     SELECT gen_random_uuid(), * FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::text[], $5::"ChangePointMode"[],
+       $6::"ChangePointKind"[], $7::timestamptz[], $8::uuid[], $9::uuid[], $10::uuid[], $11::timestamptz[], $12::int[],
+       $13::int[], $14::float8[], $15::float8[], $16::float8[], $17::float8[])
+     ON CONFLICT (endpoint_id, profile_id, metric, statistic, mode, kind, run_id) DO UPDATE SET
+       at = EXCLUDED.at, previous_run_id = EXCLUDED.previous_run_id, end_run_id = EXCLUDED.end_run_id,
+       end_at = EXCLUDED.end_at, runs_before = EXCLUDED.runs_before, runs_after = EXCLUDED.runs_after,
+       mean_before = EXCLUDED.mean_before, mean_after = EXCLUDED.mean_after, magnitude = EXCLUDED.magnitude,
+       p_value = EXCLUDED.p_value, updated_at = now()
+     RETURNING ${COLUMNS}, (xmax = 0) AS inserted`,
+    [
+      column((c) => c.endpointId),
+      column((c) => c.profileId),
+      column((c) => c.metric),
+      column((c) => c.statistic),
+      column((c) => c.mode),
+      column((c) => c.kind),
+      column((c) => c.at),
+      column((c) => c.runId),
+      column((c) => c.previousRunId),
+      column((c) => c.endRunId),
+      column((c) => c.endAt),
+      column((c) => c.runsBefore),
+      column((c) => c.runsAfter),
+      column((c) => c.meanBefore),
+      column((c) => c.meanAfter),
+      column((c) => c.magnitude),
+      column((c) => c.pValue),
+    ],
+  );
+  return rows.map((row) => ({ changePoint: changePointOf(row), inserted: row.inserted }));
+}
+
+function changePointOf(row: ChangePointRow): ChangePoint {
+  const metric = row.metric as MetricName;
+  const statistic = row.statistic as Statistic;
+  return {
+    id: row.id,
+    endpointId: row.endpoint_id,
+    profileId: row.profile_id,
+    metric,
+    statistic,
+    unit: statistic === 'p99/p50' ? 'ratio' : ((METRICS[metric] as MetricDefinition | undefined)?.unit ?? ''),
+    mode: row.mode as ChangePointMode,
+    kind: row.kind as ChangePointKind,
+    at: row.at,
+    runId: row.run_id,
+    previousRunId: row.previous_run_id,
+    endRunId: row.end_run_id,
+    endAt: row.end_at,
+    runsBefore: row.runs_before,
+    runsAfter: row.runs_after,
+    meanBefore: row.mean_before,
+    meanAfter: row.mean_after,
+    magnitude: row.magnitude,
+    pValue: row.p_value,
+    detectedAt: row.detected_at,
+    updatedAt: row.updated_at,
+  };
+}

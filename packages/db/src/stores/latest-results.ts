@@ -1,0 +1,72 @@
+import { MEASURED_RUN_STATUSES, type Headline } from '@teapot/contracts';
+import { poolOf, type RunStore } from '../run-store';
+
+/** The latest measured run of one (endpoint, profile, serving-configuration version). */
+export interface LatestResult {
+  endpointId: string;
+  endpoint: string;
+  profileId: string;
+  profile: string;
+  configVersion: number;
+  startedAt: Date;
+  clientSaturated: boolean | null;
+  /** How many groups there are in all, however many were read. */
+  groups: number;
+  /** The run's headline figures, by headline field. */
+  figures: Record<string, number | null>;
+}
+
+type LatestResultRow = {
+  endpoint_id: string;
+  endpoint: string;
+  profile_id: string;
+  profile: string;
+  config_version: number;
+  started_at: Date;
+  client_saturated: boolean | null;
+  groups: string;
+} & Record<string, unknown>;
+
+/** The latest measured run per endpoint, profile and configuration version, as /metrics shows them. */
+export class LatestResultsStore {
+  constructor(private readonly db: RunStore) {}
+
+  /** At most `limit` groups, most recently run first, with these headline figures: one index probe per pair. */
+  async latest(headlines: readonly Headline[], limit: number): Promise<LatestResult[]> {
+    // Column names come from the metric catalogue, never from input.
+    const columns = headlines.map((h) => h.column).join(', ');
+    const figures = headlines.map((h) => `r.${h.column} AS "figure:${h.field}"`).join(', ');
+    const { rows } = await poolOf(this.db).query<LatestResultRow>(
+      `SELECT e.id AS endpoint_id, e.name AS endpoint, p.id AS profile_id, p.name AS profile,
+              c.version AS config_version, r.started_at, r.client_saturated, count(*) OVER () AS groups, ${figures}
+         FROM endpoints e
+         JOIN profiles p ON p.endpoint_id = e.id
+         JOIN serving_configs c ON c.endpoint_id = e.id
+         CROSS JOIN LATERAL (
+           SELECT r.started_at, r.client_saturated, ${columns} FROM runs r
+            WHERE r.profile_id = p.id AND r.config_id = c.id AND r.started_at IS NOT NULL
+              AND r.status::text = ANY($1::text[]) AND r.summary IS NOT NULL
+            -- started_at alone, as the index orders it: a tie-break column would read every run of the pair.
+            ORDER BY r.started_at DESC
+            LIMIT 1
+         ) r
+        WHERE e.archived_at IS NULL
+        ORDER BY r.started_at DESC, e.name, p.name, c.version
+        LIMIT $2`,
+      [MEASURED_RUN_STATUSES, limit],
+    );
+    return rows.map((row) => ({
+      endpointId: row.endpoint_id,
+      endpoint: row.endpoint,
+      profileId: row.profile_id,
+      profile: row.profile,
+      configVersion: row.config_version,
+      startedAt: row.started_at,
+      clientSaturated: row.client_saturated,
+      groups: Number(row.groups),
+      figures: Object.fromEntries(
+        headlines.map((h) => [h.field, (row[`figure:${h.field}`] as number | null) ?? null]),
+      ),
+    }));
+  }
+}

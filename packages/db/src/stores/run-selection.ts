@@ -1,0 +1,152 @@
+import { MEASURED_RUN_STATUSES } from '@teapot/contracts';
+import type { RunSummary } from '@teapot/measure';
+import { poolOf, type RunStore } from '../run-store';
+import {
+  configColumns,
+  configConditions,
+  Parameters,
+  SERVING_CONFIG_FIELD_NAMES,
+  type ConfigFilter,
+  type ConfigValue,
+  type ServingConfigField,
+} from './serving-config';
+
+export const RUN_TRIGGERS = ['schedule', 'manual', 'deployment'] as const;
+export type RunTriggerName = (typeof RUN_TRIGGERS)[number];
+
+/** Which measured runs to read. Every field narrows; runs that started at or after `from` and before `to`. */
+export interface RunFilter {
+  endpointIds?: string[];
+  profileIds?: string[];
+  runIds?: string[];
+  from: Date;
+  to: Date;
+  /** Any of these values, per serving-configuration field (of the version the run measured). */
+  config?: ConfigFilter;
+  triggers?: RunTriggerName[];
+}
+
+export interface SelectedRun {
+  id: string;
+  endpointId: string;
+  profileId: string | null;
+  configId: string | null;
+  configVersion: number | null;
+  trigger: RunTriggerName;
+  clientSaturated: boolean;
+  startedAt: Date;
+  /** Measured requests that finished (succeeded + failed), and output tokens of the successful ones. */
+  requests: number;
+  tokens: number;
+  config: Record<ServingConfigField, ConfigValue>;
+}
+
+/** What a comparison reads of a run besides its selection: workload, summary, and roofline inputs. */
+export interface RunDetail {
+  snapshot: unknown;
+  summary: RunSummary | null;
+  /** The endpoint's served model and the configuration's extra, for the roofline floor. */
+  model: string;
+  extra: unknown;
+}
+
+type SelectedRunRow = {
+  id: string;
+  endpoint_id: string;
+  profile_id: string | null;
+  config_id: string | null;
+  config_version: number | null;
+  trigger: string;
+  client_saturated: boolean;
+  started_at: Date;
+  requests: string;
+  tokens: string;
+} & Partial<Record<ServingConfigField, ConfigValue>>;
+
+type RunDetailRow = {
+  id: string;
+  profile_snapshot: unknown;
+  summary: RunSummary | null;
+  model: string;
+  extra: unknown;
+};
+
+/** Measured runs (status measured, with a summary) and what analyses read of them. */
+export class RunSelectionStore {
+  constructor(private readonly db: RunStore) {}
+
+  /** The measured runs a filter names, oldest first (client-saturated ones too), at most `limit`. */
+  async measuredRuns(filter: RunFilter, limit: number): Promise<SelectedRun[]> {
+    const params = new Parameters();
+    const { bind } = params;
+    // A run that ended without measuring (never started, endpoint gone) has no summary: nothing to count.
+    const where = [
+      `r.status::text = ANY(${bind(MEASURED_RUN_STATUSES)})`,
+      'r.summary IS NOT NULL',
+      `r.started_at >= ${bind(filter.from)}`,
+      `r.started_at < ${bind(filter.to)}`,
+    ];
+    if (filter.endpointIds) where.push(`r.endpoint_id = ANY(${bind(filter.endpointIds)}::uuid[])`);
+    if (filter.profileIds) where.push(`r.profile_id = ANY(${bind(filter.profileIds)}::uuid[])`);
+    if (filter.runIds) where.push(`r.id = ANY(${bind(filter.runIds)}::uuid[])`);
+    if (filter.triggers) where.push(`r.trigger::text = ANY(${bind(filter.triggers)})`);
+    where.push(...configConditions(filter.config, 'c', bind));
+    const { rows } = await poolOf(this.db).query<SelectedRunRow>(
+      `SELECT r.id, r.endpoint_id, r.profile_id, r.config_id, c.version AS config_version, r.trigger::text AS trigger,
+              COALESCE(r.client_saturated, false) AS client_saturated, r.started_at,
+              COALESCE(r.requests_succeeded, 0) + COALESCE(r.requests_failed, 0) AS requests,
+              COALESCE((r.summary->>'outputTokens')::bigint, 0) AS tokens, ${configColumns(SERVING_CONFIG_FIELD_NAMES, 'c')}
+         FROM runs r LEFT JOIN serving_configs c ON c.id = r.config_id
+        WHERE ${where.join(' AND ')}
+        ORDER BY r.started_at, r.id
+        LIMIT ${bind(limit)}`,
+      params.values,
+    );
+    return rows.map((row) => ({
+      id: row.id,
+      endpointId: row.endpoint_id,
+      profileId: row.profile_id,
+      configId: row.config_id,
+      configVersion: row.config_version,
+      trigger: row.trigger as RunTriggerName,
+      clientSaturated: row.client_saturated,
+      startedAt: row.started_at,
+      requests: Number(row.requests),
+      tokens: Number(row.tokens),
+      config: Object.fromEntries(SERVING_CONFIG_FIELD_NAMES.map((f) => [f, row[f] ?? null])) as Record<
+        ServingConfigField,
+        ConfigValue
+      >,
+    }));
+  }
+
+  /** Per run id: its profile snapshot, summary, endpoint model and configuration extra. */
+  async details(runIds: readonly string[]): Promise<Map<string, RunDetail>> {
+    const { rows } = await poolOf(this.db).query<RunDetailRow>(
+      `SELECT r.id, r.profile_snapshot, r.summary, e.model, c.extra
+         FROM runs r JOIN endpoints e ON e.id = r.endpoint_id LEFT JOIN serving_configs c ON c.id = r.config_id
+        WHERE r.id = ANY($1::uuid[])`,
+      [runIds],
+    );
+    return new Map(
+      rows.map((row) => [
+        row.id,
+        { snapshot: row.profile_snapshot, summary: row.summary, model: row.model, extra: row.extra },
+      ]),
+    );
+  }
+
+  /** Per run id: its summary (null for a run that has none). */
+  async summaries(runIds: readonly string[]): Promise<Map<string, RunSummary | null>> {
+    const { rows } = await poolOf(this.db).query<{ id: string; summary: RunSummary | null }>(
+      'SELECT id, summary FROM runs WHERE id = ANY($1::uuid[])',
+      [runIds],
+    );
+    return new Map(rows.map((row) => [row.id, row.summary]));
+  }
+
+  async endpointIds(): Promise<string[]> {
+    const { rows } = await poolOf(this.db).query<{ id: string }>('SELECT id FROM endpoints');
+    return rows.map((row) => row.id);
+  }
+}
