@@ -1,8 +1,8 @@
 import * as net from 'node:net';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import { currentThreadCpuUs } from './thread-cpu';
-import type { StreamTransport } from './transport';
+import { currentThreadCpuUs } from '../thread-cpu';
+import type { StreamTransport } from '../transport';
 
 /**
  * What a fresh process pays for on its first requests, paid before the measured window instead: the
@@ -50,8 +50,6 @@ function afterGc(runRequests: number | null): Rehearsal[] {
 }
 const SHORT_REQUESTS = 3000;
 const SMALL_RUN = 300;
-/** However the loopback behaves, the run does not wait longer than this for a rehearsal. */
-export const REHEARSAL_BUDGET_S = 2;
 /** After the warm-up, wait in steps of this while the compiler works (see letCompilerFinish)... */
 const SETTLE_STEP_MS = 20;
 /** ...until the process's other threads used less than this share of a step... */

@@ -1,7 +1,7 @@
 import { Worker } from 'node:worker_threads';
-import { runBenchmark } from './run';
-import type { StreamTransport } from './transport';
-import type { ApiKind } from './types';
+import { runBenchmark } from '../run';
+import type { StreamTransport } from '../transport';
+import type { ApiKind } from '../types';
 import { collectGarbage, letCompilerFinish, warmUp } from './warm-up';
 
 /** Runs `check` while another thread of this process is busy for `ms` (as V8's compiler threads are after a warm-up). */
