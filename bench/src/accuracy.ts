@@ -22,6 +22,7 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
   DEFAULT_TRANSPORT,
+  MEASURING_PROCESS_FLAGS,
   percentile,
   percentileSummary,
   SATURATION,
@@ -50,11 +51,12 @@ const REPO = join(__dirname, '..', '..');
 const SIMULATOR_MAIN = join(REPO, 'packages', 'simulator', 'dist', 'main.js');
 const CLIENT_MAIN = join(__dirname, 'accuracy-client.js');
 /**
- * Node clients (teapot's, as `npm run teapot` starts it, and node-floor alike) start without V8's
- * memory reducer: in a fresh process it runs two major GCs ~8 s after start, 3-8 ms each, on the
- * client's one core, in the middle of a run. A process that lives for one run has no idle heap to give back.
+ * Node clients (teapot's, as `npm run teapot` starts it, and node-floor alike) start as a measuring
+ * entry point does (MEASURING_PROCESS_FLAGS): without V8's memory reducer, which in a fresh process runs
+ * two major GCs ~8 s after start, 3-8 ms each, on the client's one core, in the middle of a run; and
+ * with gc() for the warm-up's full collection.
  */
-const NODE_CLIENT_FLAGS = ['--no-memory-reducer'];
+const NODE_CLIENT_FLAGS = [...MEASURING_PROCESS_FLAGS];
 const AIOHTTP_CLIENT = join(REPO, 'bench', 'clients', 'aiohttp_client.py');
 const RESULTS = join(REPO, 'bench', 'results', 'accuracy.json');
 const C_FLOOR_SOURCE = join(REPO, 'bench', 'floor', 'epoll-reader.c');
