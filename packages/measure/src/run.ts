@@ -13,6 +13,7 @@ import { SendPacer } from './send-pacer';
 import { ScratchShelf } from './speed/attempt-scratch';
 import { TimingSlab } from './speed/timing-slab';
 import { clockNs } from './speed/clock';
+import { announceWindowEdge } from './speed/measured-window';
 import {
   StreamAttempt,
   type AttemptIdentity,
@@ -150,6 +151,7 @@ class BenchmarkRun {
       health.stop();
       health = watchClientHealth(this.context.inbox.lagNs);
       measuredStartUs = this.nowUs();
+      announceWindowEdge('start', options.target.baseUrl);
       if (options.durationS !== undefined && !this.stopped) {
         // on the run's clock: a libuv timer counts from the loop's cached time and may fire early
         const deadlineUs = measuredStartUs + options.durationS * 1e6;
@@ -166,6 +168,7 @@ class BenchmarkRun {
         await this.openLoop(measuredStartUs);
       }
       measuredEndUs = this.nowUs();
+      announceWindowEdge('end', options.target.baseUrl);
     } finally {
       clearTimeout(deadline);
       clearInterval(watchdog);

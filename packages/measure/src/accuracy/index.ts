@@ -1,0 +1,1 @@
+export { startSimulatorProcess, stopProcess, STEP_MS, type SimulatorProcess } from './simulator-process';
