@@ -447,7 +447,7 @@ class BenchmarkRun {
     return false;
   }
 
-  private readonly liveSamples: Array<{ atUs: number; tokens: number }> = [];
+  private readonly liveSamples: Array<{ atUs: number; tokens: number }> = objectArray();
 
   private startProgress(): NodeJS.Timeout | undefined {
     if (!this.options.onProgress) return undefined;
