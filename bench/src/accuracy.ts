@@ -30,8 +30,17 @@ import {
   type Transport,
 } from '@teapot/measure';
 import { fetchGroundTruth } from '@teapot/simulator';
-import { startSimulatorProcess, STEP_MS, stopProcess, type SimulatorProcess } from '@teapot/measure/accuracy';
-import { PLAIN_BODY, type ClientDocument, type ClientJob, type ClientName } from './accuracy-setup';
+import {
+  addedDelays,
+  PLAIN_BODY,
+  startSimulatorProcess,
+  STEP_MS,
+  stopProcess,
+  type ClientDocument,
+  type ClientJob,
+  type ClientName,
+  type SimulatorProcess,
+} from '@teapot/measure/accuracy';
 
 const DEFAULT_LEVELS = [1, 64, 256, 512, 1024];
 const DEFAULT_REPS = 3;
@@ -306,34 +315,11 @@ function cFloorDocument(output: string): ClientDocument {
 }
 
 async function compareWithTruth(baseUrl: string, run: ClientDocument, wallS: number): Promise<RepFigures> {
-  const originNs = BigInt(run.originNs);
   const truth = await fetchGroundTruth(
     baseUrl,
     run.streams.map((s) => s.id),
   );
-  const delaysMs: number[] = [];
-  const writtenNs: bigint[] = [];
-  const stepsMs: number[] = [];
-  const gapErrorsMs: number[] = [];
-  let unmatched = 0;
-  for (const stream of run.streams) {
-    const sent = truth.get(stream.id)?.events.filter((e) => e.kind === 'content' && e.tokens > 0);
-    const miscounted = stream.tokens !== null && sent?.some((e, i) => e.tokens !== stream.tokens?.[i]);
-    if (!sent || sent.length !== stream.ns.length || miscounted) {
-      unmatched++;
-      continue;
-    }
-    const arrivals = stream.ns.map((ns) => originNs + BigInt(Math.round(ns)));
-    sent.forEach((event, i) => {
-      delaysMs.push(Number(arrivals[i] - event.writtenNs) / 1e6);
-      writtenNs.push(event.writtenNs);
-      if (i === 0) return;
-      const writtenGapNs = event.writtenNs - sent[i - 1].writtenNs;
-      stepsMs.push(Number(writtenGapNs) / 1e6);
-      const measuredGapNs = arrivals[i] - arrivals[i - 1];
-      gapErrorsMs.push(Math.abs(Number(measuredGapNs - writtenGapNs)) / 1e6);
-    });
-  }
+  const { delaysMs, writtenNs, stepsMs, gapErrorsMs, unmatched } = addedDelays(run, truth);
   // where in the run a chunk was written: its first half-second against its middle third
   let first = writtenNs[0] ?? 0n;
   let last = first;
