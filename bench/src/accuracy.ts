@@ -15,13 +15,14 @@
  *   pnpm --filter @teapot/bench build && pnpm --filter @teapot/bench accuracy
  *     [--levels 1,64,512] [--reps 3] [--clients http1,node-floor] [--no-pin]
  */
-import { execFile, spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { execFile, spawnSync } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
   DEFAULT_TRANSPORT,
+  MEASURING_PROCESS_FLAGS,
   percentile,
   percentileSummary,
   SATURATION,
@@ -29,12 +30,20 @@ import {
   type Transport,
 } from '@teapot/measure';
 import { fetchGroundTruth } from '@teapot/simulator';
-import { freePort } from '@teapot/testing';
-import { PLAIN_BODY, type ClientDocument, type ClientJob, type ClientName } from './accuracy-setup';
+import {
+  addedDelays,
+  PLAIN_BODY,
+  startSimulatorProcess,
+  STEP_MS,
+  stopProcess,
+  type ClientDocument,
+  type ClientJob,
+  type ClientName,
+  type SimulatorProcess,
+} from '@teapot/measure/accuracy';
 
 const DEFAULT_LEVELS = [1, 64, 256, 512, 1024];
 const DEFAULT_REPS = 3;
-const STEP_MS = 20;
 /** The goals (issue #13): the default transport's P99 within this factor of node-floor at every level... */
 const FLOOR_FACTOR = 2;
 /** ...its median added delay under this... */
@@ -50,11 +59,12 @@ const REPO = join(__dirname, '..', '..');
 const SIMULATOR_MAIN = join(REPO, 'packages', 'simulator', 'dist', 'main.js');
 const CLIENT_MAIN = join(__dirname, 'accuracy-client.js');
 /**
- * Node clients (teapot's, as `npm run teapot` starts it, and node-floor alike) start without V8's
- * memory reducer: in a fresh process it runs two major GCs ~8 s after start, 3-8 ms each, on the
- * client's one core, in the middle of a run. A process that lives for one run has no idle heap to give back.
+ * Node clients (teapot's, as `npm run teapot` starts it, and node-floor alike) start as a measuring
+ * entry point does (MEASURING_PROCESS_FLAGS): without V8's memory reducer, which in a fresh process runs
+ * two major GCs ~8 s after start, 3-8 ms each, on the client's one core, in the middle of a run; and
+ * with gc() for the warm-up's full collection.
  */
-const NODE_CLIENT_FLAGS = ['--no-memory-reducer'];
+const NODE_CLIENT_FLAGS = [...MEASURING_PROCESS_FLAGS];
 const AIOHTTP_CLIENT = join(REPO, 'bench', 'clients', 'aiohttp_client.py');
 const RESULTS = join(REPO, 'bench', 'results', 'accuracy.json');
 const C_FLOOR_SOURCE = join(REPO, 'bench', 'floor', 'epoll-reader.c');
@@ -165,9 +175,8 @@ async function main(): Promise<void> {
   for (const streams of args.levels) {
     loadByLevel.push({ streams, load1: loadavg()[0] });
     const requests = requestsFor(streams);
-    const port = await freePort();
-    const simulator = await startSeparateSimulator(port, pinned !== null);
-    const baseUrl = `http://127.0.0.1:${port}/v1`;
+    const simulator = await startSeparateSimulator(pinned !== null);
+    const { baseUrl } = simulator;
     const reps = new Map<ClientName, RepFigures[]>(clients.map((c) => [c, []]));
     try {
       for (let rep = 0; rep < args.reps; rep++) {
@@ -186,7 +195,7 @@ async function main(): Promise<void> {
         }
       }
     } finally {
-      await stopProcess(simulator);
+      await stopProcess(simulator.child);
     }
     for (const client of clients) {
       const all = reps.get(client)!;
@@ -306,34 +315,11 @@ function cFloorDocument(output: string): ClientDocument {
 }
 
 async function compareWithTruth(baseUrl: string, run: ClientDocument, wallS: number): Promise<RepFigures> {
-  const originNs = BigInt(run.originNs);
   const truth = await fetchGroundTruth(
     baseUrl,
     run.streams.map((s) => s.id),
   );
-  const delaysMs: number[] = [];
-  const writtenNs: bigint[] = [];
-  const stepsMs: number[] = [];
-  const gapErrorsMs: number[] = [];
-  let unmatched = 0;
-  for (const stream of run.streams) {
-    const sent = truth.get(stream.id)?.events.filter((e) => e.kind === 'content' && e.tokens > 0);
-    const miscounted = stream.tokens !== null && sent?.some((e, i) => e.tokens !== stream.tokens?.[i]);
-    if (!sent || sent.length !== stream.ns.length || miscounted) {
-      unmatched++;
-      continue;
-    }
-    const arrivals = stream.ns.map((ns) => originNs + BigInt(Math.round(ns)));
-    sent.forEach((event, i) => {
-      delaysMs.push(Number(arrivals[i] - event.writtenNs) / 1e6);
-      writtenNs.push(event.writtenNs);
-      if (i === 0) return;
-      const writtenGapNs = event.writtenNs - sent[i - 1].writtenNs;
-      stepsMs.push(Number(writtenGapNs) / 1e6);
-      const measuredGapNs = arrivals[i] - arrivals[i - 1];
-      gapErrorsMs.push(Math.abs(Number(measuredGapNs - writtenGapNs)) / 1e6);
-    });
-  }
+  const { delaysMs, writtenNs, stepsMs, gapErrorsMs, unmatched } = addedDelays(run, truth);
   // where in the run a chunk was written: its first half-second against its middle third
   let first = writtenNs[0] ?? 0n;
   let last = first;
@@ -494,41 +480,10 @@ function pinCores(): string | null {
   return `simulator on core ${SIMULATOR_CORE}, clients on core ${CLIENT_CORE}`;
 }
 
-async function startSeparateSimulator(port: number, pinned: boolean): Promise<ChildProcess> {
-  // Every step takes STEP_MS whatever the batch; one chunk holds any prompt; no jitter.
-  const flags = ['--step-ms', String(STEP_MS), '--max-batch', '4096', '--chunked-prefill'];
-  const exact = ['--chunk-size', String(1 << 20), '--jitter', '0'];
-  const command = [process.execPath, SIMULATOR_MAIN, '--port', String(port), ...flags, ...exact];
-  if (pinned) command.unshift('taskset', '-c', String(SIMULATOR_CORE));
-  const child = spawn(command[0], command.slice(1), {
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-  // A benchmark stopped by Ctrl-C or `timeout` must not leave its simulator running.
-  const kill = () => child.kill('SIGKILL');
-  process.once('exit', kill);
-  child.once('exit', () => process.off('exit', kill));
+/** The simulator of one level (pinned to SIMULATOR_CORE when `pinned`); Ctrl-C or `timeout` ends the bench with it. */
+function startSeparateSimulator(pinned: boolean): Promise<SimulatorProcess> {
   for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => process.exit(130));
-  const deadline = Date.now() + 15_000;
-  while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`the simulator exited with code ${child.exitCode}`);
-    const ready = await fetch(`http://127.0.0.1:${port}/v1/models`).then(
-      (r) => r.ok,
-      () => false,
-    );
-    if (ready) return child;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  await stopProcess(child);
-  throw new Error('the simulator did not answer /v1/models within 15 s');
-}
-
-async function stopProcess(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  child.kill('SIGTERM');
-  const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
-  await exited;
-  clearTimeout(timer);
+  return startSimulatorProcess(SIMULATOR_MAIN, pinned ? SIMULATOR_CORE : null);
 }
 
 const ms = (value: number | null | undefined): string =>

@@ -1,7 +1,12 @@
+import { setFlagsFromString } from 'node:v8';
 import { Logger } from '@nestjs/common';
 import { EnvError } from '@teapot/config';
 import { DatabaseNotMigratedError } from '@teapot/db';
 import { createWorkerApp } from './worker-app';
+import { MEASURING_PROCESS_FLAGS } from '@teapot/measure';
+
+// before any measuring thread starts, which the flags reach (see MEASURING_PROCESS_FLAGS)
+for (const flag of MEASURING_PROCESS_FLAGS) setFlagsFromString(flag);
 
 async function main(): Promise<void> {
   const app = await createWorkerApp();

@@ -1,5 +1,10 @@
 #!/usr/bin/env node
+import { setFlagsFromString } from 'node:v8';
 import { runCli } from './cli';
+import { MEASURING_PROCESS_FLAGS } from '@teapot/measure';
+
+// before any measuring thread starts, which the flags reach (see MEASURING_PROCESS_FLAGS)
+for (const flag of MEASURING_PROCESS_FLAGS) setFlagsFromString(flag);
 
 // The first Ctrl-C stops the run and still prints what finished; a second one quits at once.
 const interrupt = new AbortController();

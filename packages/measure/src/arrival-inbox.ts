@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks';
-import { LagHistogram } from './lag-histogram';
-import { objectArray } from './object-array';
+import { LagHistogram } from './speed/lag-histogram';
+import { objectArray } from './speed/object-array';
 
 /** What the inbox hands each arrival to (a StreamAttempt). */
 export interface ArrivalSink {

@@ -1,5 +1,5 @@
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import type { LagHistogram } from './lag-histogram';
+import type { LagHistogram } from './speed/lag-histogram';
 import { currentThreadCpuUs } from './thread-cpu';
 import type { ClientHealth } from './types';
 

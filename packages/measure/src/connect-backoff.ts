@@ -25,10 +25,13 @@ export type Admission =
   /** The outage outlasted maxOutageMs: the run should end. */
   | { kind: 'give_up'; reason: string };
 
+const NO_PAUSE = Number.NEGATIVE_INFINITY;
+
 export class ConnectBackoff {
   private consecutiveFailures = 0;
   private outageStartMs: number | null = null;
-  private pauseUntilMs = 0;
+  /** A double from birth (see SendPacer.turnEndsMs); no pause before the first failure. */
+  private pauseUntilMs = NO_PAUSE;
   private probing = false;
   private readonly report: ConnectBackoffReport = {
     outages: 0,
@@ -88,7 +91,7 @@ export class ConnectBackoff {
     }
     this.outageStartMs = null;
     this.consecutiveFailures = 0;
-    this.pauseUntilMs = 0;
+    this.pauseUntilMs = NO_PAUSE;
     this.probing = false;
   }
 

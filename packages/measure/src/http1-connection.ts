@@ -3,7 +3,7 @@ import * as tls from 'node:tls';
 import type { Dispatcher } from 'undici';
 import { Http1ParseError, Http1ResponseParser } from './http1-framing';
 import type { StreamRequestOptions } from './transport';
-import { objectArray } from './object-array';
+import { objectArray } from './speed/object-array';
 
 /** Transport failures carry a code, as Node's socket errors do, so that callers classify by code. */
 export class Http1Error extends Error {

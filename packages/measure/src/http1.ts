@@ -2,7 +2,7 @@ import type * as net from 'node:net';
 import type { Dispatcher } from 'undici';
 import { Connection, Exchange, Http1Error, type ConnectionOwner } from './http1-connection';
 import type { StreamRequestOptions, StreamTransport } from './transport';
-import { objectArray } from './object-array';
+import { objectArray } from './speed/object-array';
 
 /**
  * teapot's own HTTP/1.1 client for streamed completions: the `http1` transport of a run.

@@ -1,6 +1,5 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { setFlagsFromString } from 'node:v8';
 import { Worker } from 'node:worker_threads';
 import { validateRunOptions } from './run-options';
 import { receiveError, sendError, type FromThread, type ThreadInput, type ToThread } from './thread-protocol';
@@ -31,11 +30,6 @@ export function runBenchmarkInThread(options: RunOptions): Promise<RunResult> {
     hasLookup: lookup !== undefined,
     hasProgress: onProgress !== undefined,
   };
-  // V8's memory reducer shrinks a heap that looks idle with mark-compacts (a 5-10 ms pause and as much
-  // marking) some 8 s into a quiet run: at one stream they were the run's latest timestamps. A measuring
-  // thread lives for one run and has no idle heap to give back. The flag is read when an isolate's heap
-  // is set up, so it reaches this thread (and any thread started after it in this process), not the caller's.
-  setFlagsFromString('--no-memory-reducer');
   const worker = new Worker(measuringThreadScript(), { workerData: input });
   const send = (message: ToThread) => worker.postMessage(message);
   return new Promise<RunResult>((resolve, reject) => {

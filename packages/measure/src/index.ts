@@ -1,6 +1,7 @@
 export * from './types';
 export { runBenchmark } from './run';
 export { runBenchmarkInThread } from './in-thread';
+export { MEASURING_PROCESS_FLAGS } from './speed/process-flags';
 export { MEASURE_VERSION } from './version';
 export { summarize, requestMetrics, meetsSlo, type RequestMetrics } from './metrics';
 export { percentile, percentileSummary } from './stats';

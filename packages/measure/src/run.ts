@@ -5,14 +5,16 @@ import { ConnectBackoff } from './connect-backoff';
 import { deriveSeed, mulberry32 } from './random';
 import { validateRunOptions } from './run-options';
 import { MEASURE_VERSION } from './version';
-import { REHEARSAL_BUDGET_S, warmUp, type Rehearsal, type WarmUpReport } from './warm-up';
+import { warmUp, type WarmUpReport } from './speed/warm-up';
+import { rehearsalOptions, rehearsedChunks } from './speed/rehearsal';
 import { createTransport, type StreamTransport } from './transport';
 import { ArrivalInbox } from './arrival-inbox';
 import { SendPacer } from './send-pacer';
-import { ScratchShelf } from './attempt-scratch';
-import { TimingSlab } from './timing-slab';
+import { ScratchShelf } from './speed/attempt-scratch';
+import { TimingSlab } from './speed/timing-slab';
+import { clockNs } from './speed/clock';
+import { announceWindowEdge } from './speed/measured-window';
 import {
-  clockNs,
   StreamAttempt,
   type AttemptIdentity,
   type AttemptResult,
@@ -24,10 +26,9 @@ import {
   type RequestRecord,
   type RunOptions,
   type RunResult,
-  type Workload,
 } from './types';
 import { promptSource, type PromptSpec } from './workload';
-import { objectArray } from './object-array';
+import { objectArray } from './speed/object-array';
 
 const DEFAULT_TIMEOUT_MS = 300_000;
 const DEFAULT_STALL_TIMEOUT_MS = 30_000;
@@ -43,17 +44,6 @@ export async function runBenchmark(options: RunOptions): Promise<RunResult> {
   const url = validateRunOptions(options);
   const run = new BenchmarkRun(options, url);
   return run.execute();
-}
-
-/** The run's prompts with every response `chunks` tokens long, for a rehearsal against the loopback. */
-function rehearsalWorkload(workload: Workload, chunks: number): Workload {
-  if (workload.kind === 'synthetic')
-    return { kind: 'synthetic', inputTokens: workload.inputTokens, outputTokens: chunks };
-  return {
-    kind: 'dataset',
-    prompts: workload.prompts.map(({ prompt }) => ({ prompt })),
-    outputTokens: chunks,
-  };
 }
 
 class BenchmarkRun {
@@ -140,7 +130,8 @@ class BenchmarkRun {
           this.pool,
           this.connectionsAhead(),
           options.requests === undefined ? null : options.requests + (options.warmupRequests ?? 0),
-          (baseUrl, rehearsal) => this.rehearse(baseUrl, rehearsal),
+          (baseUrl, rehearsal) =>
+            runBenchmark(rehearsalOptions(options, baseUrl, rehearsal)).then(rehearsedChunks),
           () => this.prepareFirstWave(),
         );
       } else {
@@ -160,6 +151,7 @@ class BenchmarkRun {
       health.stop();
       health = watchClientHealth(this.context.inbox.lagNs);
       measuredStartUs = this.nowUs();
+      announceWindowEdge('start', options.target.baseUrl);
       if (options.durationS !== undefined && !this.stopped) {
         // on the run's clock: a libuv timer counts from the loop's cached time and may fire early
         const deadlineUs = measuredStartUs + options.durationS * 1e6;
@@ -176,6 +168,7 @@ class BenchmarkRun {
         await this.openLoop(measuredStartUs);
       }
       measuredEndUs = this.nowUs();
+      announceWindowEdge('end', options.target.baseUrl);
     } finally {
       clearTimeout(deadline);
       clearInterval(watchdog);
@@ -232,29 +225,6 @@ class BenchmarkRun {
       const attempt = new StreamAttempt(this.context, identity, spec, withStreamOptions);
       this.prepared.push({ identity, spec, attempt });
     }
-  }
-
-  /**
-   * A small run of this run's kind (transport, API, the whole request life) against the warm-up's
-   * loopback responder; resolves with the token chunks it parsed.
-   */
-  private async rehearse(baseUrl: string, rehearsal: Rehearsal): Promise<number> {
-    const { options } = this;
-    const result = await runBenchmark({
-      transport: options.transport ?? DEFAULT_TRANSPORT,
-      target: { baseUrl, apiKind: options.target.apiKind, model: 'teapot-warm-up' },
-      // the run's own prompts, so that what V8 compiles has seen strings like the run's
-      workload: rehearsalWorkload(options.workload, rehearsal.chunks),
-      load: { kind: 'closed', concurrency: rehearsal.streams },
-      requests: rehearsal.requests,
-      durationS: REHEARSAL_BUDGET_S,
-      forceOutputLength: options.forceOutputLength,
-      signal: options.signal,
-      warmUp: false,
-    });
-    let chunks = 0;
-    for (const record of result.requests) if (record.outcome === 'ok') chunks += record.chunkOffsetsUs.length;
-    return chunks;
   }
 
   /** Connections worth opening before the first request: as many as the run will use at once. */
@@ -477,7 +447,7 @@ class BenchmarkRun {
     return false;
   }
 
-  private readonly liveSamples: Array<{ atUs: number; tokens: number }> = [];
+  private readonly liveSamples: Array<{ atUs: number; tokens: number }> = objectArray();
 
   private startProgress(): NodeJS.Timeout | undefined {
     if (!this.options.onProgress) return undefined;

@@ -1,5 +1,5 @@
 import { TURN_BUDGET_NS } from './arrival-inbox';
-import { objectArray } from './object-array';
+import { objectArray } from './speed/object-array';
 
 /**
  * Sends requests at most TURN_BUDGET_NS of each event-loop turn, so that a burst of them (a run's

@@ -3,8 +3,9 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { ChunkFields, chunkFieldsFromJson, scanChunk } from './chunk-scan';
 import type { StreamTransport } from './transport';
 import { SseLineTooLongError } from './sse';
-import type { AttemptScratch, ScratchShelf, ScratchUser } from './attempt-scratch';
-import type { TimingSlab } from './timing-slab';
+import type { AttemptScratch, ScratchShelf, ScratchUser } from './speed/attempt-scratch';
+import type { TimingSlab } from './speed/timing-slab';
+import { CLOCK_LEAD_US, clockNs } from './speed/clock';
 import { attributeTokens, NO_USAGE } from './tokens';
 import {
   CHUNK_KIND,
@@ -66,21 +67,6 @@ export interface AttemptResult {
   retryWithoutStreamOptions: boolean;
   /** HTTP status of the response, null when none arrived. */
   status: number | null;
-}
-
-/**
- * How far past the run's anchor its clock's readings start. A reading is then over 2^31 from the first
- * request on, never one of V8's small integers, so the fields and code that hold readings are made for
- * doubles once, in the warm-up. Counted from the anchor itself, readings left the small-integer range
- * 1.07 s into a run, inside its measured window, where the read path's optimized code was thrown away
- * and compiled again ("not a Smi", "wrong map" in --trace-opt) on the client's one core.
- */
-const CLOCK_LEAD_US = 2_200_000;
-const CLOCK_LEAD_NS = CLOCK_LEAD_US * 1000;
-
-/** The run's clock: ns since its anchor plus CLOCK_LEAD_US, exact as a double for ~104 days. */
-export function clockNs(anchorNs: bigint): number {
-  return Number(process.hrtime.bigint() - anchorNs) + CLOCK_LEAD_NS;
 }
 
 function headerValue(headers: IncomingHttpHeaders, name: string): string | undefined {

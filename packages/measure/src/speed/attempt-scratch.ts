@@ -1,5 +1,5 @@
-import { ChunkFields } from './chunk-scan';
-import { SseParser } from './sse';
+import { ChunkFields } from '../chunk-scan';
+import { SseParser } from '../sse';
 import { objectArray } from './object-array';
 
 const INITIAL_CHUNK_CAPACITY = 64;

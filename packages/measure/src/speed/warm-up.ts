@@ -1,8 +1,6 @@
 import * as net from 'node:net';
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
-import { currentThreadCpuUs } from './thread-cpu';
-import type { StreamTransport } from './transport';
+import { currentThreadCpuUs } from '../thread-cpu';
+import type { StreamTransport } from '../transport';
 
 /**
  * What a fresh process pays for on its first requests, paid before the measured window instead: the
@@ -50,8 +48,6 @@ function afterGc(runRequests: number | null): Rehearsal[] {
 }
 const SHORT_REQUESTS = 3000;
 const SMALL_RUN = 300;
-/** However the loopback behaves, the run does not wait longer than this for a rehearsal. */
-export const REHEARSAL_BUDGET_S = 2;
 /** After the warm-up, wait in steps of this while the compiler works (see letCompilerFinish)... */
 const SETTLE_STEP_MS = 20;
 /** ...until the process's other threads used less than this share of a step... */
@@ -243,9 +239,15 @@ function otherThreadsCpuUs(): number {
  * the window's first second, when the first wave's requests (~2 KB each in flight) were promoted on top
  * of the warm-up's garbage: at 512 streams an 8 ms pause plus ~25 ms of marking beside the reads. After
  * a full collection V8 sizes the heap to what is live, and a run seldom needs another.
+ *
+ * gc() exists only where the process exposed it (`node --expose-gc`, or the entry point's
+ * setFlagsFromString before the measuring thread starts: MEASURING_PROCESS_FLAGS). A library does not
+ * set V8 flags for the application that embeds it, so without gc() the warm-up goes on without the
+ * collection (false); the run then pays its first major GC in the window, as described above.
  */
-export function collectGarbage(): void {
-  // gc() exists only behind a flag; set now, it reaches the contexts created after it, as this one
-  setFlagsFromString('--expose-gc');
-  (runInNewContext('gc') as () => void)();
+export function collectGarbage(): boolean {
+  const gc = (globalThis as { gc?: () => void }).gc;
+  if (typeof gc !== 'function') return false;
+  gc();
+  return true;
 }

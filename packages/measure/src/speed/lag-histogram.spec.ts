@@ -1,5 +1,5 @@
 import { LagHistogram } from './lag-histogram';
-import { mulberry32 } from './random';
+import { mulberry32 } from '../random';
 
 /** Nearest-rank percentile of sorted values, the definition LagHistogram approximates. */
 function nearestRank(sorted: number[], p: number): number {

@@ -1,4 +1,7 @@
-/** What the accuracy bench (accuracy.ts) and its client processes (accuracy-client.ts) agree on. */
+/**
+ * What the accuracy runs (bench/src/accuracy.ts, the accuracy gate in accuracy-gate.spec.ts) and their
+ * client processes agree on: the workload every client streams and the document each one prints.
+ */
 
 export const ACCURACY_MODEL = 'llama-8b';
 export const OUTPUT_TOKENS = 50;

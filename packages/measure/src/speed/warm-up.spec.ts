@@ -1,7 +1,9 @@
+import { execFileSync } from 'node:child_process';
+import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
-import { runBenchmark } from './run';
-import type { StreamTransport } from './transport';
-import type { ApiKind } from './types';
+import { runBenchmark } from '../run';
+import type { StreamTransport } from '../transport';
+import type { ApiKind } from '../types';
 import { collectGarbage, letCompilerFinish, warmUp } from './warm-up';
 
 /** Runs `check` while another thread of this process is busy for `ms` (as V8's compiler threads are after a warm-up). */
@@ -46,14 +48,26 @@ describe('letCompilerFinish: the wait between the warm-up and the measured windo
 });
 
 describe('collectGarbage: the heap collected before the measured window', () => {
-  it('runs a full collection of this thread, without --expose-gc', () => {
-    let garbage: unknown[] | null = Array.from({ length: 200_000 }, (_, i) => ({ i, text: `row ${i}` }));
-    const before = process.memoryUsage().heapUsed;
-    expect((garbage as unknown[]).length).toBe(200_000);
-    garbage = null;
-    collectGarbage();
+  it('runs a full collection of this thread where the process exposes gc (node --expose-gc)', () => {
+    // the built module in a process of its own: this one (jest's) does not expose gc
+    const script = `
+      const { collectGarbage } = require(${JSON.stringify(join(__dirname, '..', '..', 'dist', 'speed', 'warm-up.js'))});
+      let garbage = Array.from({ length: 200000 }, (_, i) => ({ i, text: 'row ' + i }));
+      const before = process.memoryUsage().heapUsed;
+      garbage = null;
+      const collected = collectGarbage();
+      process.stdout.write(JSON.stringify({ collected, freed: before - process.memoryUsage().heapUsed }));`;
+    const output = execFileSync(process.execPath, ['--expose-gc', '-e', script], { encoding: 'utf8' });
+    const { collected, freed } = JSON.parse(output) as { collected: boolean; freed: number };
+    expect(collected).toBe(true);
     // ~20 MB of objects just dropped: only a full collection gets them back at once
-    expect(before - process.memoryUsage().heapUsed).toBeGreaterThan(10 * 1024 * 1024);
+    expect(freed).toBeGreaterThan(10 * 1024 * 1024);
+  });
+
+  it('sets no V8 flag: where gc is not exposed, it collects nothing and the warm-up goes on', () => {
+    expect((globalThis as { gc?: unknown }).gc).toBeUndefined();
+    expect(collectGarbage()).toBe(false);
+    expect((globalThis as { gc?: unknown }).gc).toBeUndefined();
   });
 });
 
