@@ -1,4 +1,4 @@
-import type { PercentileSummary, RequestMetrics, RunSummary } from '@teapot/measure';
+import type { PercentileSummary, RequestMetrics, RunSummary } from '@teapot/run-definitions';
 
 /**
  * The metric catalogue: every metric teapot reports is declared here once, and the run writer's

@@ -1,4 +1,5 @@
-import { mulberry32, percentile, standardNormal, type Random } from '@teapot/measure';
+import { mulberry32, standardNormal, type Random } from '@teapot/random';
+import { percentile } from '@teapot/run-definitions';
 import { bootstrapDelta, bootstrapDeltas, bootstrapRatioDelta } from './bootstrap';
 import { HISTOGRAM_RELATIVE_ERROR, LatencyHistogram, SparseHistogram } from './histogram';
 

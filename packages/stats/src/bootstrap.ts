@@ -1,4 +1,5 @@
-import { mulberry32, percentile, type Random } from '@teapot/measure';
+import { mulberry32, type Random } from '@teapot/random';
+import { percentile } from '@teapot/run-definitions';
 import { poissonSample } from './distributions';
 import { LatencyHistogram, SparseHistogram, bucketMidpoint, interpolateRanks } from './histogram';
 

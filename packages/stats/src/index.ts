@@ -1,5 +1,4 @@
 export { LatencyHistogram, SparseHistogram, HISTOGRAM_RELATIVE_ERROR, HISTOGRAM_MAX_US } from './histogram';
-export { percentile } from '@teapot/measure';
 export { mannWhitneyU, type MannWhitneyResult } from './mann-whitney';
 export {
   bootstrapDelta,
