@@ -4,8 +4,6 @@ export {
   HISTOGRAM_METRICS,
   RATE_METRICS,
   HEADLINES,
-  STATISTICS,
-  STATISTIC_QUANTILES,
   metricOf,
   isMetricName,
   summaryValue,
@@ -17,13 +15,22 @@ export type {
   DistributionMetric,
   RateMetric,
   HistogramMetric,
-  Statistic,
   Weighting,
   Direction,
   Headline,
   HeadlineField,
   HeadlineFigures,
 } from './metrics';
+export {
+  STATISTIC_DEFINITIONS,
+  STATISTICS,
+  STATISTIC_QUANTILES,
+  isStatistic,
+  statisticOf,
+  statisticScale,
+  statisticUnit,
+} from './statistics';
+export type { QuantileSource, Statistic, StatisticDefinition } from './statistics';
 export {
   InvalidSnapshotError,
   parseProfileSnapshot,
