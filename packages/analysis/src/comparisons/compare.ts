@@ -20,7 +20,7 @@ import {
   type BootstrapDeltaResult,
   type PooledSample,
   type RateTotals,
-  type Statistic as BootstrapStatistic,
+  type PooledStatistic as BootstrapStatistic,
 } from '@teapot/stats';
 import { AnalysisInputError } from '../errors';
 import {
