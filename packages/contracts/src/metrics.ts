@@ -234,10 +234,6 @@ export const HEADLINES: readonly Headline[] = METRIC_NAMES.flatMap((metric) => {
 
 export type HeadlineFigures = Record<HeadlineField, number | null>;
 
-export function metricOf(name: MetricName): MetricDefinition {
-  return METRICS[name];
-}
-
 export function isMetricName(value: unknown): value is MetricName {
   return typeof value === 'string' && Object.prototype.hasOwnProperty.call(METRICS, value);
 }
