@@ -6,12 +6,15 @@ import * as path from 'node:path';
 const packages = path.resolve(__dirname, '../..');
 const BASE = ['random', 'run-definitions'];
 const BELOW_MEASURE = [...BASE, 'contracts', 'stats'];
+const SIDE_BY_SIDE = ['measure', 'contracts', 'stats'];
+const ours = (names: string[]) => names.filter((name) => name.startsWith('@teapot/'));
 
-function dependencies(dir: string): string[] {
+function dependencies(
+  dir: string,
+  fields = ['dependencies', 'devDependencies', 'peerDependencies'],
+): string[] {
   const manifest = JSON.parse(fs.readFileSync(path.join(packages, dir, 'package.json'), 'utf8'));
-  return ['dependencies', 'devDependencies', 'peerDependencies'].flatMap((field) =>
-    Object.keys(manifest[field] ?? {}),
-  );
+  return fields.flatMap((field) => Object.keys(manifest[field] ?? {}));
 }
 
 function sources(dir: string): string[] {
@@ -72,12 +75,27 @@ describe('layers', () => {
 
   it('gives the base packages no dependency of ours', () => {
     for (const dir of BASE) {
-      const ours = dependencies(dir).filter((name) => name.startsWith('@teapot/'));
-      expect({ dir, ours }).toEqual({ dir, ours: [] });
+      expect({ dir, ours: ours(dependencies(dir)) }).toEqual({ dir, ours: [] });
       for (const file of sources(dir)) {
         expect({ file, imports: importedPackages(fs.readFileSync(file, 'utf8')) }).toEqual({
           file,
           imports: [],
+        });
+      }
+    }
+  });
+
+  it('builds measure, contracts and stats on the base alone (tests aside: measure runs against the simulator)', () => {
+    const base = BASE.map((dir) => `@teapot/${dir}`);
+    for (const dir of SIDE_BY_SIDE) {
+      const runtime = ours(dependencies(dir, ['dependencies', 'peerDependencies']));
+      expect({ dir, runtime }).toEqual({ dir, runtime: runtime.filter((name) => base.includes(name)) });
+      for (const file of sources(dir).filter((f) => !/\.spec\.ts$|[/\\]test-support[/\\]/.test(f))) {
+        const imports = importedPackages(fs.readFileSync(file, 'utf8'));
+        const relative = path.relative(packages, file);
+        expect({ file: relative, imports }).toEqual({
+          file: relative,
+          imports: imports.filter((name) => base.includes(name)),
         });
       }
     }
