@@ -1,4 +1,5 @@
 import type { PercentileSummary } from '@teapot/run-definitions';
+import type { Direction } from './metrics';
 
 /**
  * What a statistic is read from, in the source's own units: a merged histogram (us), a pooled
@@ -28,7 +29,7 @@ export interface StatisticDefinition {
   /** e.g. "P99", "P99 / P50", "mean". */
   label: string;
   unit: 'metric' | 'ratio';
-  direction: 'metric' | 'lower-is-better' | 'higher-is-better';
+  direction: 'metric' | Direction;
   quantile: number | null;
   tailQuantile: number;
   offeredBy: OfferedBy;
