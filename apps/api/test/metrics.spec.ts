@@ -128,6 +128,12 @@ describe('GET /metrics', () => {
   it("shows each group's latest measured run as gauges equal to its stored figures", async () => {
     const { text, samples } = await scrape();
     expect(text).toContain('# TYPE teapot_latest_itl_seconds gauge');
+    expect(text).toContain(
+      '# HELP teapot_latest_itl_seconds Inter-token latency of the latest measured run (statistic: p50, p99 of the run).',
+    );
+    expect(text).toContain(
+      '# HELP teapot_latest_error_ratio Failed / (succeeded + failed) measured requests of the latest measured run.',
+    );
     const groups: Array<[keyof typeof latest, 'a' | 'b', string]> = [
       ['a1', 'a', '1'],
       ['a2', 'a', '2'],

@@ -1,3 +1,4 @@
+import { STATISTICS } from '@teapot/contracts';
 import { HISTOGRAM_RELATIVE_ERROR, readRunRequests } from '@teapot/db';
 import { storeMeasuredRun, syntheticRunResult } from '@teapot/db/testing';
 import { percentile, requestMetrics } from '@teapot/measure';
@@ -178,5 +179,10 @@ describe('GET /trends', () => {
     expect(names).toEqual(
       expect.arrayContaining(['metric', 'statistic', 'bucket', 'from', 'groupBy', 'weightQuant']),
     );
+    // Every entry of the statistics catalogue, in its order: a new statistic needs no API change.
+    const statistic = doc.paths['/trends'].get.parameters.find(
+      (p: { name: string }) => p.name === 'statistic',
+    );
+    expect(statistic.schema.enum).toEqual([...STATISTICS]);
   });
 });

@@ -1,4 +1,4 @@
-import { METRIC_NAMES, METRICS, summaryValue, type Statistic } from '@teapot/contracts';
+import { METRIC_NAMES, METRICS, statisticOf, summaryValue, type Statistic } from '@teapot/contracts';
 import type {
   ClientHealth,
   ErrorClass,
@@ -63,9 +63,7 @@ export function renderReport(report: BenchReport): string {
       return value === null ? '-' : ms(value);
     }),
   ]);
-  const columnLabels = LATENCY_COLUMNS.map((statistic) =>
-    statistic === 'mean' ? 'mean' : statistic.toUpperCase(),
-  );
+  const columnLabels = LATENCY_COLUMNS.map((statistic) => statisticOf(statistic).label);
   lines.push(...table([['latency (ms)', ...columnLabels], ...latencyRows]));
   lines.push('');
 

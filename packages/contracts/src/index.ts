@@ -4,9 +4,6 @@ export {
   HISTOGRAM_METRICS,
   RATE_METRICS,
   HEADLINES,
-  STATISTICS,
-  STATISTIC_QUANTILES,
-  metricOf,
   isMetricName,
   summaryValue,
   headlineFigures,
@@ -14,10 +11,7 @@ export {
 export type {
   MetricName,
   MetricDefinition,
-  DistributionMetric,
-  RateMetric,
   HistogramMetric,
-  Statistic,
   Weighting,
   Direction,
   Headline,
@@ -25,14 +19,22 @@ export type {
   HeadlineFigures,
 } from './metrics';
 export {
+  STATISTICS,
+  STATISTIC_QUANTILES,
+  isStatistic,
+  statisticOf,
+  statisticScale,
+  statisticUnit,
+} from './statistics';
+export type { QuantileSource, Statistic, StatisticDefinition } from './statistics';
+export {
   InvalidSnapshotError,
   parseProfileSnapshot,
   PROFILE_FIELDS_NOT_SNAPSHOTTED,
   PROFILE_SNAPSHOT_FIELDS,
-  profileSnapshotSchema,
   snapshotOf,
 } from './profile-snapshot';
-export type { ProfileRow, ProfileSnapshot } from './profile-snapshot';
+export type { ProfileSnapshot } from './profile-snapshot';
 export {
   FINAL_RUN_STATUSES,
   isFinalRunStatus,
@@ -41,14 +43,12 @@ export {
   RUN_STATUSES,
   UNFINISHED_RUN_STATUSES,
 } from './run-status';
-export type { FinalRunStatus, RunErrorClass, RunStatusName, UnfinishedRunStatus } from './run-status';
+export type { RunErrorClass, RunStatusName, UnfinishedRunStatus } from './run-status';
 export { JOB_NAMES, QUEUE_NAMES, QUEUE_OF_JOB, WORKER_ROLES } from './jobs';
 export type {
   JobName,
   JobOf,
-  QueueJobs,
   QueueName,
-  QueueOf,
   RunJobData,
   VerifyDeploymentJobData,
   ChangePointsJobData,
@@ -59,10 +59,8 @@ export { isWebhookEventType, WEBHOOK_BODY_VERSION, WEBHOOK_EVENT_TYPES } from '.
 export type { WebhookBody, WebhookEventType } from './webhook-events';
 export { DEFAULT_INCLUDE_SATURATED, DEPLOYMENT_SETTINGS, DEPLOYMENT_VERDICTS } from './deployments';
 export type {
-  DeploymentSettingName,
   DeploymentVerdictName,
   DeploymentVerification,
-  MetricVerdictName,
   MetricVerification,
   ProfileVerification,
   VerificationMethod,

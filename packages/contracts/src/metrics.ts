@@ -1,31 +1,12 @@
-import type { PercentileSummary, RequestMetrics, RunSummary } from '@teapot/measure';
+import type { RequestMetrics, RunSummary } from '@teapot/run-definitions';
+import { statisticOf, statisticsOffered, summarySource, type Statistic } from './statistics';
 
 /**
  * The metric catalogue: every metric teapot reports is declared here once, and the run writer's
  * headline columns, the run DTO, the reports and the analysis routes' validation derive from it.
- * Adding a metric is one entry here (plus a migration when it brings a headline column).
+ * Adding a metric is one entry here (plus a migration when it brings a headline column); the
+ * statistics it offers come from the statistics catalogue (statistics.ts).
  */
-
-export const STATISTICS = ['p50', 'p90', 'p95', 'p99', 'p99.9', 'mean', 'p99/p50'] as const;
-export type Statistic = (typeof STATISTICS)[number];
-
-/** The quantile of each percentile statistic (q in [0, 1]). */
-export const STATISTIC_QUANTILES: Partial<Record<Statistic, number>> = {
-  p50: 0.5,
-  p90: 0.9,
-  p95: 0.95,
-  p99: 0.99,
-  'p99.9': 0.999,
-};
-
-const SUMMARY_FIELDS: Record<Exclude<Statistic, 'p99/p50'>, keyof PercentileSummary> = {
-  p50: 'p50',
-  p90: 'p90',
-  p95: 'p95',
-  p99: 'p99',
-  'p99.9': 'p999',
-  mean: 'mean',
-};
 
 /** What one sample is: a token (ITL), a request (TTFT, TPOT, E2E), or a whole run (rates). */
 export type Weighting = 'token' | 'request' | 'run';
@@ -45,7 +26,7 @@ interface MetricBase {
   weighting: Weighting;
   direction: Direction;
   description: string;
-  /** The statistics a trend or comparison may ask of it. */
+  /** The statistics a trend or comparison may ask of it: those of the statistics catalogue it is offered. */
   statistics: readonly Statistic[];
   /** The run's own values copied into `runs` columns, so listings need no JSON access. */
   headline: readonly HeadlineDeclaration[];
@@ -76,13 +57,13 @@ export interface RateMetric extends MetricBase {
 
 export type MetricDefinition = DistributionMetric | RateMetric;
 
-const LATENCY_STATISTICS = ['p50', 'p90', 'p95', 'p99', 'p99.9', 'mean'] as const;
-
 function headline<F extends string, C extends string>(statistic: Statistic, field: F, column: C) {
   return { statistic, field, column } as const;
 }
 
-export const METRICS = {
+type Declared<M> = M extends MetricDefinition ? Omit<M, 'statistics'> : never;
+
+const DECLARED = {
   ttft: {
     kind: 'distribution',
     label: 'TTFT',
@@ -90,7 +71,6 @@ export const METRICS = {
     weighting: 'request',
     direction: 'lower-is-better',
     description: 'Time to first token: request start to the first chunk carrying an output token.',
-    statistics: LATENCY_STATISTICS,
     summaryKey: 'ttftMs',
     requestKey: 'ttftUs',
     histogram: true,
@@ -104,7 +84,6 @@ export const METRICS = {
     direction: 'lower-is-better',
     description:
       'Time per output token: (last token - first token) / (output tokens - 1), one sample per request.',
-    statistics: LATENCY_STATISTICS,
     summaryKey: 'tpotMs',
     requestKey: 'tpotUs',
     histogram: true,
@@ -118,7 +97,6 @@ export const METRICS = {
     direction: 'lower-is-better',
     description:
       'Inter-token latency: for each token chunk after the first, its gap split evenly over its tokens; one sample per token.',
-    statistics: [...LATENCY_STATISTICS, 'p99/p50'],
     summaryKey: 'itlMs',
     requestKey: 'itlUs',
     histogram: true,
@@ -131,7 +109,6 @@ export const METRICS = {
     weighting: 'request',
     direction: 'lower-is-better',
     description: 'Raw gaps between consecutive token chunks (shows server-side bundling); per run only.',
-    statistics: LATENCY_STATISTICS,
     summaryKey: 'interChunkMs',
     requestKey: 'interChunkUs',
     histogram: false,
@@ -144,7 +121,6 @@ export const METRICS = {
     weighting: 'request',
     direction: 'lower-is-better',
     description: 'End to end: request start to the last token chunk.',
-    statistics: LATENCY_STATISTICS,
     summaryKey: 'e2eMs',
     requestKey: 'e2eUs',
     histogram: true,
@@ -158,7 +134,6 @@ export const METRICS = {
     direction: 'higher-is-better',
     description:
       'Output tokens per second of measured wall time; over several runs, total tokens / total time.',
-    statistics: ['mean'],
     perRun: (s: RunSummary) => s.outputTokensPerS,
     totals: (s: RunSummary) => ({ numerator: s.outputTokens, denominator: s.durationS }),
     headline: [headline('mean', 'outputTokensPerS', 'output_tokens_per_s')],
@@ -171,7 +146,6 @@ export const METRICS = {
     direction: 'higher-is-better',
     description:
       'Successful requests per second of measured wall time; over several runs, total / total time.',
-    statistics: ['mean'],
     perRun: (s: RunSummary) => s.requestsPerS,
     totals: (s: RunSummary) => ({ numerator: s.requests.succeeded, denominator: s.durationS }),
     headline: [headline('mean', 'requestsPerS', 'requests_per_s')],
@@ -184,7 +158,6 @@ export const METRICS = {
     direction: 'higher-is-better',
     description:
       'Requests per second meeting every SLO the profile sets; runs without an SLO have none. Over several runs, total good requests / their total time.',
-    statistics: ['mean'],
     perRun: (s: RunSummary) => s.goodputRps,
     totals: (s: RunSummary) =>
       s.goodputRps === null ? null : { numerator: s.goodputRps * s.durationS, denominator: s.durationS },
@@ -198,7 +171,6 @@ export const METRICS = {
     direction: 'lower-is-better',
     description:
       'Failed / (succeeded + failed) measured requests; over several runs, all failed / all finished requests.',
-    statistics: ['mean'],
     perRun: (s: RunSummary) => errorRateOf(s),
     totals: (s: RunSummary) => {
       const finished = s.requests.succeeded + s.requests.failed;
@@ -206,10 +178,21 @@ export const METRICS = {
     },
     headline: [headline('mean', 'errorRate', 'error_rate')],
   },
-} as const satisfies Record<string, MetricDefinition>;
+} as const satisfies Record<string, Declared<MetricDefinition>>;
 
-export type MetricName = keyof typeof METRICS;
-export const METRIC_NAMES = Object.keys(METRICS) as MetricName[];
+export type MetricName = keyof typeof DECLARED;
+
+type Catalogue = { [N in MetricName]: (typeof DECLARED)[N] & { statistics: readonly Statistic[] } };
+
+/** The catalogue: each declaration with the statistics the statistics catalogue offers it. */
+export const METRICS = Object.fromEntries(
+  Object.entries(DECLARED).map(([name, declared]) => [
+    name,
+    { ...declared, statistics: statisticsOffered({ name, kind: declared.kind }) },
+  ]),
+  // Object.fromEntries forgets the keys; the map above keeps each one's declaration.
+) as unknown as Catalogue;
+export const METRIC_NAMES = Object.keys(DECLARED) as MetricName[];
 
 /** The metrics whose per-run histogram is stored, i.e. those a trend can merge over many runs. */
 export const HISTOGRAM_METRICS = METRIC_NAMES.filter((name) => {
@@ -243,16 +226,13 @@ export const HEADLINES: readonly Headline[] = METRIC_NAMES.flatMap((metric) => {
     statistic: h.statistic,
     field: h.field as HeadlineField,
     column: h.column,
-    label: definition.kind === 'rate' ? definition.label : `${h.statistic.toUpperCase()} ${definition.label}`,
+    label:
+      definition.kind === 'rate' ? definition.label : `${statisticOf(h.statistic).label} ${definition.label}`,
     unit: definition.unit,
   }));
 });
 
 export type HeadlineFigures = Record<HeadlineField, number | null>;
-
-export function metricOf(name: MetricName): MetricDefinition {
-  return METRICS[name];
-}
 
 export function isMetricName(value: unknown): value is MetricName {
   return typeof value === 'string' && Object.prototype.hasOwnProperty.call(METRICS, value);
@@ -264,8 +244,7 @@ export function summaryValue(summary: RunSummary, metric: MetricName, statistic:
   if (definition.kind === 'rate') return statistic === 'mean' ? definition.perRun(summary) : null;
   const distribution = summary[definition.summaryKey];
   if (!distribution) return null;
-  if (statistic === 'p99/p50') return distribution.p50 > 0 ? distribution.p99 / distribution.p50 : null;
-  return distribution[SUMMARY_FIELDS[statistic]];
+  return statisticOf(statistic).of(summarySource(distribution));
 }
 
 /** Every headline figure of a run, from its summary (what the run writer stores). */

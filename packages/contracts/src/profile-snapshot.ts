@@ -1,4 +1,4 @@
-import { DEFAULT_TRANSPORT, TRANSPORTS, type Load, type Slo, type Workload } from '@teapot/measure';
+import { DEFAULT_TRANSPORT, TRANSPORTS, type Load, type Slo, type Workload } from '@teapot/run-definitions';
 import { z } from 'zod';
 
 const positiveInt = z.number().int().positive();

@@ -1,26 +1,11 @@
 import { percentileSummary } from './stats';
-import type { ErrorClass, RequestRecord, RunSummary, Slo, TokenCountSource } from './types';
+import type { ErrorClass, RequestMetrics, RequestRecord, RunSummary, Slo, TokenCountSource } from './types';
 
 /**
  * Per-request metrics derived from the raw record, in microseconds; null where undefined.
  * A token chunk is a chunk with chunkTokens > 0 (only content, reasoning and tool-call chunks carry
  * tokens; role-only, empty and usage-only chunks never do).
  */
-export interface RequestMetrics {
-  /** Request start -> first token chunk. */
-  ttftUs: number | null;
-  /** Request start -> last token chunk (not the trailing usage chunk or [DONE]). */
-  e2eUs: number | null;
-  /** (t_last - t_first) / (n - 1), n = tokens in token chunks; null below 2 tokens. */
-  tpotUs: number | null;
-  /** One sample per token after the first token chunk: a chunk's gap split evenly over its tokens. */
-  itlUs: Float64Array;
-  /** Gaps between consecutive token chunks. */
-  interChunkUs: Float64Array;
-  /** Tokens in token chunks: the tokens whose arrival was timed. */
-  timedTokens: number;
-}
-
 export function requestMetrics(record: RequestRecord): RequestMetrics {
   const offsets = record.chunkOffsetsUs;
   const tokens = record.chunkTokens;

@@ -9,17 +9,33 @@
  */
 
 import type { LookupFunction } from 'node:net';
+import type {
+  ConnectBackoffReport,
+  ErrorClass,
+  Load,
+  RunSummary,
+  Slo,
+  TokenCountSource,
+  Transport,
+  Workload,
+} from '@teapot/run-definitions';
+
+export {
+  DEFAULT_TRANSPORT,
+  TRANSPORTS,
+  type ConnectBackoffReport,
+  type ErrorClass,
+  type Load,
+  type PercentileSummary,
+  type RequestMetrics,
+  type RunSummary,
+  type Slo,
+  type TokenCountSource,
+  type Transport,
+  type Workload,
+} from '@teapot/run-definitions';
 
 export type ApiKind = 'chat' | 'completions';
-
-/** Where a chunk's output-token count came from, most trustworthy first. */
-export type TokenCountSource =
-  /** `usage.completion_tokens` deltas on every chunk (continuous usage stats). */
-  | 'usage_delta'
-  /** Only the final `usage` is known; it is spread over the token-carrying chunks. */
-  | 'usage_final'
-  /** One token per token-carrying chunk: the last resort when the server reports no usage. */
-  | 'chunk';
 
 export const CHUNK_KIND = {
   /** Carries visible output text. */
@@ -32,20 +48,6 @@ export const CHUNK_KIND = {
   empty: 3,
 } as const;
 export type ChunkKind = (typeof CHUNK_KIND)[keyof typeof CHUNK_KIND];
-
-export type ErrorClass =
-  | 'connect_refused'
-  | 'connect_error'
-  | 'timeout'
-  | 'http_status'
-  | 'rate_limited'
-  | 'stream_stalled'
-  | 'malformed_stream'
-  | 'stream_error_event'
-  | 'truncated_stream'
-  /** The client refused to send the request (its own configuration or policy), not an endpoint fault. */
-  | 'client_config'
-  | 'aborted';
 
 export interface RequestError {
   kind: ErrorClass;
@@ -97,74 +99,6 @@ export interface RequestRecord {
   responseId: string | null;
   /** Server's finish_reason of the last choice, if sent. */
   finishReason: string | null;
-}
-
-export interface PercentileSummary {
-  count: number;
-  mean: number;
-  std: number;
-  min: number;
-  max: number;
-  p50: number;
-  p90: number;
-  p95: number;
-  p99: number;
-  p999: number;
-}
-
-/** Service-level objectives in milliseconds. A request meets them all, or it is not goodput. */
-export interface Slo {
-  ttftMs?: number;
-  tpotMs?: number;
-  /** Every one of the request's inter-token latencies must be at or under this. */
-  itlMs?: number;
-  e2eMs?: number;
-}
-
-/** Summary metrics of a run, in milliseconds unless the name says otherwise. */
-export interface RunSummary {
-  /** total = succeeded + failed + incomplete, warm-up excluded (counted apart). */
-  requests: { total: number; succeeded: number; failed: number; incomplete: number; warmup: number };
-  /** Request-weighted, over successful requests. */
-  ttftMs: PercentileSummary | null;
-  ttfbMs: PercentileSummary | null;
-  /** Request-weighted, over successful requests with at least 2 output tokens. */
-  tpotMs: PercentileSummary | null;
-  /** Token-weighted: every output token after each request's first token chunk is one sample. */
-  itlMs: PercentileSummary | null;
-  /** Raw gaps between consecutive token-carrying chunks. */
-  interChunkMs: PercentileSummary | null;
-  e2eMs: PercentileSummary | null;
-  outputTokens: number;
-  promptTokens: number;
-  /** Output tokens per second of measured wall time (first start to last end). */
-  outputTokensPerS: number;
-  requestsPerS: number;
-  /** Requests per second meeting every SLO; null when the profile sets none. */
-  goodputRps: number | null;
-  errorsByClass: Partial<Record<ErrorClass, number>>;
-  /** Successful requests by where their token counts came from. */
-  tokenSources: Partial<Record<TokenCountSource, number>>;
-  /** The measured wall time the rates are over. */
-  durationS: number;
-  /** How the run paused while the endpoint could not be reached (set by runBenchmark). */
-  connectBackoff?: ConnectBackoffReport;
-}
-
-/**
- * Connection failures and the pauses they caused (see connect-backoff.ts): after a request fails
- * before any response byte, new requests wait and one probe at a time tests the endpoint.
- */
-export interface ConnectBackoffReport {
-  /** Stretches of consecutive connection failures. */
-  outages: number;
-  /** Pauses taken (each one jittered, doubling up to a bound). */
-  pauses: number;
-  /** Sum of the pauses, ms. */
-  pausedMs: number;
-  longestOutageMs: number;
-  /** The endpoint stayed unreachable past the bound and the run ended early. */
-  gaveUp: boolean;
 }
 
 export interface ClientHealth {
@@ -238,34 +172,6 @@ export interface Target {
   lookup?: LookupFunction;
 }
 
-export type Workload =
-  | {
-      kind: 'synthetic';
-      /** Target prompt length in tokens (approximate: the server's count is recorded). */
-      inputTokens: number;
-      outputTokens: number;
-      /** Relative spread of lengths, 0 = all equal (default). */
-      lengthJitter?: number;
-    }
-  | {
-      kind: 'dataset';
-      /** Prompts to cycle through; a chat workload sends each prompt as one user message. */
-      prompts: Array<{ prompt: string; outputTokens?: number }>;
-      outputTokens?: number;
-    };
-
-export type Load =
-  | { kind: 'closed'; concurrency: number }
-  | {
-      kind: 'open';
-      ratePerS: number;
-      /** poisson: exponential gaps; gamma: gamma gaps with shape = burstiness (<1 burstier). */
-      arrival: 'poisson' | 'gamma' | 'constant';
-      burstiness?: number;
-      /** Cap on requests in flight; arrivals beyond it wait (and their queueing is visible). */
-      maxConcurrency?: number;
-    };
-
 /** Live figures for a progress display; warm-up requests included. */
 export interface Progress {
   /** Requests that ended ok. */
@@ -316,8 +222,3 @@ export interface RunOptions {
   signal?: AbortSignal;
   onProgress?: (progress: Progress) => void;
 }
-
-/** How a run reads its streams; the first is the default (see RunOptions.transport). */
-export const TRANSPORTS = ['http1', 'undici'] as const;
-export type Transport = (typeof TRANSPORTS)[number];
-export const DEFAULT_TRANSPORT: Transport = TRANSPORTS[0];

@@ -1,4 +1,4 @@
-import type { Random } from '@teapot/measure';
+import type { Random } from '@teapot/random';
 
 /** ln Γ(x) for x > 0 (Lanczos, g = 7, n = 9: ~15 significant digits). */
 export function logGamma(x: number): number {

@@ -1,22 +1,22 @@
 export { LatencyHistogram, SparseHistogram, HISTOGRAM_RELATIVE_ERROR, HISTOGRAM_MAX_US } from './histogram';
-export { percentile } from '@teapot/measure';
-export { mannWhitneyU, type MannWhitneyResult } from './mann-whitney';
+export { mannWhitneyU } from './mann-whitney';
 export {
-  bootstrapDelta,
   bootstrapDeltas,
   bootstrapRatioDelta,
-  NAMED_QUANTILES,
-  POOLINGS,
-  type Pooling,
-  type BootstrapDeltaInput,
-  type BootstrapDeltasInput,
-  type BootstrapRatioInput,
-  type RateTotals,
   type BootstrapDeltaResult,
-  type NamedStatistic,
   type PooledSample,
-  type ResampleUnit,
-  type RunSamples,
-  type Statistic,
+  type PooledStatistic,
+  type Pooling,
+  type RateTotals,
 } from './bootstrap';
-export * from './change-points';
+export {
+  otavaChangePoints,
+  robustChangePoints,
+  labelledSeries,
+  scoreDetections,
+  SERIES_KINDS,
+  type OtavaOptions,
+  type RobustOptions,
+  type Detection,
+  type LabelledSeries,
+} from './change-points';

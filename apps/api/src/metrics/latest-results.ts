@@ -65,10 +65,11 @@ export class LatestResults {
     this.gauges = RESULT_GAUGES.map(({ metric, name, help, perUnit }) => {
       const headlines = HEADLINES.filter((h) => h.metric === metric);
       const perStatistic = headlines.length > 1;
+      const statistics = headlines.map((h) => h.statistic).join(', ');
       return {
         gauge: new Gauge({
           name,
-          help: `${help} of the latest measured run${perStatistic ? ' (statistic: p50, p99 of the run)' : ''}.`,
+          help: `${help} of the latest measured run${perStatistic ? ` (statistic: ${statistics} of the run)` : ''}.`,
           labelNames: perStatistic ? [...GROUP_LABELS, 'statistic'] : [...GROUP_LABELS],
           registers,
         }),

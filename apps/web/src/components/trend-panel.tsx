@@ -9,6 +9,7 @@ import {
   formatTrendValue,
   type PlotMarker,
   TREND_METRICS,
+  trendAxisLabel,
   trendPlotData,
   type TrendBucket,
   type TrendPlotData,
@@ -170,7 +171,7 @@ function TrendPlot({
     ...changes,
     ...changes.flatMap((change) => (change.endX === null ? [] : [{ x: change.endX, label: '' }])),
   ]);
-  const axisLabel = statistic === 'p99/p50' ? 'P99 / P50' : `${statistic} (${unit})`;
+  const axisLabel = trendAxisLabel(statistic, unit);
   const few = plot.data[0].length <= 200;
   return (
     <Plot

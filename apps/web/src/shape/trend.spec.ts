@@ -1,9 +1,11 @@
+import { METRICS } from '@teapot/contracts/catalogue';
 import {
   changePointMarkers,
   deploymentMarkers,
   formatTrendValue,
   seriesLabel,
   TREND_METRICS,
+  trendAxisLabel,
   trendPlotData,
   xRange,
 } from './trend';
@@ -83,6 +85,18 @@ describe('trend shaping', () => {
     expect(formatTrendValue(0.0213, 'fraction', 'mean')).toBe('2.13 %');
     expect(formatTrendValue(2.314, 'ms', 'p99/p50')).toBe('2.31×');
     expect(formatTrendValue(null, 'ms', 'p99')).toBe('–');
+  });
+
+  it('offers each metric the statistics of the catalogue, the ITL tail ratio only to ITL', () => {
+    for (const metric of TREND_METRICS) expect(metric.statistics).toEqual(METRICS[metric.name].statistics);
+    const offering = TREND_METRICS.filter((m) => m.statistics.includes('p99/p50')).map((m) => m.name);
+    expect(offering).toEqual(['itl']);
+  });
+
+  it('titles the value axis with the unit, a ratio with its label', () => {
+    expect(trendAxisLabel('p99', 'ms')).toBe('p99 (ms)');
+    expect(trendAxisLabel('mean', 'tokens/s')).toBe('mean (tokens/s)');
+    expect(trendAxisLabel('p99/p50', 'ratio')).toBe('P99 / P50');
   });
 
   it('offers only pooled means for rates', () => {

@@ -1,3 +1,4 @@
+import { isStatistic, METRICS, statisticOf } from '@teapot/contracts/catalogue';
 import type { Schemas } from '../api/client';
 
 type Trend = Pick<Schemas['TrendDto'], 'bucket' | 'series'>;
@@ -7,23 +8,35 @@ export type TrendBucket = Schemas['TrendDto']['bucket'];
 
 /**
  * The metrics a trend can draw (inter-chunk gaps keep no histogram, so they have none) and the
- * statistics each offers: the API answers 400 for any other pair, so the pickers never offer one.
+ * statistics the catalogue offers each: the API answers 400 for any other pair, so the pickers never
+ * offer one.
  */
-const LATENCY: TrendStatistic[] = ['p50', 'p90', 'p95', 'p99', 'p99.9', 'mean'];
+const TREND_LABELS: ReadonlyArray<[TrendMetric, string]> = [
+  ['itl', 'ITL'],
+  ['tpot', 'TPOT'],
+  ['ttft', 'TTFT'],
+  ['e2e', 'E2E'],
+  ['output_tokens_per_s', 'output tokens/s'],
+  ['requests_per_s', 'requests/s'],
+  ['goodput', 'goodput req/s'],
+  ['error_rate', 'error rate'],
+];
 export const TREND_METRICS: ReadonlyArray<{
   name: TrendMetric;
   label: string;
   statistics: TrendStatistic[];
-}> = [
-  { name: 'itl', label: 'ITL', statistics: [...LATENCY, 'p99/p50'] },
-  { name: 'tpot', label: 'TPOT', statistics: LATENCY },
-  { name: 'ttft', label: 'TTFT', statistics: LATENCY },
-  { name: 'e2e', label: 'E2E', statistics: LATENCY },
-  { name: 'output_tokens_per_s', label: 'output tokens/s', statistics: ['mean'] },
-  { name: 'requests_per_s', label: 'requests/s', statistics: ['mean'] },
-  { name: 'goodput', label: 'goodput req/s', statistics: ['mean'] },
-  { name: 'error_rate', label: 'error rate', statistics: ['mean'] },
-];
+}> = TREND_LABELS.map(([name, label]) => ({ name, label, statistics: [...METRICS[name].statistics] }));
+
+/** The catalogue's entry of a statistic the API named. */
+function definitionOf(statistic: string) {
+  return isStatistic(statistic) ? statisticOf(statistic) : undefined;
+}
+
+/** The value axis' title, e.g. "p99 (ms)"; a ratio has no unit: "P99 / P50". */
+export function trendAxisLabel(statistic: string, unit: string): string {
+  const definition = definitionOf(statistic);
+  return definition?.unit === 'ratio' ? definition.label : `${statistic} (${unit})`;
+}
 
 const BUCKET_S: Record<Exclude<TrendBucket, 'run'>, number> = { hour: 3600, day: 86_400, week: 7 * 86_400 };
 
@@ -94,7 +107,7 @@ export function trendPlotData(
 export function formatTrendValue(value: number | null | undefined, unit: string, statistic: string): string {
   if (value === null || value === undefined || !Number.isFinite(value)) return '–';
   const number = value >= 100 ? Math.round(value) : Number(value.toPrecision(3));
-  if (statistic === 'p99/p50') return `${number}×`;
+  if (definitionOf(statistic)?.unit === 'ratio') return `${number}×`;
   if (unit === 'fraction') return `${Number((value * 100).toPrecision(3))} %`;
   return `${number} ${unit}`;
 }

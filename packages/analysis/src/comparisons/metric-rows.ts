@@ -16,7 +16,7 @@ import {
   type BootstrapDeltaResult,
   type PooledSample,
   type RateTotals,
-  type Statistic as BootstrapStatistic,
+  type PooledStatistic as BootstrapStatistic,
 } from '@teapot/stats';
 import { histogramStatistic } from '../histogram-statistic';
 import {

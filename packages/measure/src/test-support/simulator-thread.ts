@@ -1,6 +1,6 @@
 import { Worker } from 'node:worker_threads';
 import { fetchGroundTruth } from '@teapot/simulator';
-import { percentile } from '../stats';
+import { percentile } from '@teapot/run-definitions';
 import type { RunOptions, RunResult } from '../types';
 
 /**

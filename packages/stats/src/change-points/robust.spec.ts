@@ -1,7 +1,7 @@
 import { otavaChangePoints } from './otava';
 import { robustChangePoints } from './robust';
 import { labelledSeries, scoreDetections, type SeriesKind } from './synthetic';
-import { mulberry32, standardNormal } from '@teapot/measure';
+import { mulberry32, standardNormal } from '@teapot/random';
 
 const steps = (values: number[]) =>
   robustChangePoints(values)

@@ -1,4 +1,4 @@
-import { mulberry32, standardNormal, type Random } from '@teapot/measure';
+import { mulberry32, standardNormal, type Random } from '@teapot/random';
 
 /**
  * Seeded, labelled latency-like series (e.g. a run series of P99 ITL) to measure change-point

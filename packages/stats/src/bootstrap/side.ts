@@ -1,265 +1,14 @@
-import { mulberry32, percentile, type Random } from '@teapot/measure';
-import { poissonSample } from './distributions';
-import { LatencyHistogram, SparseHistogram, bucketMidpoint, interpolateRanks } from './histogram';
-
-/** What a custom statistic sees: the pooled samples of one side (all its runs together). */
-export interface PooledSample {
-  readonly count: number;
-  readonly mean: number;
-  /** numpy-linear q-quantile, q in [0, 1] (within the histogram's error when the runs are histograms). */
-  quantile(q: number): number;
-}
-
-export type NamedStatistic = 'p50' | 'p90' | 'p95' | 'p99' | 'p99.9' | 'mean';
-export type Statistic = NamedStatistic | ((pooled: PooledSample) => number);
-export type ResampleUnit = 'runs' | 'within-runs';
-
-/** One run's samples: a histogram (microseconds), dense or sparse, or the raw values (any unit). */
-export type RunSamples = LatencyHistogram | SparseHistogram | ArrayLike<number>;
-type Histogram = LatencyHistogram | SparseHistogram;
-
-function isHistogram(samples: RunSamples): samples is Histogram {
-  return samples instanceof LatencyHistogram || samples instanceof SparseHistogram;
-}
-
-export interface BootstrapDeltaInput {
-  /** One entry per run. */
-  baseline: ReadonlyArray<RunSamples>;
-  candidate: ReadonlyArray<RunSamples>;
-  statistic: Statistic;
-  /** `runs`: draw whole runs with replacement (cluster bootstrap); `within-runs`: keep the runs, redraw each run's samples. */
-  resample: ResampleUnit;
-  /** Default 2,000. */
-  iterations?: number;
-  /** Default 0.95. */
-  confidence?: number;
-  /** Default 1. */
-  seed?: number;
-  /**
-   * With `runs`, redraw in two stages (a clustered bootstrap): the groups the entries belong to
-   * (e.g. the runs requests came from) with replacement, then each drawn group's entries with
-   * replacement. Entry i of a side is in group `groups.baseline[i]` (any integers). Without it,
-   * entries are drawn as independent units.
-   */
-  groups?: { baseline: ArrayLike<number>; candidate: ArrayLike<number> };
-  /** How a resample of runs is pooled; every choice gives the same intervals (see Pooling). Default auto. */
-  pooling?: Pooling;
-}
-
-/**
- * How a resample of whole runs becomes the pooled counts its quantiles are read from. `counts` adds
- * every drawn run's buckets into one array (cost: the drawn runs' non-empty buckets); `prefix` keeps
- * each run's cumulative counts per bucket and finds a quantile's bucket by a search starting at the
- * previous resample's, reading one weighted sum over the drawn runs per bucket probed (cost: a few
- * probes x runs per quantile). Counts are whole numbers, so both sums are exact and the intervals are
- * identical; `auto` takes prefix when it is cheaper and its table is small. Within-runs is always counts.
- */
-export const POOLINGS = ['auto', 'counts', 'prefix'] as const;
-export type Pooling = (typeof POOLINGS)[number];
-
-export interface BootstrapDeltaResult {
-  baseline: number;
-  candidate: number;
-  /** candidate - baseline. */
-  delta: number;
-  /** candidate / baseline - 1. */
-  relativeDelta: number;
-  /** Percentile interval of the resampled deltas. */
-  ci: [number, number];
-  relativeCi: [number, number];
-  iterations: number;
-  resample: ResampleUnit;
-}
-
-export const NAMED_QUANTILES: Readonly<Record<Exclude<NamedStatistic, 'mean'>, number>> = {
-  p50: 0.5,
-  p90: 0.9,
-  p95: 0.95,
-  p99: 0.99,
-  'p99.9': 0.999,
-};
-
-const DEFAULT_ITERATIONS = 2_000;
-const MAX_ITERATIONS = 100_000;
-
-/**
- * Bootstrap confidence interval of the change of a statistic from `baseline` to `candidate`, each a
- * set of runs whose samples are pooled (a P99 over all tokens of all runs, never a mean of per-run
- * P99s). Resamples are counts over the distinct values (or buckets) of each side, so a resample
- * costs additions, not a sort. Seeded: the same input and seed give the same interval.
- */
-export function bootstrapDelta(input: BootstrapDeltaInput): BootstrapDeltaResult {
-  const { statistic, ...rest } = input;
-  return bootstrapDeltas({ ...rest, statistics: [statistic] })[0];
-}
-
-export interface BootstrapDeltasInput extends Omit<BootstrapDeltaInput, 'statistic'> {
-  statistics: readonly Statistic[];
-}
-
-/**
- * bootstrapDelta for several statistics of the same two sides: every statistic is read from the
- * same resamples (one resampling pass instead of one per statistic, and intervals that agree with
- * each other). Results are in the order of `statistics`.
- */
-export function bootstrapDeltas(input: BootstrapDeltasInput): BootstrapDeltaResult[] {
-  const iterations = checkedIterations(input.iterations);
-  const confidence = checkedConfidence(input.confidence);
-  if (input.resample !== 'runs' && input.resample !== 'within-runs')
-    throw new RangeError(`resample must be 'runs' or 'within-runs', got ${String(input.resample)}`);
-  if (!Array.isArray(input.statistics) || input.statistics.length === 0)
-    throw new RangeError('statistics must list at least one statistic');
-  const statistics = input.statistics.map(statisticOf);
-  const pooling = input.pooling ?? 'auto';
-  if (!(POOLINGS as readonly string[]).includes(pooling))
-    throw new RangeError(`pooling must be one of ${POOLINGS.join(', ')}, got ${String(pooling)}`);
-  const baseline = Side.of(input.baseline, 'baseline', input.groups?.baseline);
-  const candidate = Side.of(input.candidate, 'candidate', input.groups?.candidate);
-  if (input.resample === 'runs') {
-    baseline.choosePooling(pooling, statistics.length);
-    candidate.choosePooling(pooling, statistics.length);
-  }
-  if (baseline.histograms !== candidate.histograms)
-    throw new RangeError('baseline and candidate must both be histograms or both be raw values');
-
-  const baselineValues = baseline.pointEstimates(statistics);
-  const candidateValues = candidate.pointEstimates(statistics);
-  const random = mulberry32(input.seed ?? 1);
-  const deltas = statistics.map(() => new Float64Array(iterations));
-  const relatives = statistics.map(() => new Float64Array(iterations));
-  for (let i = 0; i < iterations; i++) {
-    const b = baseline.resampled(statistics, input.resample, random);
-    const c = candidate.resampled(statistics, input.resample, random);
-    for (let s = 0; s < statistics.length; s++) {
-      deltas[s][i] = c[s] - b[s];
-      relatives[s][i] = c[s] / b[s] - 1;
-    }
-  }
-  return statistics.map((_, s) => {
-    const [baselineValue, candidateValue] = [baselineValues[s], candidateValues[s]];
-    return {
-      baseline: baselineValue,
-      candidate: candidateValue,
-      delta: candidateValue - baselineValue,
-      relativeDelta: candidateValue / baselineValue - 1,
-      ci: percentileInterval(deltas[s], confidence),
-      relativeCi: percentileInterval(relatives[s], confidence),
-      iterations,
-      resample: input.resample,
-    };
-  });
-}
-
-/** A run's share of a pooled rate: its numerator and denominator (e.g. output tokens and seconds). */
-export interface RateTotals {
-  numerator: number;
-  denominator: number;
-}
-
-export interface BootstrapRatioInput {
-  /** One entry per run. */
-  baseline: ReadonlyArray<RateTotals>;
-  candidate: ReadonlyArray<RateTotals>;
-  /** Default 2,000. */
-  iterations?: number;
-  /** Default 0.95. */
-  confidence?: number;
-  /** Default 1. */
-  seed?: number;
-}
-
-/**
- * Bootstrap confidence interval of the change of a pooled rate (sum of numerators / sum of
- * denominators, never a mean of per-run rates), resampling whole runs: a run is the only unit a rate
- * has. Seeded like bootstrapDelta.
- */
-export function bootstrapRatioDelta(input: BootstrapRatioInput): BootstrapDeltaResult {
-  const iterations = checkedIterations(input.iterations);
-  const confidence = checkedConfidence(input.confidence);
-  const baseline = checkedTotals(input.baseline, 'baseline');
-  const candidate = checkedTotals(input.candidate, 'candidate');
-  const random = mulberry32(input.seed ?? 1);
-  const deltas = new Float64Array(iterations);
-  const relatives = new Float64Array(iterations);
-  for (let i = 0; i < iterations; i++) {
-    const b = resampledRatio(baseline, random);
-    const c = resampledRatio(candidate, random);
-    deltas[i] = c - b;
-    relatives[i] = c / b - 1;
-  }
-  const b = pooledRatio(baseline);
-  const c = pooledRatio(candidate);
-  return {
-    baseline: b,
-    candidate: c,
-    delta: c - b,
-    relativeDelta: c / b - 1,
-    ci: percentileInterval(deltas, confidence),
-    relativeCi: percentileInterval(relatives, confidence),
-    iterations,
-    resample: 'runs',
-  };
-}
-
-function checkedTotals(runs: ReadonlyArray<RateTotals>, field: string): ReadonlyArray<RateTotals> {
-  if (!Array.isArray(runs) || runs.length === 0) throw new RangeError(`${field} must list at least one run`);
-  runs.forEach((run, r) => {
-    if (!Number.isFinite(run?.numerator) || !Number.isFinite(run?.denominator) || run.denominator < 0)
-      throw new RangeError(`${field}[${r}] needs a finite numerator and a denominator >= 0`);
-  });
-  if (runs.every((run) => run.denominator === 0)) throw new RangeError(`${field} has no denominator`);
-  return runs;
-}
-
-function pooledRatio(runs: ReadonlyArray<RateTotals>): number {
-  let numerator = 0;
-  let denominator = 0;
-  for (const run of runs) {
-    numerator += run.numerator;
-    denominator += run.denominator;
-  }
-  return numerator / denominator;
-}
-
-function resampledRatio(runs: ReadonlyArray<RateTotals>, random: Random): number {
-  let numerator = 0;
-  let denominator = 0;
-  for (let k = 0; k < runs.length; k++) {
-    const run = runs[Math.floor(random() * runs.length)];
-    numerator += run.numerator;
-    denominator += run.denominator;
-  }
-  return denominator > 0 ? numerator / denominator : NaN;
-}
-
-function checkedIterations(value: number | undefined): number {
-  const iterations = value ?? DEFAULT_ITERATIONS;
-  if (!Number.isInteger(iterations) || iterations < 1 || iterations > MAX_ITERATIONS)
-    throw new RangeError(`iterations must be an integer within [1, ${MAX_ITERATIONS}], got ${iterations}`);
-  return iterations;
-}
-
-function checkedConfidence(value: number | undefined): number {
-  const confidence = value ?? 0.95;
-  if (!(confidence > 0 && confidence < 1))
-    throw new RangeError(`confidence must be within (0, 1), got ${confidence}`);
-  return confidence;
-}
-
-/** The central `confidence` interval of the resampled values (sorted in place). */
-function percentileInterval(values: Float64Array, confidence: number): [number, number] {
-  values.sort();
-  const alpha = (1 - confidence) / 2;
-  return [percentile(values, alpha), percentile(values, 1 - alpha)];
-}
-
-function statisticOf(statistic: Statistic): (pooled: PooledSample) => number {
-  if (typeof statistic === 'function') return statistic;
-  if (statistic === 'mean') return (pooled) => pooled.mean;
-  const q = NAMED_QUANTILES[statistic];
-  if (q === undefined) throw new RangeError(`unknown statistic ${String(statistic)}`);
-  return (pooled) => pooled.quantile(q);
-}
+import type { Random } from '@teapot/random';
+import { poissonSample } from '../distributions';
+import { bucketMidpoint, interpolateRanks } from '../histogram';
+import {
+  isHistogram,
+  type Histogram,
+  type PooledSample,
+  type Pooling,
+  type ResampleScheme,
+  type RunSamples,
+} from './samples';
 
 /** A run as counts over its side's sorted distinct values (bucket midpoints for histograms). */
 interface RunCounts {
@@ -278,7 +27,7 @@ const PREFIX_MAX_CELLS = 1 << 21;
 const PROBES_PER_QUANTILE = 8;
 
 /** One side of a comparison, prepared for fast resampling. */
-class Side {
+export class Side {
   private readonly pooled: Float64Array;
   private readonly draws: Int32Array;
   /** The entries of each group, when entries are drawn in two stages. */
@@ -435,7 +184,7 @@ class Side {
 
   resampled(
     statistics: ReadonlyArray<(pooled: PooledSample) => number>,
-    unit: ResampleUnit,
+    unit: ResampleScheme,
     random: Random,
   ): number[] {
     this.pooled.fill(0);

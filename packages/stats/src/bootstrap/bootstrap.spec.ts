@@ -1,6 +1,7 @@
-import { mulberry32, percentile, standardNormal, type Random } from '@teapot/measure';
-import { bootstrapDelta, bootstrapDeltas, bootstrapRatioDelta } from './bootstrap';
-import { HISTOGRAM_RELATIVE_ERROR, LatencyHistogram, SparseHistogram } from './histogram';
+import { mulberry32, standardNormal, type Random } from '@teapot/random';
+import { percentile } from '@teapot/run-definitions';
+import { bootstrapDelta, bootstrapDeltas, bootstrapRatioDelta } from '.';
+import { HISTOGRAM_RELATIVE_ERROR, LatencyHistogram, SparseHistogram } from '../histogram';
 
 /** Lognormal latencies around `medianUs`, whole microseconds. */
 function latencies(random: Random, n: number, medianUs: number, sigma = 0.35): Float64Array {

@@ -1,0 +1,3 @@
+// The metric and statistics catalogues without the rest of contracts (zod, schemas): what the dashboard bundles.
+export { METRICS, type MetricName } from './metrics';
+export { isStatistic, statisticOf, type Statistic } from './statistics';

@@ -1,0 +1,104 @@
+/**
+ * What a run reports: its summary (stored as `runs.summary` and read by every report) and the
+ * per-request metrics it is computed from. Milliseconds in summaries, microseconds per request.
+ */
+
+/** Exact percentiles of a run's samples (numpy's linear method, see percentile.ts). */
+export interface PercentileSummary {
+  count: number;
+  mean: number;
+  std: number;
+  min: number;
+  max: number;
+  p50: number;
+  p90: number;
+  p95: number;
+  p99: number;
+  p999: number;
+}
+
+/** Summary metrics of a run, in milliseconds unless the name says otherwise. */
+export interface RunSummary {
+  /** total = succeeded + failed + incomplete, warm-up excluded (counted apart). */
+  requests: { total: number; succeeded: number; failed: number; incomplete: number; warmup: number };
+  /** Request-weighted, over successful requests. */
+  ttftMs: PercentileSummary | null;
+  ttfbMs: PercentileSummary | null;
+  /** Request-weighted, over successful requests with at least 2 output tokens. */
+  tpotMs: PercentileSummary | null;
+  /** Token-weighted: every output token after each request's first token chunk is one sample. */
+  itlMs: PercentileSummary | null;
+  /** Raw gaps between consecutive token-carrying chunks. */
+  interChunkMs: PercentileSummary | null;
+  e2eMs: PercentileSummary | null;
+  outputTokens: number;
+  promptTokens: number;
+  /** Output tokens per second of measured wall time (first start to last end). */
+  outputTokensPerS: number;
+  requestsPerS: number;
+  /** Requests per second meeting every SLO; null when the profile sets none. */
+  goodputRps: number | null;
+  errorsByClass: Partial<Record<ErrorClass, number>>;
+  /** Successful requests by where their token counts came from. */
+  tokenSources: Partial<Record<TokenCountSource, number>>;
+  /** The measured wall time the rates are over. */
+  durationS: number;
+  /** How the run paused while the endpoint could not be reached (set by runBenchmark). */
+  connectBackoff?: ConnectBackoffReport;
+}
+
+/**
+ * Connection failures and the pauses they caused (measure's connect-backoff.ts): after a request fails
+ * before any response byte, new requests wait and one probe at a time tests the endpoint.
+ */
+export interface ConnectBackoffReport {
+  /** Stretches of consecutive connection failures. */
+  outages: number;
+  /** Pauses taken (each one jittered, doubling up to a bound). */
+  pauses: number;
+  /** Sum of the pauses, ms. */
+  pausedMs: number;
+  longestOutageMs: number;
+  /** The endpoint stayed unreachable past the bound and the run ended early. */
+  gaveUp: boolean;
+}
+
+/** Where a chunk's output-token count came from, most trustworthy first. */
+export type TokenCountSource =
+  /** `usage.completion_tokens` deltas on every chunk (continuous usage stats). */
+  | 'usage_delta'
+  /** Only the final `usage` is known; it is spread over the token-carrying chunks. */
+  | 'usage_final'
+  /** One token per token-carrying chunk: the last resort when the server reports no usage. */
+  | 'chunk';
+
+/** How a failed request failed. */
+export type ErrorClass =
+  | 'connect_refused'
+  | 'connect_error'
+  | 'timeout'
+  | 'http_status'
+  | 'rate_limited'
+  | 'stream_stalled'
+  | 'malformed_stream'
+  | 'stream_error_event'
+  | 'truncated_stream'
+  /** The client refused to send the request (its own configuration or policy), not an endpoint fault. */
+  | 'client_config'
+  | 'aborted';
+
+/** One request's figures, in microseconds; null where undefined (e.g. TPOT below 2 tokens). */
+export interface RequestMetrics {
+  /** Request start -> first token chunk. */
+  ttftUs: number | null;
+  /** Request start -> last token chunk (not the trailing usage chunk or [DONE]). */
+  e2eUs: number | null;
+  /** (t_last - t_first) / (n - 1), n = tokens in token chunks; null below 2 tokens. */
+  tpotUs: number | null;
+  /** One sample per token after the first token chunk: a chunk's gap split evenly over its tokens. */
+  itlUs: Float64Array;
+  /** Gaps between consecutive token chunks. */
+  interChunkUs: Float64Array;
+  /** Tokens in token chunks: the tokens whose arrival was timed. */
+  timedTokens: number;
+}
