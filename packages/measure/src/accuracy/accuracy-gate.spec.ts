@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { fetchGroundTruth } from '@teapot/simulator';
 import { MEASURING_PROCESS_FLAGS } from '../speed/process-flags';
-import { percentile } from '../stats';
+import { percentile } from '@teapot/run-definitions';
 import { addedDelays } from './added-delay';
 import type { ClientDocument, ClientJob, ClientName } from './documents';
 import { startSimulatorProcess, stopProcess, type SimulatorProcess } from './simulator-process';
