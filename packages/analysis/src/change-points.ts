@@ -3,6 +3,7 @@ import {
   METRICS,
   METRIC_NAMES,
   STATISTICS,
+  statisticUnit,
   summaryValue,
   type MetricDefinition,
   type MetricName,
@@ -90,7 +91,7 @@ function detect(
     ...key,
     metric,
     statistic,
-    unit: statistic === 'p99/p50' ? 'ratio' : definition.unit,
+    unit: statisticUnit(statistic, definition.unit),
   };
   const step = (
     mode: ChangePointMode,

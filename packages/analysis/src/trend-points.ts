@@ -1,4 +1,10 @@
-import { METRICS, type MetricDefinition, type MetricName, type Statistic } from '@teapot/contracts';
+import {
+  METRICS,
+  statisticUnit,
+  type MetricDefinition,
+  type MetricName,
+  type Statistic,
+} from '@teapot/contracts';
 import type { ConfigValue, RollupBucket, SelectedRun } from '@teapot/db';
 import { LatencyHistogram } from '@teapot/stats';
 import { histogramStatistic } from './histogram-statistic';
@@ -36,7 +42,7 @@ export function trendOf(
   const base: Omit<Trend, 'series'> = {
     metric,
     statistic,
-    unit: statistic === 'p99/p50' ? 'ratio' : definition.unit,
+    unit: statisticUnit(statistic, definition.unit),
     weighting: definition.weighting,
     bucket: query.bucket,
     from: query.from,

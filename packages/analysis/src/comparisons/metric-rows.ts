@@ -1,12 +1,12 @@
 import {
   METRICS,
-  STATISTIC_QUANTILES,
+  statisticOf,
+  statisticUnit,
   type MetricDefinition,
   type MetricName,
   type Statistic,
 } from '@teapot/contracts';
 import type { RunDetail, SelectedRun } from '@teapot/db';
-import { percentile } from '@teapot/measure';
 import {
   LatencyHistogram,
   SparseHistogram,
@@ -18,7 +18,7 @@ import {
   type RateTotals,
   type PooledStatistic as BootstrapStatistic,
 } from '@teapot/stats';
-import { histogramStatistic } from '../histogram-statistic';
+import { histogramStatistic, pooledSource, reportedScale, sortedSource } from '../histogram-statistic';
 import {
   MIN_RUNS,
   MIN_TAIL_SAMPLES,
@@ -37,25 +37,19 @@ export interface RowOptions {
 
 /** The statistic as the bootstrap computes it on a pooled side (us, or a ratio). */
 function bootstrapStatistic(statistic: Statistic): BootstrapStatistic {
-  if (statistic === 'p99/p50') return (pooled: PooledSample) => pooled.quantile(0.99) / pooled.quantile(0.5);
-  return statistic;
+  const definition = statisticOf(statistic);
+  return (pooled: PooledSample) => definition.of(pooledSource(pooled)) ?? Number.NaN;
 }
 
 /** The statistic of one unit's own samples (a run's histogram, or a request's values), for the rank test. */
 function unitStatistic(values: Float64Array, statistic: Statistic): number | null {
   if (values.length === 0) return null;
-  if (statistic === 'mean') return values.reduce((sum, v) => sum + v, 0) / values.length;
-  const sorted = Float64Array.from(values).sort();
-  if (statistic === 'p99/p50') {
-    const p50 = percentile(sorted, 0.5);
-    return p50 > 0 ? percentile(sorted, 0.99) / p50 : null;
-  }
-  return percentile(sorted, STATISTIC_QUANTILES[statistic] as number);
+  return statisticOf(statistic).of(sortedSource(Float64Array.from(values).sort()));
 }
 
 /** Samples a statistic needs on a side: MIN_TAIL_SAMPLES beyond its quantile (p99: 1,000; p50 and mean: 20). */
 function samplesNeeded(statistic: Statistic): number {
-  const q = statistic === 'p99/p50' ? 0.99 : (STATISTIC_QUANTILES[statistic] ?? 0.5);
+  const q = statisticOf(statistic).tailQuantile;
   return Math.ceil(MIN_TAIL_SAMPLES / (1 - Math.max(q, 0.5)));
 }
 
@@ -77,7 +71,6 @@ export function compareDistribution(
     baseline: baseline.merged.get(metric) ?? new LatencyHistogram(),
     candidate: candidate.merged.get(metric) ?? new LatencyHistogram(),
   };
-  const scale = (statistic: Statistic) => (statistic === 'p99/p50' ? 1 : 1 / 1000);
   const insufficientOf = (statistic: Statistic): string | undefined => {
     const what = unit === 'runs' ? 'runs with samples' : 'samples';
     for (const side of ['baseline', 'candidate'] as const) {
@@ -115,7 +108,7 @@ export function compareDistribution(
   }
   return rows.map((row): MetricComparison => {
     const { statistic, threshold } = row;
-    const k = scale(statistic);
+    const k = reportedScale(statistic);
     const b = histogramStatistic(merged.baseline, statistic);
     const c = histogramStatistic(merged.candidate, statistic);
     const interval = intervals.get(statistic);
@@ -123,7 +116,7 @@ export function compareDistribution(
     const base = {
       metric,
       statistic,
-      unit: statistic === 'p99/p50' ? 'ratio' : definition.unit,
+      unit: statisticUnit(statistic, definition.unit),
       weighting: definition.weighting,
       direction: definition.direction,
       ...sidesAndChange(b, c),
