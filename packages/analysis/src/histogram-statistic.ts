@@ -12,7 +12,9 @@ export function histogramStatistic(histogram: LatencyHistogram, statistic: Stati
     quantile: (q) => histogram.percentile(q),
     mean: () => histogram.mean,
   });
-  return value === null ? null : value * statisticScale(statistic, US_TO_MS);
+  if (value === null) return null;
+  // Divided rather than scaled by US_TO_MS: the reported figures stay bit for bit what they were.
+  return statisticOf(statistic).unit === 'ratio' ? value : value / 1000;
 }
 
 /** The factor from a stored sample's microseconds to the statistic's reported value (1 for a ratio). */
