@@ -65,3 +65,4 @@ export type {
   ProfileVerification,
   VerificationMethod,
 } from './deployments';
+export { capacitySloSchema, maxSweepPoints, SLO_PRESETS, SWEEP_LIMITS, sweepSpecSchema } from './sweeps';

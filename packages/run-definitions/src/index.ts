@@ -8,3 +8,16 @@ export type {
   RunSummary,
   TokenCountSource,
 } from './summary';
+export {
+  SLO_METRICS,
+  SLO_PERCENTILES,
+  SWEEP_DIMENSIONS,
+  SWEEP_STOP_REASONS,
+  type CapacitySlo,
+  type SloMetric,
+  type SloPercentile,
+  type SloTarget,
+  type SweepDimension,
+  type SweepSpec,
+  type SweepStopReason,
+} from './capacity';
