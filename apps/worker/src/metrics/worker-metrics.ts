@@ -28,34 +28,49 @@ export class WorkerMetrics {
     labelNames: ['worker', 'status'],
     registers: [this.registry],
   });
-  private readonly ticks = this.counter('teapot_scheduler_ticks_total', 'Scheduler ticks run.');
-  private readonly ticksFailed = this.counter(
+  private readonly ticks = this.series(Counter, 'teapot_scheduler_ticks_total', 'Scheduler ticks run.');
+  private readonly ticksFailed = this.series(
+    Counter,
     'teapot_scheduler_ticks_failed_total',
     'Scheduler ticks that failed (retried next tick).',
   );
-  private readonly slotsEnqueued = this.counter(
+  private readonly slotsEnqueued = this.series(
+    Counter,
     'teapot_scheduler_slots_enqueued_total',
     'Scheduled runs enqueued.',
   );
-  private readonly tickSeconds = this.counter(
+  private readonly tickSeconds = this.series(
+    Counter,
     'teapot_scheduler_tick_seconds_total',
     'Time spent in scheduler ticks.',
   );
-  private readonly lastTickMs = this.gauge('teapot_scheduler_tick_last_ms', 'Duration of the last tick.');
-  private readonly maxTickMs = this.gauge('teapot_scheduler_tick_max_ms', 'Longest tick since start.');
-  private readonly lastStartDelayMs = this.gauge(
+  private readonly lastTickMs = this.series(
+    Gauge,
+    'teapot_scheduler_tick_last_ms',
+    'Duration of the last tick.',
+  );
+  private readonly maxTickMs = this.series(
+    Gauge,
+    'teapot_scheduler_tick_max_ms',
+    'Longest tick since start.',
+  );
+  private readonly lastStartDelayMs = this.series(
+    Gauge,
     'teapot_worker_start_delay_ms',
     'Due time to start of the last scheduled run.',
   );
-  private readonly busyDeferrals = this.counter(
+  private readonly busyDeferrals = this.series(
+    Counter,
     'teapot_worker_busy_deferrals_total',
     'Runs deferred because their endpoint was busy.',
   );
-  private readonly persistRetries = this.counter(
+  private readonly persistRetries = this.series(
+    Counter,
     'teapot_worker_persist_retries_total',
     'Retried writes of finished runs.',
   );
-  private readonly runningRuns = this.gauge(
+  private readonly runningRuns = this.series(
+    Gauge,
     'teapot_worker_running_runs',
     'Runs this process is measuring now.',
   );
@@ -127,15 +142,14 @@ export class WorkerMetrics {
     return series?.value ?? 0;
   }
 
-  private counter(name: string, help: string): Counter {
-    const counter = new Counter({ name, help, labelNames: ['worker'], registers: [this.registry] });
-    this.zeroAtBoot.push(counter);
-    return counter;
-  }
-
-  private gauge(name: string, help: string): Gauge {
-    const gauge = new Gauge({ name, help, labelNames: ['worker'], registers: [this.registry] });
-    this.zeroAtBoot.push(gauge);
-    return gauge;
+  /** A series labelled only by `worker`, shown as 0 from boot. */
+  private series<M extends Counter | Gauge>(
+    kind: new (config: { name: string; help: string; labelNames: string[]; registers: Registry[] }) => M,
+    name: string,
+    help: string,
+  ): M {
+    const metric = new kind({ name, help, labelNames: ['worker'], registers: [this.registry] });
+    this.zeroAtBoot.push(metric);
+    return metric;
   }
 }
