@@ -1,10 +1,9 @@
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { SweepOutcome, SweepPoint } from '@teapot/capacity';
-import { startSimulator, type RunningSimulator } from '@teapot/simulator';
 import { EXIT, runCli } from './cli';
 import { captureIo } from './test-support/io';
+import { simulatorWorld } from './test-support/simulator-world';
 
 jest.setTimeout(120_000);
 
@@ -19,26 +18,16 @@ interface SweepJson {
  * 2 / (24 x 6.4 ms) = 13 requests/s, so a search from 4 to 32 req/s must find a bracket inside it.
  */
 describe('teapot sweep against a simulator URL', () => {
-  let simulator: RunningSimulator;
-  let dir: string;
-
-  beforeAll(async () => {
-    simulator = await startSimulator({ maxBatch: 2, jitter: 0.02 });
-    dir = await mkdtemp(join(tmpdir(), 'teapot-sweep-'));
-  });
-  afterAll(async () => {
-    await simulator.close();
-    await rm(dir, { recursive: true, force: true });
-  });
+  const world = simulatorWorld({ maxBatch: 2, jitter: 0.02 });
 
   const sweep = (...flags: string[]) => [
     'sweep',
-    ...['--url', simulator.baseUrl, '--input-tokens', '32', '--output-tokens', '24'],
+    ...['--url', world.simulator.baseUrl, '--input-tokens', '32', '--output-tokens', '24'],
     ...flags,
   ];
 
   it('finds a capacity inside its bracket, below the batch-limited service rate, in its point budget', async () => {
-    const path = join(dir, 'search.json');
+    const path = join(world.dir, 'search.json');
     const io = captureIo();
     const code = await runCli(
       sweep(
