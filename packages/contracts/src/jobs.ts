@@ -27,6 +27,14 @@ export interface ChangePointsJobData {
 }
 
 /**
+ * Payload of a `sweeps` job `advance-sweep`: look at the sweep's points and take its next step (measure
+ * the next point, or store the outcome). Idempotent: the sweep and its runs are the truth.
+ */
+export interface AdvanceSweepJobData {
+  sweepId: string;
+}
+
+/**
  * Every queue, the jobs it carries and each job's payload: producers and handlers are typed from
  * here, so a payload cannot drift between the API and the worker. Job names are unique across
  * queues. A new queue is one entry here, one in QUEUE_NAMES, its jobs in JOB_NAMES and
@@ -37,6 +45,7 @@ export interface QueueJobs {
   webhooks: { deliver: WebhookJobData };
   analysis: { 'verify-deployment': VerifyDeploymentJobData };
   'change-points': { 'change-points': ChangePointsJobData };
+  sweeps: { 'advance-sweep': AdvanceSweepJobData };
 }
 
 export type QueueName = keyof QueueJobs;
@@ -56,6 +65,7 @@ export const QUEUE_NAMES = {
   webhooks: 'webhooks',
   analysis: 'analysis',
   'change-points': 'change-points',
+  sweeps: 'sweeps',
 } as const satisfies {
   [Q in QueueName]: Q;
 };
@@ -64,6 +74,7 @@ export const JOB_NAMES = {
   deliver: 'deliver',
   'verify-deployment': 'verify-deployment',
   'change-points': 'change-points',
+  'advance-sweep': 'advance-sweep',
 } as const satisfies {
   [N in JobName]: N;
 };
@@ -74,6 +85,7 @@ export const QUEUE_OF_JOB = {
   deliver: 'webhooks',
   'verify-deployment': 'analysis',
   'change-points': 'change-points',
+  'advance-sweep': 'sweeps',
 } as const satisfies {
   [N in JobName]: QueueOf<N>;
 };
