@@ -203,6 +203,25 @@ describe('SweepStore against Postgres', () => {
     );
   });
 
+  it("aborts only the named endpoints' unfinished sweeps, as stopped", async () => {
+    const [mine, other] = [await sweepProfile(), await sweepProfile()];
+    const running = await createQueuedSweep(db.prisma, mine, 'manual');
+    await store.start(running.id);
+    const ended = await createQueuedSweep(db.prisma, mine, 'manual');
+    await store.finish(ended.id, { status: 'succeeded', stopReason: 'completed' });
+    const elsewhere = await createQueuedSweep(db.prisma, other, 'manual');
+    const { name } = await db.prisma.endpoint.findUniqueOrThrow({ where: { id: mine.endpointId } });
+    expect(await store.abortUnfinished([name], 'launcher stopped')).toBe(1);
+    expect(await store.withPoints(running.id)).toMatchObject({
+      status: 'aborted',
+      stopReason: 'aborted',
+      errorClass: 'stopped',
+      error: 'launcher stopped',
+    });
+    expect((await store.withPoints(ended.id))?.status).toBe('succeeded');
+    expect((await store.withPoints(elsewhere.id))?.status).toBe('queued');
+  });
+
   it('queues one sweep per scheduled slot, returning it again only while queued', async () => {
     const profile = await sweepProfile();
     const slot = {

@@ -89,7 +89,8 @@ export interface NewPointRun {
 /** How a sweep ended. */
 export interface SweepFinish {
   status: FinalSweepStatus;
-  stopReason: SweepStopReason;
+  /** Null only for a sweep that could not be run at all (its stored spec or snapshot is invalid). */
+  stopReason: SweepStopReason | null;
   capacity?: number | null;
   bracketPassed?: number | null;
   bracketFailed?: number | null;
@@ -335,6 +336,21 @@ export class SweepStore {
       ],
     );
     return rowCount === 1;
+  }
+
+  /**
+   * Ends the unfinished sweeps of the named endpoints as `aborted` (class `stopped`): what a launcher
+   * stopping every worker does after cancelling their runs, so no sweep stays `running`. Returns how many.
+   */
+  async abortUnfinished(endpointNames: readonly string[], reason: string): Promise<number> {
+    const { rowCount } = await poolOf(this.db).query(
+      `UPDATE sweeps s SET status = 'aborted', stop_reason = 'aborted', error = $2, error_class = 'stopped',
+              finished_at = now()
+         FROM endpoints e
+        WHERE e.id = s.endpoint_id AND e.name = ANY($1::text[]) AND s.status IN ('queued', 'running')`,
+      [endpointNames, reason],
+    );
+    return rowCount ?? 0;
   }
 
   /** Unfinished sweeps idle since before `idleBefore` (nothing measuring, next step not taken), oldest first. */
