@@ -15,7 +15,6 @@
 import { loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { compareRuns, trend } from '@teapot/analysis';
-import { MEASURED_RUN_STATUSES } from '@teapot/contracts';
 import {
   analysisStores,
   createDatabase,
@@ -24,11 +23,18 @@ import {
   migrate,
   persistRunResult,
   readMeasuredRequests,
+  RunHistogramStore,
   type Database,
 } from '@teapot/db';
-import { syntheticRunResult } from '@teapot/db/testing';
+import {
+  exactDailyItlP99,
+  storedItlSizes,
+  syntheticRunResult,
+  truncateRunHistory,
+  type StoredSize,
+} from '@teapot/db/testing';
 import { percentile, requestMetrics } from '@teapot/measure';
-import { bootstrapDeltas, LatencyHistogram, type Pooling } from '@teapot/stats';
+import { bootstrapDeltas, type Pooling } from '@teapot/stats';
 import { positiveIntOption as option } from './harness';
 
 const DAY_MS = 86_400_000;
@@ -118,58 +124,14 @@ async function generate(db: Database, from: Date): Promise<string[]> {
   return endpointIds;
 }
 
-/** The exact daily P99 ITL in SQL over the raw chunk arrays: each token chunk's gap split over its tokens. */
-async function sqlBaseline(history: History, endpointId: string): Promise<Map<number, number>> {
-  const { rows } = await history.db.pool.query<{ day: Date; p99: number }>(
-    `WITH req AS (
-       SELECT date_trunc('day', r.started_at AT TIME ZONE 'UTC') AS day, rr.run_id, rr.index,
-              rr.chunk_offsets_us AS o, rr.chunk_tokens AS t
-         FROM runs r JOIN run_requests rr ON rr.run_id = r.id
-        WHERE r.endpoint_id = $1 AND r.started_at >= $2 AND r.started_at < $3
-          AND r.status::text = ANY($4) AND NOT COALESCE(r.client_saturated, false)
-          AND rr.outcome = 'ok' AND NOT rr.warmup AND rr.chunk_offsets_us IS NOT NULL
-     ), chunks AS (
-       SELECT day, run_id, index, k,
-              get_byte(o, 4 * k)::bigint + (get_byte(o, 4 * k + 1)::bigint << 8)
-                + (get_byte(o, 4 * k + 2)::bigint << 16) + (get_byte(o, 4 * k + 3)::bigint << 24) AS at,
-              get_byte(t, 2 * k) + (get_byte(t, 2 * k + 1) << 8) AS m
-         FROM req, generate_series(0, length(o) / 4 - 1) AS k
-     ), gaps AS (
-       SELECT day, m, at - lag(at) OVER (PARTITION BY run_id, index ORDER BY k) AS gap
-         FROM chunks WHERE m > 0
-     )
-     SELECT day, percentile_cont(0.99) WITHIN GROUP (ORDER BY gap::float8 / m) / 1000 AS p99
-       FROM gaps, generate_series(1, m) WHERE gap IS NOT NULL
-      GROUP BY day ORDER BY day`,
-    [endpointId, history.from, history.to, MEASURED_RUN_STATUSES],
-  );
-  return new Map(
-    rows.map((row) => [new Date(`${row.day.toISOString().slice(0, 10)}T00:00:00Z`).getTime(), row.p99]),
-  );
-}
-
 /** Rows and bytes of stored histograms a daily ITL trend of one endpoint reads, per source. */
 async function trendCost(history: History, endpointId: string): Promise<string[]> {
-  const range = [endpointId, history.from, history.to];
-  const rollups = await history.db.pool.query<{ rows: string; bytes: string }>(
-    `SELECT count(*) AS rows, COALESCE(sum(length(encoded)), 0) AS bytes FROM run_rollups
-      WHERE metric = 'itl' AND grain = 'day' AND endpoint_id = $1 AND bucket_start >= $2 AND bucket_start < $3`,
-    range,
-  );
-  const perRun = await history.db.pool.query<{ rows: string; bytes: string }>(
-    `SELECT count(*) AS rows, COALESCE(sum(length(h.encoded)), 0) AS bytes
-       FROM runs r JOIN run_histograms h ON h.run_id = r.id AND h.metric = 'itl'
-      WHERE r.endpoint_id = $1 AND r.started_at >= $2 AND r.started_at < $3`,
-    range,
-  );
-  const line = (what: string, row: { rows: string; bytes: string }) => {
-    const perPoint = Number(row.rows) / shape.days;
-    return `${what}: ${row.rows} rows, ${(Number(row.bytes) / 1024).toFixed(0)} KiB (${perPoint.toFixed(1)} rows, ${(Number(row.bytes) / shape.days / 1024).toFixed(1)} KiB per daily point)`;
+  const sizes = await storedItlSizes(history.db, { endpointId, from: history.from, to: history.to });
+  const line = (what: string, size: StoredSize) => {
+    const perPoint = size.rows / shape.days;
+    return `${what}: ${size.rows} rows, ${(size.bytes / 1024).toFixed(0)} KiB (${perPoint.toFixed(1)} rows, ${(size.bytes / shape.days / 1024).toFixed(1)} KiB per daily point)`;
   };
-  return [
-    line('read from daily rollups', rollups.rows[0]),
-    line('per-run histograms instead', perRun.rows[0]),
-  ];
+  return [line('read from daily rollups', sizes.rollups), line('per-run histograms instead', sizes.perRun)];
 }
 
 async function medianTime(repeats: number, call: () => Promise<unknown>): Promise<number> {
@@ -202,7 +164,7 @@ const dailyTrend: AnalysisFigure = {
     );
     const points = result.series[0]?.points ?? [];
     const start = performance.now();
-    const exact = await sqlBaseline(history, endpointId);
+    const exact = await exactDailyItlP99(history.db, { endpointId, from: history.from, to: history.to });
     const baselineMs = performance.now() - start;
     let worst = 0;
     for (const p of points) {
@@ -242,12 +204,8 @@ const BOOTSTRAPPED = ['itl', 'tpot', 'ttft', 'e2e'] as const;
 async function bootstrapPhase(db: Database, runIds: [string[], string[]], pooling: Pooling) {
   const sides = await Promise.all(
     runIds.map(async (ids) => {
-      const { rows } = await db.pool.query<{ metric: string; encoded: Buffer }>(
-        `SELECT metric, encoded FROM run_histograms WHERE run_id = ANY($1::uuid[]) AND count > 0 ORDER BY run_id, metric`,
-        [ids],
-      );
-      return (metric: string) =>
-        rows.filter((row) => row.metric === metric).map((row) => LatencyHistogram.decode(row.encoded));
+      const stored = await new RunHistogramStore(db).nonEmpty(ids, BOOTSTRAPPED);
+      return (metric: string) => stored.filter((row) => row.metric === metric).map((row) => row.histogram);
     }),
   );
   const start = performance.now();
@@ -356,7 +314,7 @@ async function main(): Promise<void> {
       console.log(`reusing the ${have} runs kept in ${name}`);
       endpointIds = (await db.prisma.endpoint.findMany({ orderBy: { name: 'asc' } })).map((e) => e.id);
     } else {
-      await db.pool.query('TRUNCATE runs, serving_configs, endpoints CASCADE');
+      await truncateRunHistory(db);
       endpointIds = await generate(db, from);
     }
     await db.pool.query('ANALYZE');

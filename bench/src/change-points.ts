@@ -143,11 +143,7 @@ async function speed(): Promise<void> {
     const readTimes: number[] = [];
     for (let i = 0; i < REPEATS; i++) {
       const start = performance.now();
-      await db.pool.query(
-        `SELECT id, started_at, summary FROM runs WHERE endpoint_id = $1 AND profile_id = $2
-          ORDER BY started_at DESC LIMIT $3`,
-        [key.endpointId, key.profileId, RUNS],
-      );
+      await new ChangePointStore(db).seriesRuns(key, RUNS);
       readTimes.push(performance.now() - start);
     }
     const detectTimes: Record<Mode, number[]> = { otava: [], robust: [] };

@@ -18,6 +18,7 @@
 import { randomUUID } from 'node:crypto';
 import { loadavg } from 'node:os';
 import type { Database } from '@teapot/db';
+import { insertQueuedRunNaively, intervalProfiles } from '@teapot/db/testing';
 import { RunQueueProducer, createRedis } from '@teapot/jobs';
 import { REDIS_URL, createTestWorld, deleteRedisPrefix } from '@teapot/testing';
 import { percentileSummary, type PercentileSummary } from '@teapot/measure';
@@ -214,12 +215,6 @@ async function measureTeapot(db: Database, databaseUrl: string, prefix: string):
   }
 }
 
-const NAIVE_INSERT = `
-  INSERT INTO runs (id, endpoint_id, profile_id, profile_snapshot, status, trigger, slot_key)
-  SELECT gen_random_uuid(), p.endpoint_id, p.id, to_jsonb(p), 'queued', 'schedule', $2
-  FROM profiles p WHERE p.id = $1
-  RETURNING id`;
-
 /** The tick as first written: list, then per due profile one INSERT and one queue add, in turn, once due. */
 async function measureNaive(db: Database, prefix: string): Promise<PhaseFigures> {
   const clock = new ShiftedClock();
@@ -229,17 +224,13 @@ async function measureNaive(db: Database, prefix: string): Promise<PhaseFigures>
     const lastSlot = new Map<string, number>();
     const tick = async () => {
       const now = clock.now();
-      const { rows } = await db.pool.query<{ id: string; interval_s: number }>(
-        'SELECT id, schedule_interval_s AS interval_s FROM profiles WHERE enabled AND schedule_interval_s IS NOT NULL',
-      );
       let due = 0;
-      for (const row of rows) {
-        const slot = Math.floor(now / (row.interval_s * 1000)) * row.interval_s * 1000;
+      for (const row of await intervalProfiles(db)) {
+        const slot = Math.floor(now / (row.intervalS * 1000)) * row.intervalS * 1000;
         if (!lastSlot.has(row.id)) lastSlot.set(row.id, slot);
         if (slot <= (lastSlot.get(row.id) ?? slot)) continue;
         const jobId = `naive-${row.id}@${slot}`;
-        const inserted = await db.pool.query<{ id: string }>(NAIVE_INSERT, [row.id, jobId]);
-        await producer.enqueueRun(inserted.rows[0].id, { jobId });
+        await producer.enqueueRun(await insertQueuedRunNaively(db, row.id, jobId), { jobId });
         lastSlot.set(row.id, slot);
         due++;
       }

@@ -24,7 +24,7 @@ import {
   type Database,
 } from '@teapot/db';
 import { persistRunResultByInsert } from '@teapot/db/baselines';
-import { syntheticRunResult } from '@teapot/db/testing';
+import { runRequestBytes, syntheticRunResult } from '@teapot/db/testing';
 import type { RequestRecord, RunResult } from '@teapot/measure';
 
 const REQUESTS = 1_000;
@@ -148,10 +148,7 @@ async function main(): Promise<void> {
     }
     if (!sameRecords(result.requests, readBack)) throw new Error('read back differs from what was written');
     // Live rows only: the repeats left dead versions behind that autovacuum has not reclaimed yet.
-    const { rows } = await db.pool.query<{ bytes: string }>(
-      `SELECT sum(pg_column_size(r.*))::text AS bytes FROM run_requests r WHERE run_id = $1`,
-      [runId],
-    );
+    const requestBytes = await runRequestBytes(db, runId);
 
     const measuredS = await perTokenBaseline(db, runId, result);
     const baselineS = (measuredS * TOKENS) / BASELINE_ROWS;
@@ -176,7 +173,7 @@ async function main(): Promise<void> {
         (extrapolated ? ` -> ${baselineS.toFixed(1)} s for 1,000,000 (EXTRAPOLATED linearly)` : ''),
     );
     console.log(
-      `  size: run_requests rows ${(Number(rows[0].bytes) / 1e6).toFixed(1)} MB vs token_timings table ${baselineMb.toFixed(1)} MB` +
+      `  size: run_requests rows ${(requestBytes / 1e6).toFixed(1)} MB vs token_timings table ${baselineMb.toFixed(1)} MB` +
         (extrapolated ? ' (extrapolated)' : ''),
     );
     console.log('\nratios');

@@ -17,6 +17,7 @@
  */
 import { loadavg } from 'node:os';
 import { readRunRequests } from '@teapot/db';
+import { measuredOutputTokens } from '@teapot/db/testing';
 import { fetchGroundTruth } from '@teapot/simulator';
 import {
   CHUNK_KIND,
@@ -163,12 +164,7 @@ async function measureWithWorker(world: BenchWorld, baseUrl: string, shape: Shap
     const runs = await waitForRuns(world, runIds, 170_000, [worker]);
     const finishedMs = Math.max(...runs.map((run) => run.finishedAt?.getTime() ?? Date.now()));
     const wallS = (finishedMs - started) / 1000;
-    const { rows } = await world.db.pool.query<{ tokens: string }>(
-      `SELECT coalesce(sum(output_tokens), 0) AS tokens FROM run_requests
-       WHERE run_id = ANY($1::uuid[]) AND NOT warmup AND outcome = 'ok'`,
-      [runIds],
-    );
-    const tokens = Number(rows[0].tokens);
+    const tokens = await measuredOutputTokens(world.db, runIds);
     const failed = runs.filter((run) => run.status !== 'succeeded');
     if (failed.length > 0) {
       throw new Error(

@@ -7,6 +7,7 @@ import { storeMeasuredRun, syntheticRunResult } from '@teapot/db/testing';
 import { ChangePointQueueProducer, RunQueueProducer } from '@teapot/jobs';
 import { startSimulator, type RunningSimulator } from '@teapot/simulator';
 import {
+  closeInOrder,
   REDIS_URL,
   seedEndpoint,
   seedWebhookSubscription,
@@ -68,13 +69,7 @@ describe('change-points queue: change points recomputed as runs arrive', () => {
     }
   }, 60_000);
 
-  afterAll(async () => {
-    await app?.close();
-    await runs?.close();
-    await changePoints?.close();
-    await sim?.close();
-    await world?.close();
-  });
+  afterAll(() => closeInOrder(app, runs, changePoints, sim, world));
 
   it('a measured run queues its pair, and the change-points worker stores the step of the series', async () => {
     const runId = await seedManualRun(world, profileId);

@@ -1,6 +1,6 @@
 import { Logger, type INestApplicationContext } from '@nestjs/common';
 import { SchedulerRegistry } from '@nestjs/schedule';
-import { waitFor } from '@teapot/testing';
+import { closeInOrder, waitFor } from '@teapot/testing';
 import { Client } from 'pg';
 import { RetentionService, RunReaper, SchedulerService, createWorkerApp, type TickReport } from '../src';
 import { ScheduledChore } from '../src/chores/scheduled-chore';
@@ -70,10 +70,7 @@ describe('chores (ScheduleModule ticks, per role)', () => {
     for (const app of apps.splice(0)) await app.close();
   });
 
-  afterAll(async () => {
-    await admin?.end();
-    await world?.close();
-  });
+  afterAll(() => closeInOrder(admin, world));
 
   it("registers each role's chore under its name with the env's period, and the retention cron in UTC", async () => {
     const app = await start({

@@ -1,7 +1,7 @@
 import type { INestApplicationContext } from '@nestjs/common';
 import { storeMeasuredRun, syntheticRunResult } from '@teapot/db/testing';
 import { AnalysisQueueProducer, createRedis, verificationJobId } from '@teapot/jobs';
-import { seedEndpoint, seedProfile, seedWebhookSubscription, waitFor } from '@teapot/testing';
+import { closeInOrder, seedEndpoint, seedProfile, seedWebhookSubscription, waitFor } from '@teapot/testing';
 import type { Redis } from 'ioredis';
 import { createWorkerApp } from '../src/worker-app';
 import { createDeployment, createWorld, waitForVerdict, type WorkerWorld } from './support/harness';
@@ -44,12 +44,7 @@ describe('deployment verification on the analysis queue', () => {
     });
   }, 60_000);
 
-  afterAll(async () => {
-    await app?.close();
-    await producer?.close();
-    await connection?.quit();
-    await world?.close();
-  });
+  afterAll(() => closeInOrder(app, producer, connection, world));
 
   it('waits for the runs, stores regressed with one deployment.regressed event, and never twice', async () => {
     const subscription = await seedWebhookSubscription(world, {

@@ -3,6 +3,7 @@ import { readRunRequests } from '@teapot/db';
 import { RunQueueProducer } from '@teapot/jobs';
 import { startSimulator, type RunningSimulator } from '@teapot/simulator';
 import {
+  closeInOrder,
   REDIS_URL,
   seedEndpoint,
   seedManualRun,
@@ -54,9 +55,7 @@ describe('worker processes sharing one Redis and Postgres', () => {
 
   afterAll(async () => {
     await Promise.all([...workers.values()].map((worker) => worker.stop('SIGKILL')));
-    await producer?.close();
-    await Promise.all([fast?.close(), slow?.close()]);
-    await world?.close();
+    await closeInOrder(producer, fast, slow, world);
   });
 
   it('stores a refused connection as a classified error', async () => {

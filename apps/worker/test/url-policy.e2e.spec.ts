@@ -1,7 +1,14 @@
 import type { INestApplicationContext } from '@nestjs/common';
 import { RunQueueProducer } from '@teapot/jobs';
 import { startSimulator, type RunningSimulator } from '@teapot/simulator';
-import { REDIS_URL, seedEndpoint, seedManualRun, seedProfile, waitForRunToFinish } from '@teapot/testing';
+import {
+  closeInOrder,
+  REDIS_URL,
+  seedEndpoint,
+  seedManualRun,
+  seedProfile,
+  waitForRunToFinish,
+} from '@teapot/testing';
 import { createWorkerApp } from '../src';
 import { createWorld, type WorkerWorld } from './support/harness';
 
@@ -22,12 +29,7 @@ describe('the endpoint URL policy, again when a run connects', () => {
     producer = new RunQueueProducer({ redis: REDIS_URL, prefix: world.prefix });
   });
 
-  afterAll(async () => {
-    await app?.close();
-    await producer?.close();
-    await sim?.close();
-    await world?.close();
-  });
+  afterAll(() => closeInOrder(app, producer, sim, world));
 
   const runAgainst = async (baseUrl: string) => {
     const endpointId = await seedEndpoint(world, { baseUrl, model: 'llama-8b' });

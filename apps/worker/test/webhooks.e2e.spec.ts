@@ -2,6 +2,7 @@ import { persistRunResult, recordEvent } from '@teapot/db';
 import { syntheticRunResult } from '@teapot/db/testing';
 import { AnalysisQueueProducer, RunQueueProducer } from '@teapot/jobs';
 import {
+  closeInOrder,
   REDIS_URL,
   seedEndpoint,
   seedManualRun,
@@ -59,9 +60,7 @@ describe('webhooks across worker processes', () => {
 
   afterAll(async () => {
     await Promise.all(workers.map((worker) => worker.stop('SIGKILL')));
-    await producer?.close();
-    await receiver?.close();
-    await world?.close();
+    await closeInOrder(producer, receiver, world);
   });
 
   it('a run.failed recorded by a measuring worker SIGKILLed right after is delivered exactly once', async () => {

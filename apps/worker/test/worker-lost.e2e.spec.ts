@@ -1,6 +1,6 @@
 import { WORKER_DEFAULTS, RunQueueProducer } from '@teapot/jobs';
 import { startSimulator, type RunningSimulator } from '@teapot/simulator';
-import { REDIS_URL, seedEndpoint, seedManualRun, seedProfile, waitFor } from '@teapot/testing';
+import { closeInOrder, REDIS_URL, seedEndpoint, seedManualRun, seedProfile, waitFor } from '@teapot/testing';
 import { WorkerProcess, createWorld, type WorkerWorld } from './support/harness';
 
 /**
@@ -42,9 +42,7 @@ describe('a run whose worker dies more often than its job allows', () => {
 
   afterAll(async () => {
     await Promise.all([...workers.values()].map((worker) => worker.stop('SIGKILL')));
-    await producer?.close();
-    await slow?.close();
-    await world?.close();
+    await closeInOrder(producer, slow, world);
   });
 
   it('ends the run failed as worker_lost, naming how many times its worker died', async () => {

@@ -8,6 +8,7 @@ import { startSimulator, type RunningSimulator } from '@teapot/simulator';
 import { MetricsService, RetentionService, SchedulerService, createWorkerApp } from '../src';
 import { WorkerMetrics } from '../src/metrics/worker-metrics';
 import {
+  closeInOrder,
   REDIS_URL,
   seedEndpoint,
   seedManualRun,
@@ -43,12 +44,7 @@ describe('worker (in process): schedule -> measure -> store', () => {
     queue = world.queue<RunJobData>(QUEUE_NAMES.runs);
   });
 
-  afterAll(async () => {
-    await app?.close();
-    await producer?.close();
-    await sim?.close();
-    await world?.close();
-  });
+  afterAll(() => closeInOrder(app, producer, sim, world));
 
   it('runs a profile every 2 s and stores per-token data that matches what the simulator sent', async () => {
     const endpointId = await seedEndpoint(world, { baseUrl: sim.baseUrl, model: sim.deployment.model.name });

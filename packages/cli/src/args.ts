@@ -65,7 +65,7 @@ export const BENCH_DEFAULTS = {
   simulator: { gpu: 'h100-sxm', model: 'llama-8b', quant: 'fp16', tp: 1, chunkedPrefill: false },
 } as const satisfies { simulator: SimulatorChoice } & Record<string, unknown>;
 
-const OPTIONS = {
+export const BENCH_FLAGS = {
   help: { type: 'boolean', short: 'h' },
   url: { type: 'string' },
   model: { type: 'string' },
@@ -98,11 +98,15 @@ const OPTIONS = {
   'sim-chunked-prefill': { type: 'string' },
 } as const satisfies FlagOptions;
 
-type Values = FlagValues<typeof OPTIONS>;
+type Values = FlagValues<typeof BENCH_FLAGS>;
 
 /** Parses the flags after `teapot bench`. Throws UsageError on anything it cannot use. */
 export function parseBenchArgs(argv: string[], env: NodeJS.ProcessEnv = {}): BenchArgs {
-  const values = readFlags(argv, OPTIONS);
+  return benchArgsOf(readFlags(argv, BENCH_FLAGS), env);
+}
+
+/** BenchArgs from flags already read (`teapot sweep` reads its own flags beside these). */
+export function benchArgsOf(values: Values, env: NodeJS.ProcessEnv): BenchArgs {
   const help = values.help === true;
   if (help) return { ...defaultArgs(), help };
 

@@ -1,10 +1,9 @@
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { startSimulator, type RunningSimulator } from '@teapot/simulator';
 import { freePort } from '@teapot/testing-base';
 import { EXIT, runCli } from './cli';
 import { captureIo } from './test-support/io';
+import { simulatorWorld } from './test-support/simulator-world';
 
 jest.setTimeout(60_000);
 
@@ -18,26 +17,16 @@ interface JsonRequest {
 }
 
 describe('teapot bench against a simulator URL', () => {
-  let simulator: RunningSimulator;
-  let dir: string;
-
-  beforeAll(async () => {
-    // Two tokens per chunk: the counts must come from the server's usage, not from counting chunks.
-    simulator = await startSimulator({ tokensPerChunk: 2, jitter: 0.02 });
-    dir = await mkdtemp(join(tmpdir(), 'teapot-cli-'));
-  });
-  afterAll(async () => {
-    await simulator.close();
-    await rm(dir, { recursive: true, force: true });
-  });
+  // Two tokens per chunk: the counts must come from the server's usage, not from counting chunks.
+  const world = simulatorWorld({ tokensPerChunk: 2, jitter: 0.02 });
 
   const small = ['--requests', '6', '--concurrency', '3', '--input-tokens', '24', '--output-tokens', '9'];
-  const bench = (...flags: string[]) => ['bench', '--url', simulator.baseUrl, ...small, ...flags];
+  const bench = (...flags: string[]) => ['bench', '--url', world.simulator.baseUrl, ...small, ...flags];
 
   it.each(['undici', 'http1'])(
     '--transport %s: meets a loose SLO (exit 0) and writes token counts equal to the simulator’s ground truth',
     async (transport) => {
-      const path = join(dir, `result-${transport}.json`);
+      const path = join(world.dir, `result-${transport}.json`);
       const io = captureIo();
       const argv = bench('--transport', transport, '--slo', 'e2e_p99_ms=30000', '--json', path, '--raw');
       const code = await runCli(argv, io);
@@ -57,7 +46,7 @@ describe('teapot bench against a simulator URL', () => {
       let total = 0;
       for (const request of result.requests) {
         expect(request.outcome).toBe('ok');
-        const truth = simulator.groundTruth(request.responseId ?? '');
+        const truth = world.simulator.groundTruth(request.responseId ?? '');
         if (!truth) throw new Error(`no ground truth for ${request.responseId}`);
         // One record entry per SSE data event the server wrote, in order, with the same token count.
         expect(request.chunkTokens).toEqual(truth.events.map((e) => e.tokens));
@@ -91,7 +80,7 @@ describe('teapot bench against a simulator URL', () => {
   });
 
   it('finds the model from /v1/models and reads prompts from a JSONL dataset', async () => {
-    const dataset = join(dir, 'prompts.jsonl');
+    const dataset = join(world.dir, 'prompts.jsonl');
     await writeFile(
       dataset,
       '{"prompt": "why is the sky blue", "output_tokens": 4}\n{"prompt": "hello there"}\n',
@@ -100,7 +89,7 @@ describe('teapot bench against a simulator URL', () => {
     const argv = [
       'bench',
       '--url',
-      simulator.baseUrl,
+      world.simulator.baseUrl,
       '--dataset',
       dataset,
       '--output-tokens',
@@ -109,7 +98,7 @@ describe('teapot bench against a simulator URL', () => {
       '4',
     ];
     expect(await runCli(argv, io)).toBe(EXIT.ok);
-    expect(io.out()).toContain(`· chat · ${simulator.stats().deployment.split(' ')[0]}`);
+    expect(io.out()).toContain(`· chat · ${world.simulator.stats().deployment.split(' ')[0]}`);
     expect(io.out()).toMatch(/^tokens +20 output/m);
   });
 });

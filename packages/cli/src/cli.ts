@@ -1,14 +1,11 @@
-import { readFile, writeFile } from 'node:fs/promises';
-import {
-  parseJsonlPrompts,
-  runBenchmarkInThread,
-  type RunOptions,
-  type RunResult,
-  type Workload,
-} from '@teapot/measure';
+import { writeFile } from 'node:fs/promises';
+import { runBenchmarkInThread, type RunOptions, type RunResult } from '@teapot/measure';
 import { parseBenchArgs, type BenchArgs } from './args';
-import { SimulatorDeploymentError, startBuiltInSimulator, type BuiltInSimulator } from './built-in-simulator';
-import { BENCH_HELP, USAGE } from './help';
+import { sweep } from './sweep';
+import { parseSweepArgs } from './sweep-args';
+import { BenchError } from './bench-error';
+import { loadWorkload, openTarget } from './target';
+import { BENCH_HELP, SWEEP_HELP, USAGE } from './help';
 import { formatJsonResult } from './json-output';
 import { ProgressReporter, type ProgressStream } from './progress';
 import { renderReport } from './report';
@@ -28,45 +25,36 @@ export const EXIT = { ok: 0, error: 1, sloMissed: 2 } as const;
 /** `teapot <argv>`; resolves to the exit code. Never throws for a user's mistake. */
 export async function runCli(argv: string[], io: CliIo): Promise<number> {
   const [command, ...rest] = argv;
-  if (command === '--help' || command === '-h' || command === 'help') {
-    io.stdout.write(BENCH_HELP);
-    return EXIT.ok;
-  }
-  if (command !== 'bench') {
+  if (command === '--help' || command === '-h' || command === 'help') return printed(io, BENCH_HELP);
+  if (command !== 'bench' && command !== 'sweep') {
     io.stderr.write(command === undefined ? USAGE : `teapot: unknown command "${command}"\n${USAGE}`);
     return EXIT.error;
   }
   try {
-    const args = parseBenchArgs(rest, io.env);
-    if (args.help) {
-      io.stdout.write(BENCH_HELP);
-      return EXIT.ok;
+    if (command === 'sweep') {
+      const args = parseSweepArgs(rest, io.env);
+      return args.bench.help ? printed(io, SWEEP_HELP) : await sweep(args, io);
     }
-    return await bench(args, io);
+    const args = parseBenchArgs(rest, io.env);
+    return args.help ? printed(io, BENCH_HELP) : await bench(args, io);
   } catch (error) {
     if (!(error instanceof UsageError || error instanceof BenchError)) throw error;
-    const hint = error instanceof UsageError ? `\nRun 'teapot bench --help' for the flags.` : '';
-    io.stderr.write(`teapot bench: ${error.message}${hint}\n`);
+    const hint = error instanceof UsageError ? `\nRun 'teapot ${command} --help' for the flags.` : '';
+    io.stderr.write(`teapot ${command}: ${error.message}${hint}\n`);
     return EXIT.error;
   }
 }
 
-/** A benchmark that could not run or produced nothing: one line, exit code 1. */
-class BenchError extends Error {}
+function printed(io: CliIo, text: string): number {
+  io.stdout.write(text);
+  return EXIT.ok;
+}
 
 async function bench(args: BenchArgs, io: CliIo): Promise<number> {
   const workload = await loadWorkload(args);
-  let simulator: BuiltInSimulator | null = null;
+  const target = await openTarget(args, io.stderr, 'bench');
   try {
-    let baseUrl = args.url;
-    let simulated: string | null = null;
-    if (baseUrl === null) {
-      simulator = await startSimulatorFor(args);
-      baseUrl = simulator.baseUrl;
-      simulated = describeSimulator(simulator, args);
-      io.stderr.write(`teapot bench: no --url, so benchmarking the built-in simulator: ${simulated}\n`);
-    }
-    const model = args.model ?? (await firstModel(baseUrl, args.headers));
+    const { baseUrl, model, simulated } = target;
 
     const slo = requestSlo(args.slos);
     const progress = new ProgressReporter(io.stderr, args.durationS);
@@ -129,47 +117,8 @@ async function bench(args: BenchArgs, io: CliIo): Promise<number> {
     }
     return verdicts.every((v) => v.pass) ? EXIT.ok : EXIT.sloMissed;
   } finally {
-    await simulator?.close();
+    await target.close();
   }
-}
-
-async function loadWorkload(args: BenchArgs): Promise<Workload> {
-  const choice = args.workload;
-  if (choice.kind === 'synthetic') return choice;
-  let text: string;
-  try {
-    text = await readFile(choice.path, 'utf8');
-  } catch (error) {
-    throw new BenchError(
-      `--dataset: cannot read ${choice.path} (${(error as NodeJS.ErrnoException).code ?? error})`,
-    );
-  }
-  try {
-    return { kind: 'dataset', prompts: parseJsonlPrompts(text), outputTokens: choice.outputTokens };
-  } catch (error) {
-    throw new BenchError(`--dataset ${choice.path}: ${error instanceof Error ? error.message : error}`);
-  }
-}
-
-/** Without --model, use what the server says it serves, as OpenAI clients do. */
-async function firstModel(baseUrl: string, headers: Record<string, string>): Promise<string> {
-  let response: Response;
-  try {
-    response = await fetch(`${baseUrl}/models`, { headers, signal: AbortSignal.timeout(10_000) });
-  } catch (error) {
-    const cause = (error as { cause?: { code?: string; message?: string } }).cause;
-    const reason = cause?.code ?? cause?.message ?? (error as Error).message;
-    throw new BenchError(
-      `cannot reach ${baseUrl}/models (${reason}); is the server up? (--model skips this lookup)`,
-    );
-  }
-  const body = (await response.json().catch(() => null)) as { data?: Array<{ id?: unknown }> } | null;
-  const id = body?.data?.[0]?.id;
-  if (!response.ok || typeof id !== 'string')
-    throw new BenchError(
-      `${baseUrl}/models answered ${response.status} without a model id; pass --model NAME`,
-    );
-  return id;
 }
 
 async function writeJson(path: string, json: string): Promise<void> {
@@ -178,21 +127,4 @@ async function writeJson(path: string, json: string): Promise<void> {
   } catch (error) {
     throw new BenchError(`--json: cannot write ${path} (${(error as NodeJS.ErrnoException).code ?? error})`);
   }
-}
-
-async function startSimulatorFor(args: BenchArgs): Promise<BuiltInSimulator> {
-  try {
-    return await startBuiltInSimulator({ ...args.simulator, servedModelName: args.model ?? undefined });
-  } catch (error) {
-    // e.g. a 70B model at FP16 does not fit one GPU: the simulator says what would.
-    if (error instanceof SimulatorDeploymentError) throw new BenchError(`--sim-*: ${error.message}`);
-    throw error;
-  }
-}
-
-function describeSimulator(simulator: BuiltInSimulator, args: BenchArgs): string {
-  const { maxBatch, chunkedPrefill } = args.simulator;
-  const perToken = simulator.singleStreamMsPerToken.toFixed(2);
-  const batch = maxBatch === undefined ? '' : ` · max batch ${maxBatch}`;
-  return `${simulator.deployment}${batch} · chunked prefill ${chunkedPrefill ? 'on' : 'off'} · ${perToken} ms/token at batch 1`;
 }

@@ -1,10 +1,12 @@
 import { GPU_PRESETS, MODEL_PRESETS, WEIGHT_QUANTS } from '@teapot/hardware';
+import { SLO_PRESETS, SWEEP_LIMITS } from '@teapot/contracts';
 import { BENCH_DEFAULTS } from './args';
+import { AUTO_REQUESTS, SWEEP_DEFAULTS } from './sweep-args';
 import { LATENCY_STATS, THROUGHPUT_METRICS } from './slo';
 
 const d = BENCH_DEFAULTS;
 
-export const USAGE = `Usage: teapot bench [flags]     (teapot bench --help for the flags)\n`;
+export const USAGE = `Usage: teapot bench [flags]     (teapot bench --help for the flags)\n       teapot sweep [flags]     (teapot sweep --help)\n`;
 
 export const BENCH_HELP = `Usage: teapot bench [flags]
 
@@ -56,4 +58,36 @@ Built-in simulator (without --url)
   --sim-chunked-prefill on|off  off (default): a new prompt's prefill stalls the running streams
 
 Exit codes: 0 ok, 1 error (bad flags, every request failed), 2 an SLO was missed.
+`;
+
+export const SWEEP_HELP = `Usage: teapot sweep [flags]
+
+Measures an endpoint at several loads, each point a \`teapot bench\` run, and finds its capacity at an
+SLO: the highest request rate (or concurrency) whose runs meet every target. Prints a line per point,
+then the points with tokens/s per user and per GPU (vLLM's Pareto axes), cost per million output
+tokens (with --usd-per-gpu-hour), the frontier, the capacity and why the sweep stopped.
+
+Loads (one of)
+  --points 1,2,4,8          measure these loads in order; stops after an over-saturated one
+  --lowest L --highest H    search [L, H] for capacity (default ${SWEEP_DEFAULTS.lowest} to ${SWEEP_DEFAULTS.highest}); needs an SLO
+    --tolerance T           relative width of the final bracket (default ${SWEEP_LIMITS.tolerance.default})
+    --max-points N          at most N points (default ${SWEEP_LIMITS.maxPoints.default})
+  --dimension rate|concurrency  a point's load is arrivals/s (open loop, --arrival as in bench) or streams (default rate)
+
+SLO
+  --slo-preset NAME         ${Object.keys(SLO_PRESETS).join(', ')}
+  --slo METRIC_pNN_ms=N     a target of its own (METRIC ttft|tpot|itl|e2e, NN 50|90|95|99|999), repeatable
+  --min-good-share S        share (0-1] of requests that must meet every limit on their own (goodput)
+
+Cost
+  --gpus N                  GPUs serving the endpoint (default: --sim-tp for the built-in simulator)
+  --usd-per-gpu-hour X      price of one GPU-hour; without it no cost is shown
+
+Every \`teapot bench\` flag but --concurrency/--rate applies to each point (target, workload, --requests
+or --duration, --json, the built-in simulator's --sim-*). Without --requests or --duration a point sends
+about ${AUTO_REQUESTS.pointSeconds} s of arrivals (rate) or ${AUTO_REQUESTS.roundsPerStream} requests per stream (concurrency), ${AUTO_REQUESTS.min} to ${AUTO_REQUESTS.max}.
+With no --url the built-in simulator is swept: pass --sim-max-batch 16 --output-tokens 64 for a search that
+saturates at a few tens of requests/s and finishes in about a minute.
+
+Exit codes: 0 done, 1 error (bad flags, the endpoint failed), 2 the SLO failed at the lowest load.
 `;

@@ -175,7 +175,7 @@ function fixed(value: number, digits: number): string {
 }
 
 /** Pads each column to its widest cell: the first column to the left, the others as `align` says. */
-function table(rows: string[][], align: 'left' | 'right' = 'right'): string[] {
+export function table(rows: string[][], align: 'left' | 'right' = 'right'): string[] {
   const widths: number[] = [];
   for (const row of rows) row.forEach((cell, i) => (widths[i] = Math.max(widths[i] ?? 0, cell.length)));
   const pad = (cell: string, i: number) =>

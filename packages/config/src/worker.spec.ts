@@ -1,3 +1,4 @@
+import { WORKER_ROLES } from '@teapot/contracts';
 import { EnvError } from './env';
 import { loadWorkerEnv } from './worker';
 
@@ -14,14 +15,7 @@ describe('loadWorkerEnv', () => {
     expect(env.SCHEDULER_TICK_MS).toBe(1000);
     expect(env.RETENTION_RAW_DAYS).toBe(30);
     expect(env.RETENTION_WEBHOOK_DAYS).toBe(30);
-    expect(env.WORKER_QUEUES).toEqual([
-      'runs',
-      'webhooks',
-      'analysis',
-      'schedule',
-      'retention',
-      'change-points',
-    ]);
+    expect(env.WORKER_QUEUES).toEqual([...WORKER_ROLES]);
     expect(env.WORKER_METRICS_PORT).toBeUndefined();
     expect(env.WORKER_ID).toMatch(new RegExp(`-${process.pid}$`));
   });

@@ -26,6 +26,9 @@ export interface ChangePointsJobData {
   profileId: string;
 }
 
+/** A job's payload type, carried by a value so that the queue table below is the one declaration. */
+const payload = <Data>(): Data => undefined as Data;
+
 /**
  * Payload of a `sweeps` job `advance-sweep`: look at the sweep's points and take its next step (measure
  * the next point, or store the outcome). Idempotent: the sweep and its runs are the truth.
@@ -36,18 +39,19 @@ export interface AdvanceSweepJobData {
 
 /**
  * Every queue, the jobs it carries and each job's payload: producers and handlers are typed from
- * here, so a payload cannot drift between the API and the worker. Job names are unique across
- * queues. A new queue is one entry here, one in QUEUE_NAMES, its jobs in JOB_NAMES and
- * QUEUE_OF_JOB, then a worker module with its processor (apps/worker/README.md, "Adding a queue").
+ * here, so a payload cannot drift between the API and the worker, and the name tables below are
+ * derived from it. Job names are unique across queues. A new queue is one entry here, then a worker
+ * module with its processor (apps/worker/README.md, "Adding a queue").
  */
-export interface QueueJobs {
-  runs: { run: RunJobData };
-  webhooks: { deliver: WebhookJobData };
-  analysis: { 'verify-deployment': VerifyDeploymentJobData };
-  'change-points': { 'change-points': ChangePointsJobData };
-  sweeps: { 'advance-sweep': AdvanceSweepJobData };
-}
+const QUEUES = {
+  runs: { run: payload<RunJobData>() },
+  webhooks: { deliver: payload<WebhookJobData>() },
+  analysis: { 'verify-deployment': payload<VerifyDeploymentJobData>() },
+  'change-points': { 'change-points': payload<ChangePointsJobData>() },
+  sweeps: { 'advance-sweep': payload<AdvanceSweepJobData>() },
+};
 
+export type QueueJobs = typeof QUEUES;
 export type QueueName = keyof QueueJobs;
 /** The job names of queue `Q` (of every queue by default). */
 export type JobName<Q extends QueueName = QueueName> = { [K in Q]: Extract<keyof QueueJobs[K], string> }[Q];
@@ -60,35 +64,20 @@ export type QueueOf<N extends JobName> = {
   [Q in QueueName]: N extends keyof QueueJobs[Q] ? Q : never;
 }[QueueName];
 
-export const QUEUE_NAMES = {
-  runs: 'runs',
-  webhooks: 'webhooks',
-  analysis: 'analysis',
-  'change-points': 'change-points',
-  sweeps: 'sweeps',
-} as const satisfies {
-  [Q in QueueName]: Q;
-};
-export const JOB_NAMES = {
-  run: 'run',
-  deliver: 'deliver',
-  'verify-deployment': 'verify-deployment',
-  'change-points': 'change-points',
-  'advance-sweep': 'advance-sweep',
-} as const satisfies {
-  [N in JobName]: N;
-};
+const queueJobPairs = (Object.keys(QUEUES) as QueueName[]).flatMap((queue) =>
+  Object.keys(QUEUES[queue]).map((job) => [job, queue] as const),
+);
+if (new Set(queueJobPairs.map(([job]) => job)).size !== queueJobPairs.length)
+  throw new Error('a job name is carried by two queues: job names must be unique across queues');
 
-/** Which queue carries each job, as a value (for handler discovery and checks at start). */
-export const QUEUE_OF_JOB = {
-  run: 'runs',
-  deliver: 'webhooks',
-  'verify-deployment': 'analysis',
-  'change-points': 'change-points',
-  'advance-sweep': 'sweeps',
-} as const satisfies {
-  [N in JobName]: QueueOf<N>;
+export const QUEUE_NAMES = Object.fromEntries(Object.keys(QUEUES).map((queue) => [queue, queue])) as {
+  readonly [Q in QueueName]: Q;
 };
+export const JOB_NAMES = Object.fromEntries(queueJobPairs.map(([job]) => [job, job])) as {
+  readonly [N in JobName]: N;
+};
+/** Which queue carries each job, as a value (for handler discovery and checks at start). */
+export const QUEUE_OF_JOB = Object.fromEntries(queueJobPairs) as { readonly [N in JobName]: QueueOf<N> };
 
 /**
  * What WORKER_QUEUES may name, and what `all` means: the queues apps/worker consumes and its

@@ -22,3 +22,25 @@ export function openUniform(random: Random): number {
 export function standardNormal(random: Random): number {
   return Math.sqrt(-2 * Math.log(openUniform(random))) * Math.cos(2 * Math.PI * random());
 }
+
+/** Gamma(shape, 1) by Marsaglia-Tsang; shape < 1 through the boost Gamma(shape+1) * U^(1/shape). */
+export function gammaSample(random: Random, shape: number): number {
+  if (shape < 1) return gammaSample(random, shape + 1) * Math.pow(openUniform(random), 1 / shape);
+  const d = shape - 1 / 3;
+  const c = 1 / Math.sqrt(9 * d);
+  for (;;) {
+    let x: number;
+    let v: number;
+    do {
+      x = standardNormal(random);
+      v = 1 + c * x;
+    } while (v <= 0);
+    v = v * v * v;
+    const u = openUniform(random);
+    if (Math.log(u) < 0.5 * x * x + d - d * v + d * Math.log(v)) return d * v;
+  }
+}
+
+export function exponentialSample(random: Random): number {
+  return -Math.log(openUniform(random));
+}

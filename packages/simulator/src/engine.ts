@@ -1,16 +1,10 @@
-import { stepTimeS, type Deployment, type StepWork } from './latency-model';
+import { stepTimeS, type Deployment } from './latency-model';
 import { lognormalFactor, type Random } from './rng';
+import { BatchScheduler, Sequence, type SchedulerOptions, type SequenceLengths } from './scheduler';
 import { StepTimer } from './step-timer';
 
-export interface EngineOptions {
+export interface EngineOptions extends SchedulerOptions {
   deployment: Deployment;
-  /** Sequences in the running batch at once (vLLM's max_num_seqs); the rest queue. */
-  maxBatch: number;
-  chunkedPrefill: boolean;
-  /** With chunked prefill: prompt tokens prefilled per step, mixed with that step's decodes. */
-  chunkSize: number;
-  /** Without chunked prefill: whole prompts prefilled per step up to this many tokens (at least one). */
-  maxPrefillTokens: number;
   /** Sigma of the multiplicative lognormal jitter on every step's duration. */
   jitter: number;
   random: Random;
@@ -23,31 +17,12 @@ export interface EngineOptions {
 /** Called at the end of the step that produced a sequence's next token. */
 export type TokenSink = (generated: number, scheduledNs: bigint, finished: boolean) => void;
 
-export interface SequenceRequest {
-  promptTokens: number;
-  /** Output tokens this sequence will produce (its EOS or max_tokens, decided up front). */
-  outputTokens: number;
+export interface SequenceRequest extends SequenceLengths {
   onToken: TokenSink;
 }
 
 export interface SequenceHandle {
   cancel(): void;
-}
-
-class Sequence {
-  /** A prompt of 0 tokens still needs one forward pass to produce the first token. */
-  readonly prefillWork: number;
-  prefilled = 0;
-  generated = 0;
-  cancelled = false;
-
-  constructor(readonly request: SequenceRequest) {
-    this.prefillWork = Math.max(1, request.promptTokens);
-  }
-
-  get done(): boolean {
-    return this.cancelled || this.generated >= this.request.outputTokens;
-  }
 }
 
 export interface LatenessSummary {
@@ -80,10 +55,7 @@ const RING = 65_536;
  * mixed one), and arm the timer for its end.
  */
 export class Engine {
-  private running: Sequence[] = [];
-  private waiting: Sequence[] = [];
-  private waitingHead = 0;
-  private emitters: Sequence[] = [];
+  private readonly scheduler: BatchScheduler<SequenceRequest>;
   private stepEndNs: bigint | null = null;
   private readonly timer: StepTimer;
   private steps = 0;
@@ -94,6 +66,7 @@ export class Engine {
 
   constructor(private options: EngineOptions) {
     this.timer = new StepTimer(options.spinNs);
+    this.scheduler = new BatchScheduler(options);
   }
 
   submit(request: SequenceRequest): SequenceHandle {
@@ -102,7 +75,7 @@ export class Engine {
       sequence.cancelled = true;
       return { cancel: () => undefined };
     }
-    this.waiting.push(sequence);
+    this.scheduler.enqueue(sequence);
     if (this.stepEndNs === null) this.startStep(process.hrtime.bigint());
     return { cancel: () => this.cancel(sequence) };
   }
@@ -113,15 +86,13 @@ export class Engine {
    */
   reconfigure(change: Pick<EngineOptions, 'deployment' | 'chunkedPrefill'>): void {
     this.options = { ...this.options, ...change };
+    this.scheduler.reconfigure({ chunkedPrefill: change.chunkedPrefill });
   }
 
   close(): void {
     this.closed = true;
     this.timer.cancel();
-    for (const s of this.running) s.cancelled = true;
-    this.running = [];
-    this.waiting = [];
-    this.waitingHead = 0;
+    this.scheduler.clear();
     this.stepEndNs = null;
   }
 
@@ -129,15 +100,15 @@ export class Engine {
     const recorded = Math.min(this.steps, RING);
     return {
       steps: this.steps,
-      running: this.running.length,
-      waiting: this.waiting.length - this.waitingHead,
+      running: this.scheduler.runningCount,
+      waiting: this.scheduler.waitingCount,
       rebases: this.rebases,
       fireLateness: summarize(this.fireLateNs.subarray(0, recorded)),
       lastWriteLateness: summarize(this.lastWriteLateNs.subarray(0, recorded)),
     };
   }
 
-  private cancel(sequence: Sequence): void {
+  private cancel(sequence: Sequence<SequenceRequest>): void {
     sequence.cancelled = true;
   }
 
@@ -145,9 +116,7 @@ export class Engine {
     const end = this.stepEndNs;
     if (end === null) return;
     const firedNs = process.hrtime.bigint();
-    const emitters = this.emitters;
-    this.emitters = [];
-    for (const sequence of emitters) {
+    for (const sequence of this.scheduler.takeEmitters()) {
       if (sequence.cancelled) continue;
       sequence.generated++;
       try {
@@ -165,7 +134,7 @@ export class Engine {
     this.fireLateNs[slot] = Number(firedNs - end);
     this.lastWriteLateNs[slot] = Number(deliveredNs - end);
     if (this.closed) return;
-    this.running = this.running.filter((s) => !s.done);
+    this.scheduler.dropFinished();
     let nextStart = end;
     if (deliveredNs - end > this.options.maxLagNs) {
       this.rebases++;
@@ -175,74 +144,15 @@ export class Engine {
   };
 
   private startStep(startNs: bigint): void {
-    this.admit();
-    if (this.running.length === 0) {
+    const work = this.scheduler.nextStep();
+    if (work === null) {
       this.stepEndNs = null;
       return;
     }
-    const work = this.options.chunkedPrefill ? this.composeChunked() : this.composeWholePrefill();
     const seconds =
       stepTimeS(this.options.deployment, work) * lognormalFactor(this.options.random, this.options.jitter);
     this.stepEndNs = startNs + BigInt(Math.round(seconds * 1e9));
     this.timer.at(this.stepEndNs, this.onStepEnd);
-  }
-
-  private admit(): void {
-    while (this.waitingHead < this.waiting.length && this.running.length < this.options.maxBatch) {
-      const sequence = this.waiting[this.waitingHead++];
-      if (!sequence.cancelled) this.running.push(sequence);
-    }
-    if (this.waitingHead > 1024 && this.waitingHead * 2 > this.waiting.length) {
-      this.waiting = this.waiting.slice(this.waitingHead);
-      this.waitingHead = 0;
-    }
-  }
-
-  /** Without chunked prefill, waiting prompts are prefilled in a step of their own: running streams stall. */
-  private composeWholePrefill(): StepWork {
-    let prefillTokens = 0;
-    const emitters: Sequence[] = [];
-    for (const s of this.running) {
-      if (s.prefilled >= s.prefillWork) continue;
-      const need = s.prefillWork - s.prefilled;
-      if (emitters.length > 0 && prefillTokens + need > this.options.maxPrefillTokens) break;
-      prefillTokens += need;
-      s.prefilled = s.prefillWork;
-      emitters.push(s);
-    }
-    if (emitters.length > 0) {
-      this.emitters = emitters;
-      return { decodeTokens: 0, prefillTokens, kvTokensRead: 0 };
-    }
-    let kvTokensRead = 0;
-    for (const s of this.running) kvTokensRead += s.request.promptTokens + s.generated;
-    this.emitters = this.running;
-    return { decodeTokens: this.running.length, prefillTokens: 0, kvTokensRead };
-  }
-
-  /** With chunked prefill, every step decodes all running streams and prefills up to chunkSize prompt tokens. */
-  private composeChunked(): StepWork {
-    let budget = this.options.chunkSize;
-    let prefillTokens = 0;
-    let decodeTokens = 0;
-    let kvTokensRead = 0;
-    const emitters: Sequence[] = [];
-    for (const s of this.running) {
-      if (s.prefilled >= s.prefillWork) {
-        decodeTokens++;
-        kvTokensRead += s.request.promptTokens + s.generated;
-        emitters.push(s);
-      } else if (budget > 0) {
-        const take = Math.min(budget, s.prefillWork - s.prefilled);
-        kvTokensRead += s.prefilled;
-        s.prefilled += take;
-        budget -= take;
-        prefillTokens += take;
-        if (s.prefilled >= s.prefillWork) emitters.push(s);
-      }
-    }
-    this.emitters = emitters;
-    return { decodeTokens, prefillTokens, kvTokensRead };
   }
 }
 

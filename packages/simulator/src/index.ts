@@ -34,3 +34,8 @@ export type {
 } from './latency-model';
 export type { EngineStats, LatenessSummary } from './engine';
 export { countWords } from './vocabulary';
+export { replayLoad } from './replay';
+export type { ReplayOptions, ReplayResult, ReplayedRequest } from './replay';
+export { groundTruthCapacity, judgeLoad, simulatorCapacity } from './capacity-truth';
+export type { CapacityAnswer, CapacityQuestion, LoadJudgement } from './capacity-truth';
+export type { SchedulerOptions } from './scheduler';

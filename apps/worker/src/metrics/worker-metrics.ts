@@ -17,48 +17,27 @@ export class WorkerMetrics {
 
   private readonly worker: string;
   private maxTick = 0;
-  /**
-   * The series with only the `worker` label, set to 0 at boot: a scrape shows each from the start
-   * instead of missing until its first event. (Declared before them: the helpers add to it.)
-   */
-  private readonly zeroAtBoot: Array<Counter | Gauge> = [];
   private readonly runsFinished = new Counter({
     name: 'teapot_worker_runs_finished_total',
     help: 'Runs this process finished, by final status.',
     labelNames: ['worker', 'status'],
     registers: [this.registry],
   });
-  private readonly ticks = this.counter('teapot_scheduler_ticks_total', 'Scheduler ticks run.');
-  private readonly ticksFailed = this.counter(
-    'teapot_scheduler_ticks_failed_total',
-    'Scheduler ticks that failed (retried next tick).',
-  );
-  private readonly slotsEnqueued = this.counter(
-    'teapot_scheduler_slots_enqueued_total',
-    'Scheduled runs enqueued.',
-  );
-  private readonly tickSeconds = this.counter(
-    'teapot_scheduler_tick_seconds_total',
-    'Time spent in scheduler ticks.',
-  );
-  private readonly lastTickMs = this.gauge('teapot_scheduler_tick_last_ms', 'Duration of the last tick.');
-  private readonly maxTickMs = this.gauge('teapot_scheduler_tick_max_ms', 'Longest tick since start.');
-  private readonly lastStartDelayMs = this.gauge(
-    'teapot_worker_start_delay_ms',
-    'Due time to start of the last scheduled run.',
-  );
-  private readonly busyDeferrals = this.counter(
-    'teapot_worker_busy_deferrals_total',
-    'Runs deferred because their endpoint was busy.',
-  );
-  private readonly persistRetries = this.counter(
-    'teapot_worker_persist_retries_total',
-    'Retried writes of finished runs.',
-  );
-  private readonly runningRuns = this.gauge(
-    'teapot_worker_running_runs',
-    'Runs this process is measuring now.',
-  );
+  /** Set to 0 at boot (constructor): a scrape shows each series from the start, not from its first event. */
+  private readonly counters = this.workerSeries(Counter, {
+    ticks: ['teapot_scheduler_ticks_total', 'Scheduler ticks run.'],
+    ticksFailed: ['teapot_scheduler_ticks_failed_total', 'Scheduler ticks that failed (retried next tick).'],
+    slotsEnqueued: ['teapot_scheduler_slots_enqueued_total', 'Scheduled runs enqueued.'],
+    tickSeconds: ['teapot_scheduler_tick_seconds_total', 'Time spent in scheduler ticks.'],
+    busyDeferrals: ['teapot_worker_busy_deferrals_total', 'Runs deferred because their endpoint was busy.'],
+    persistRetries: ['teapot_worker_persist_retries_total', 'Retried writes of finished runs.'],
+  });
+  private readonly gauges = this.workerSeries(Gauge, {
+    lastTickMs: ['teapot_scheduler_tick_last_ms', 'Duration of the last tick.'],
+    maxTickMs: ['teapot_scheduler_tick_max_ms', 'Longest tick since start.'],
+    lastStartDelayMs: ['teapot_worker_start_delay_ms', 'Due time to start of the last scheduled run.'],
+    runningRuns: ['teapot_worker_running_runs', 'Runs this process is measuring now.'],
+  });
   /** Set from the database and Redis by MetricsService before each scrape. */
   readonly queueJobs = new Gauge({
     name: 'teapot_queue_jobs',
@@ -76,21 +55,19 @@ export class WorkerMetrics {
   constructor(@Inject(WORKER_ENV) env: Pick<WorkerEnv, 'WORKER_ID'>) {
     this.worker = env.WORKER_ID;
     collectDefaultMetrics({ register: this.registry });
-    for (const metric of this.zeroAtBoot) {
-      if (metric instanceof Counter) metric.inc({ worker: this.worker }, 0);
-      else metric.set({ worker: this.worker }, 0);
-    }
+    for (const counter of Object.values(this.counters)) counter.inc({ worker: this.worker }, 0);
+    for (const gauge of Object.values(this.gauges)) gauge.set({ worker: this.worker }, 0);
   }
 
   recordTick(report: TickReport): void {
     const worker = { worker: this.worker };
-    this.ticks.inc(worker);
-    if (!report.ok) this.ticksFailed.inc(worker);
-    this.slotsEnqueued.inc(worker, report.enqueued);
-    this.lastTickMs.set(worker, report.durationMs);
+    this.counters.ticks.inc(worker);
+    if (!report.ok) this.counters.ticksFailed.inc(worker);
+    this.counters.slotsEnqueued.inc(worker, report.enqueued);
+    this.gauges.lastTickMs.set(worker, report.durationMs);
     this.maxTick = Math.max(this.maxTick, report.durationMs);
-    this.maxTickMs.set(worker, this.maxTick);
-    this.tickSeconds.inc(worker, report.durationMs / 1000);
+    this.gauges.maxTickMs.set(worker, this.maxTick);
+    this.counters.tickSeconds.inc(worker, report.durationMs / 1000);
   }
 
   recordRunFinished(status: string): void {
@@ -98,21 +75,21 @@ export class WorkerMetrics {
   }
 
   recordBusyDeferral(): void {
-    this.busyDeferrals.inc({ worker: this.worker });
+    this.counters.busyDeferrals.inc({ worker: this.worker });
   }
 
   recordPersistRetry(): void {
-    this.persistRetries.inc({ worker: this.worker });
+    this.counters.persistRetries.inc({ worker: this.worker });
   }
 
   /** Time from a scheduled slot's due time to its run's start, ms. */
   recordStartDelay(ms: number): void {
-    this.lastStartDelayMs.set({ worker: this.worker }, ms);
+    this.gauges.lastStartDelayMs.set({ worker: this.worker }, ms);
   }
 
   setRunsMeasuring(count: number): void {
     this.runsMeasuring = count;
-    this.runningRuns.set({ worker: this.worker }, count);
+    this.gauges.runningRuns.set({ worker: this.worker }, count);
   }
 
   /** This process's value of one of its own series (0 before any), e.g. `teapot_worker_busy_deferrals_total`. */
@@ -127,15 +104,15 @@ export class WorkerMetrics {
     return series?.value ?? 0;
   }
 
-  private counter(name: string, help: string): Counter {
-    const counter = new Counter({ name, help, labelNames: ['worker'], registers: [this.registry] });
-    this.zeroAtBoot.push(counter);
-    return counter;
-  }
-
-  private gauge(name: string, help: string): Gauge {
-    const gauge = new Gauge({ name, help, labelNames: ['worker'], registers: [this.registry] });
-    this.zeroAtBoot.push(gauge);
-    return gauge;
+  /** One series of `kind` per entry, labelled only by `worker`: name and help by key. */
+  private workerSeries<M extends Counter | Gauge, K extends string>(
+    kind: new (config: { name: string; help: string; labelNames: string[]; registers: Registry[] }) => M,
+    series: Record<K, readonly [name: string, help: string]>,
+  ): Record<K, M> {
+    const entries = Object.entries<readonly [string, string]>(series).map(([key, [name, help]]) => [
+      key,
+      new kind({ name, help, labelNames: ['worker'], registers: [this.registry] }),
+    ]);
+    return Object.fromEntries(entries) as Record<K, M>;
   }
 }

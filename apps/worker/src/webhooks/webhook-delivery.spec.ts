@@ -3,6 +3,7 @@ import { JOB_NAMES, QUEUE_NAMES, type WebhookBody, type WebhookJobData } from '@
 import { recordEvent, type DeliveryToQueue, type WebhookEventInput } from '@teapot/db';
 import { createRedis, WebhookQueueProducer } from '@teapot/jobs';
 import {
+  closeInOrder,
   createTestWorld,
   seedEndpoint,
   seedWebhookSubscription,
@@ -75,13 +76,7 @@ describe('webhook delivery', () => {
 
   afterAll(async () => {
     await sweeper.stop();
-    await worker.close();
-    await producer.close();
-    await dispatcher.close();
-    await connection.quit();
-    await workerConnection.quit();
-    await receiver.close();
-    await world.close();
+    await closeInOrder(worker, producer, dispatcher, connection, workerConnection, receiver, world);
     expect(errors).toEqual([]);
   });
 

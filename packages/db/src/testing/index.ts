@@ -62,3 +62,14 @@ export type { SyntheticRunOptions } from './synthetic-run';
 
 export { storeEndpoint, storeMeasuredRun } from './seed-runs';
 export type { MeasuredRunSeed, SeedStore } from './seed-runs';
+
+export {
+  exactDailyItlP99,
+  insertQueuedRunNaively,
+  intervalProfiles,
+  measuredOutputTokens,
+  runRequestBytes,
+  storedItlSizes,
+  truncateRunHistory,
+} from './bench-reference';
+export type { EndpointWindow, IntervalProfile, StoredSize } from './bench-reference';

@@ -1,0 +1,96 @@
+import { readFile } from 'node:fs/promises';
+import { parseJsonlPrompts, type Workload } from '@teapot/measure';
+import type { BenchArgs } from './args';
+import { BenchError } from './bench-error';
+import { SimulatorDeploymentError, startBuiltInSimulator, type BuiltInSimulator } from './built-in-simulator';
+import type { ProgressStream } from './progress';
+
+/** Where a run sends its requests: the --url endpoint, or the built-in simulator started for it. */
+export interface OpenTarget {
+  baseUrl: string;
+  model: string;
+  /** What the built-in simulator serves, in words; null for a --url endpoint. */
+  simulated: string | null;
+  close(): Promise<void>;
+}
+
+export async function openTarget(
+  args: BenchArgs,
+  stderr: ProgressStream,
+  command: string,
+): Promise<OpenTarget> {
+  let simulator: BuiltInSimulator | null = null;
+  try {
+    let baseUrl = args.url;
+    let simulated: string | null = null;
+    if (baseUrl === null) {
+      simulator = await startSimulatorFor(args);
+      baseUrl = simulator.baseUrl;
+      simulated = describeSimulator(simulator, args);
+      stderr.write(`teapot ${command}: no --url, so benchmarking the built-in simulator: ${simulated}\n`);
+    }
+    const model = args.model ?? (await firstModel(baseUrl, args.headers));
+    const started = simulator;
+    return { baseUrl, model, simulated, close: async () => void (await started?.close()) };
+  } catch (error) {
+    await simulator?.close();
+    throw error;
+  }
+}
+
+/** Without --model, use what the server says it serves, as OpenAI clients do. */
+async function firstModel(baseUrl: string, headers: Record<string, string>): Promise<string> {
+  let response: Response;
+  try {
+    response = await fetch(`${baseUrl}/models`, { headers, signal: AbortSignal.timeout(10_000) });
+  } catch (error) {
+    const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+    const reason = cause?.code ?? cause?.message ?? (error as Error).message;
+    throw new BenchError(
+      `cannot reach ${baseUrl}/models (${reason}); is the server up? (--model skips this lookup)`,
+    );
+  }
+  const body = (await response.json().catch(() => null)) as { data?: Array<{ id?: unknown }> } | null;
+  const id = body?.data?.[0]?.id;
+  if (!response.ok || typeof id !== 'string')
+    throw new BenchError(
+      `${baseUrl}/models answered ${response.status} without a model id; pass --model NAME`,
+    );
+  return id;
+}
+
+async function startSimulatorFor(args: BenchArgs): Promise<BuiltInSimulator> {
+  try {
+    return await startBuiltInSimulator({ ...args.simulator, servedModelName: args.model ?? undefined });
+  } catch (error) {
+    // e.g. a 70B model at FP16 does not fit one GPU: the simulator says what would.
+    if (error instanceof SimulatorDeploymentError) throw new BenchError(`--sim-*: ${error.message}`);
+    throw error;
+  }
+}
+
+function describeSimulator(simulator: BuiltInSimulator, args: BenchArgs): string {
+  const { maxBatch, chunkedPrefill } = args.simulator;
+  const perToken = simulator.singleStreamMsPerToken.toFixed(2);
+  const batch = maxBatch === undefined ? '' : ` · max batch ${maxBatch}`;
+  return `${simulator.deployment}${batch} · chunked prefill ${chunkedPrefill ? 'on' : 'off'} · ${perToken} ms/token at batch 1`;
+}
+
+/** The workload: the synthetic one the flags describe, or the --dataset file's prompts. */
+export async function loadWorkload(args: BenchArgs): Promise<Workload> {
+  const choice = args.workload;
+  if (choice.kind === 'synthetic') return choice;
+  let text: string;
+  try {
+    text = await readFile(choice.path, 'utf8');
+  } catch (error) {
+    throw new BenchError(
+      `--dataset: cannot read ${choice.path} (${(error as NodeJS.ErrnoException).code ?? error})`,
+    );
+  }
+  try {
+    return { kind: 'dataset', prompts: parseJsonlPrompts(text), outputTokens: choice.outputTokens };
+  } catch (error) {
+    throw new BenchError(`--dataset ${choice.path}: ${error instanceof Error ? error.message : error}`);
+  }
+}
