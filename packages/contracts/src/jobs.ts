@@ -92,5 +92,6 @@ export const WORKER_ROLES = [
   'schedule',
   'retention',
   'change-points',
+  'sweeps',
 ] as const satisfies readonly (QueueName | 'schedule' | 'retention')[];
 export type WorkerRole = (typeof WORKER_ROLES)[number];

@@ -202,6 +202,8 @@ const INSERT_POINT_RUN = `
   UNION ALL
   SELECT id, false AS created FROM runs WHERE sweep_id = $1 AND sweep_index = $2 AND NOT EXISTS (SELECT 1 FROM inserted)`;
 
+const POINT_RUN_ID = `SELECT id FROM runs WHERE sweep_id = $1 AND sweep_index = $2`;
+
 const POINT_RUNS = `
   SELECT r.id, r.sweep_index, r.status::text AS status, r.profile_snapshot -> 'load' AS load, r.sweep_point,
          r.error, r.error_class::text AS error_class, r.finished_at
@@ -312,8 +314,11 @@ export class SweepStore {
       point.index,
       JSON.stringify(point.snapshot),
     ]);
-    if (rows.length === 0) throw new Error(`sweep ${point.sweepId} does not exist`);
-    return { runId: rows[0].id, created: rows[0].created };
+    if (rows.length > 0) return { runId: rows[0].id, created: rows[0].created };
+    // A concurrent insert of the same point committed after this statement's snapshot: read it anew.
+    const existing = await poolOf(this.db).query<{ id: string }>(POINT_RUN_ID, [point.sweepId, point.index]);
+    if (existing.rows.length === 0) throw new Error(`sweep ${point.sweepId} does not exist`);
+    return { runId: existing.rows[0].id, created: false };
   }
 
   /** Stores how the sweep ended, once: false when it had already ended. */
