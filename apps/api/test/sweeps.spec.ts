@@ -1,3 +1,4 @@
+import { costPerMillionOutputTokens, type SweepPoint } from '@teapot/capacity';
 import { JOB_NAMES, SLO_PRESETS } from '@teapot/contracts';
 import { persistRunResult, SweepStore } from '@teapot/db';
 import { syntheticRunResult } from '@teapot/db/testing';
@@ -294,19 +295,35 @@ describe('GET /sweeps/:id', () => {
     return runId;
   }
 
-  const figures = (offered: number, perUser: number, perGpu: number, meetsSlo: boolean) => ({
-    offered,
-    achievedRps: offered * 0.98,
+  /** A point's figures as the worker stores them (capacity's SweepPoint), on a 2-GPU $2.5/GPU-hour config. */
+  const figures = (load: number, perUser: number, perGpu: number, met: boolean): SweepPoint => ({
+    dimension: 'rate',
+    load,
+    requests: 300,
+    succeeded: 300,
+    failed: 0,
+    achievedRps: met ? load * 0.99 : load * 0.7,
+    outputTokensPerS: perGpu * 2,
+    meanInFlight: (perGpu * 2) / perUser,
     targets: [
-      { metric: 'ttft', percentile: 99, limitMs: 2000, valueMs: meetsSlo ? 400 : 2600, met: meetsSlo },
+      { metric: 'ttft', percentile: 99, limitMs: 2000, valueMs: met ? 400 : 2600, met },
       { metric: 'tpot', percentile: 99, limitMs: 100, valueMs: 40, met: true },
     ],
-    meetsSlo,
-    goodShare: meetsSlo ? 0.995 : 0.6,
-    overSaturated: !meetsSlo,
-    outputTokensPerSPerUser: perUser,
-    outputTokensPerSPerGpu: perGpu,
-    costPerMtok: (2 * 2.5 * 1e6) / 3600 / (perGpu * 2),
+    goodShare: met ? 0.995 : 0.6,
+    goodputRps: load * (met ? 0.995 : 0.42),
+    met,
+    missed: met ? [] : ['ttft p99 2600 ms > 2000 ms', 'over-saturated: completions fell behind arrivals'],
+    saturation: {
+      saturated: !met,
+      reason: met ? null : 'completions fell behind arrivals',
+      ttftGrowth: met ? 1.02 : 2.4,
+      completionRatio: met ? 0.99 : 0.7,
+      sendLagMs: 0.4,
+    },
+    tokensPerSPerUser: perUser,
+    tokensPerSPerGpu: perGpu,
+    gpus: 2,
+    costPerMillionOutputTokensUsd: costPerMillionOutputTokens(perGpu * 2, { gpus: 2, usdPerGpuHour: 2.5 }),
   });
 
   it('returns the points in measuring order with their figures, the frontier and the outcome', async () => {
@@ -346,7 +363,7 @@ describe('GET /sweeps/:id', () => {
       capacity: 8,
       unit: 'req/s',
       bracket: { passed: 8, failed: 16 },
-      costPerMtokAtCapacity: 4.48,
+      costPerMillionOutputTokensUsdAtCapacity: 4.48,
       error: null,
       errorClass: null,
     });
@@ -363,25 +380,18 @@ describe('GET /sweeps/:id', () => {
       [3, runIds[3], 8],
       [4, queuedPoint.runId, 12],
     ]);
-    expect(sweep.points[1]).toMatchObject({
-      runStatus: 'succeeded',
-      onFrontier: false,
-      figures: {
-        achievedRps: 16 * 0.98,
-        meetsSlo: false,
-        goodShare: 0.6,
-        overSaturated: true,
-        outputTokensPerSPerUser: 10,
-        outputTokensPerSPerGpu: 300,
-        targets: [
-          { metric: 'ttft', percentile: 99, limitMs: 2000, valueMs: 2600, met: false },
-          { metric: 'tpot', percentile: 99, limitMs: 100, valueMs: 40, met: true },
-        ],
-      },
-    });
-    expect(sweep.points[3].figures.costPerMtok).toBeCloseTo((2 * 2.5 * 1e6) / 3600 / 620, 9);
+    // The stored figures come back whole; a point still queued has none.
+    expect(sweep.points[1]).toMatchObject({ runStatus: 'succeeded', onFrontier: false, error: null });
+    expect(sweep.points.slice(0, 4).map((p: { figures: unknown }) => p.figures)).toEqual(
+      plan.map(([rate, perUser, perGpu, ok]) => figures(rate, perUser, perGpu, ok)),
+    );
+    expect(sweep.points[3].figures.costPerMillionOutputTokensUsd).toBeCloseTo(
+      (2 * 2.5 * 1e6) / 3600 / 620,
+      9,
+    );
     expect(sweep.points[4]).toMatchObject({ runStatus: 'queued', figures: null, onFrontier: false });
-    // Point 1 (10 tok/s per user at 300 per GPU) is beaten by point 3 (60 at 310) on both.
+    // Point 1 (10 tok/s per user at 300 per GPU) is beaten by point 3 (60 at 310) on both; the queued
+    // point has no figures, so it is on no frontier.
     expect(sweep.frontier).toEqual([0, 2, 3]);
     expect(sweep.points.map((p: { onFrontier: boolean }) => p.onFrontier)).toEqual([
       true,

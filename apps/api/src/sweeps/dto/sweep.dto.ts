@@ -1,4 +1,5 @@
 import { ApiExtraModels, ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import type { Saturation, SweepPoint, TargetResult } from '@teapot/capacity';
 import { IsIn, IsUUID } from 'class-validator';
 import {
   RUN_ERROR_CLASSES,
@@ -106,7 +107,7 @@ export class SweepDto {
     nullable: true,
     description: 'US dollars per million output tokens at capacity; null without a price or a capacity.',
   })
-  costPerMtokAtCapacity!: number | null;
+  costPerMillionOutputTokensUsdAtCapacity!: number | null;
   @ApiProperty({ type: String, nullable: true, description: 'Why it failed or was aborted.' })
   error!: string | null;
   @ApiProperty({
@@ -121,54 +122,92 @@ export class SweepDto {
   @ApiProperty({ type: Date, nullable: true }) finishedAt!: Date | null;
 }
 
-export class SloTargetResultDto {
+export class TargetResultDto implements TargetResult {
   @ApiProperty({ enum: SLO_METRICS }) metric!: SloMetric;
   @ApiProperty({ enum: SLO_PERCENTILES }) percentile!: SloPercentile;
-  @ApiProperty({ type: Number, nullable: true }) limitMs!: number | null;
-  @ApiProperty({ type: Number, nullable: true, description: "The point's value of this percentile, in ms." })
-  valueMs!: number | null;
+  @ApiProperty() limitMs!: number;
   @ApiProperty({
-    type: Boolean,
+    type: Number,
     nullable: true,
-    description: 'At or under the limit; null when not measured.',
+    description: "The run's exact percentile of the metric, ms; null: no request to take it from.",
   })
-  met!: boolean | null;
+  valueMs!: number | null;
+  @ApiProperty({ description: 'At or under the limit.' }) met!: boolean;
 }
 
-/** A point's stored figures (runs.sweep_point), computed from its run's requests when it was stored. */
-export class SweepPointFiguresDto {
-  @ApiProperty({ type: Number, nullable: true, description: 'Requests per second the endpoint completed.' })
-  achievedRps!: number | null;
-  @ApiProperty({ type: [SloTargetResultDto], description: "Each SLO target's value at this point." })
-  targets!: SloTargetResultDto[];
-  @ApiProperty({ type: Boolean, nullable: true, description: 'Met the whole SLO; null without an SLO.' })
-  meetsSlo!: boolean | null;
+export class SaturationDto implements Saturation {
+  @ApiProperty({ description: 'The endpoint fell behind the offered load: higher loads would only queue.' })
+  saturated!: boolean;
+  @ApiProperty({ type: String, nullable: true, description: 'Which sign said so, in words.' })
+  reason!: string | null;
   @ApiProperty({
     type: Number,
     nullable: true,
-    description: 'Share of measured requests that succeeded within every limit (goodput share).',
+    description: "Median TTFT of the last third of requests over the middle third's (requests queueing).",
+  })
+  ttftGrowth!: number | null;
+  @ApiProperty({
+    type: Number,
+    nullable: true,
+    description: 'Completions per second over arrivals per second.',
+  })
+  completionRatio!: number | null;
+  @ApiProperty({
+    type: Number,
+    nullable: true,
+    description: 'Median late send of the last third, ms (the client).',
+  })
+  sendLagMs!: number | null;
+}
+
+/** A point's figures as the worker stored them with its run (runs.sweep_point: @teapot/capacity's SweepPoint). */
+export class SweepPointFiguresDto implements SweepPoint {
+  @ApiProperty({ enum: SWEEP_DIMENSIONS }) dimension!: SweepDimension;
+  @ApiProperty({ description: "The offered load, in the sweep's unit." }) load!: number;
+  @ApiProperty({ description: 'Measured requests (warm-up excluded).' }) requests!: number;
+  @ApiProperty() succeeded!: number;
+  @ApiProperty() failed!: number;
+  @ApiProperty({ description: 'Completed requests per second of the measured window.' }) achievedRps!: number;
+  @ApiProperty() outputTokensPerS!: number;
+  @ApiProperty({ type: Number, nullable: true, description: 'Streams in flight on average.' })
+  meanInFlight!: number | null;
+  @ApiProperty({ type: [TargetResultDto], description: "Each SLO target's value at this point." })
+  targets!: TargetResultDto[];
+  @ApiProperty({
+    type: Number,
+    nullable: true,
+    description:
+      'Share of measured requests that met every limit on their own (failures are not good); null without an SLO.',
   })
   goodShare!: number | null;
-  @ApiProperty({
-    type: Boolean,
-    nullable: true,
-    description: 'The endpoint fell behind the offered load (achieved rate short of it, or TTFT climbing).',
-  })
-  overSaturated!: boolean | null;
-  @ApiProperty({ type: Number, nullable: true, description: 'Output tokens per second seen by one request.' })
-  outputTokensPerSPerUser!: number | null;
-  @ApiProperty({
-    type: Number,
-    nullable: true,
-    description: 'Output tokens per second per GPU of the configuration.',
-  })
-  outputTokensPerSPerGpu!: number | null;
+  @ApiProperty({ type: Number, nullable: true, description: 'Good requests per second.' })
+  goodputRps!: number | null;
+  @ApiProperty({ type: Boolean, nullable: true, description: 'Meets the SLO; null when the sweep has none.' })
+  met!: boolean | null;
+  @ApiProperty({ type: [String], description: 'Why it does not meet the SLO, in words.' })
+  missed!: string[];
+  @ApiProperty({ type: SaturationDto }) saturation!: SaturationDto;
   @ApiProperty({
     type: Number,
     nullable: true,
-    description: 'US dollars per million output tokens; null without a price.',
+    description: 'Output tokens/s per stream in flight (per user).',
   })
-  costPerMtok!: number | null;
+  tokensPerSPerUser!: number | null;
+  @ApiProperty({
+    type: Number,
+    nullable: true,
+    description: 'Output tokens/s per GPU; null without a GPU count.',
+  })
+  tokensPerSPerGpu!: number | null;
+  @ApiProperty({ type: Number, nullable: true, description: 'GPUs of the serving configuration.' })
+  gpus!: number | null;
+  @ApiProperty({
+    type: Number,
+    nullable: true,
+    description:
+      'US dollars per million output tokens at this throughput; null without a price or a GPU count.',
+  })
+  costPerMillionOutputTokensUsd!: number | null;
 }
 
 export class SweepPointDto {
@@ -195,8 +234,8 @@ export class SweepDetailDto extends SweepDto {
   @ApiProperty({
     type: [Number],
     description:
-      'Indexes of the Pareto-optimal points (output tokens/s per user against per GPU, both higher is better), ' +
-      'by ascending tokens/s per GPU: the latency-throughput frontier.',
+      "Indexes of the Pareto-optimal points (vLLM's terms: output tokens/s per user against per GPU, both " +
+      'higher is better; total tokens/s where the GPU count is unknown), in measuring order.',
   })
   frontier!: number[];
 }
