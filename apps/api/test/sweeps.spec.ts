@@ -57,6 +57,15 @@ describe('sweep profiles', () => {
     expect((await created(api, '/profiles', profileBody(endpointId))).sweep).toBeNull();
   });
 
+  it('accept every example the OpenAPI document gives for POST /profiles', async () => {
+    const doc = (await api.http.get('/openapi.json').expect(200)).body;
+    const examples = doc.paths['/profiles'].post.requestBody.content['application/json'].examples;
+    expect(Object.keys(examples)).toEqual(['single', 'capacity', 'points']);
+    for (const { value } of Object.values(examples) as Array<{ value: Record<string, unknown> }>) {
+      await created(api, '/profiles', { ...value, endpointId, name: `${value.name}-${Math.random()}` });
+    }
+  });
+
   it.each([
     [
       'unsorted points',

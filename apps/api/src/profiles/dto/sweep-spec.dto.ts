@@ -96,7 +96,7 @@ export class CapacitySweepSpecDto {
 
 export const SWEEP_SPEC_EXAMPLES = {
   capacity: {
-    summary: 'Capacity at the MLPerf Llama 3.1 8B server SLO, 1 to 32 req/s',
+    summary: 'capacity at the MLPerf Llama 3.1 8B server SLO (P99 TTFT 2 s, TPOT 100 ms), 1 to 32 req/s',
     value: {
       kind: 'capacity',
       dimension: 'rate',
@@ -106,7 +106,7 @@ export const SWEEP_SPEC_EXAMPLES = {
     },
   },
   points: {
-    summary: 'Four request rates, each judged against a P99 TTFT of 500 ms',
+    summary: 'four request rates, each judged against a P99 TTFT of 500 ms',
     value: {
       kind: 'points',
       dimension: 'rate',
@@ -135,7 +135,7 @@ export const PROFILE_BODY_EXAMPLES = {
     },
   },
   capacity: {
-    summary: `Capacity search, daily: ${SWEEP_SPEC_EXAMPLES.capacity.summary}`,
+    summary: `Daily sweep: ${SWEEP_SPEC_EXAMPLES.capacity.summary}`,
     value: {
       ...EXAMPLE_PROFILE,
       name: 'chat-capacity',
@@ -146,7 +146,7 @@ export const PROFILE_BODY_EXAMPLES = {
     },
   },
   points: {
-    summary: `Load sweep: ${SWEEP_SPEC_EXAMPLES.points.summary}`,
+    summary: `Sweep on demand (POST /sweeps): ${SWEEP_SPEC_EXAMPLES.points.summary}`,
     value: {
       ...EXAMPLE_PROFILE,
       name: 'chat-rates',
