@@ -70,7 +70,13 @@ export type {
 } from './deployments';
 export { capacitySloSchema, maxSweepPoints, SLO_PRESETS, SWEEP_LIMITS, sweepSpecSchema } from './sweeps';
 export {
+  SLO_METRICS,
+  SLO_PERCENTILES,
+  SWEEP_DIMENSIONS,
   SWEEP_STOP_REASONS,
+  type SloMetric,
+  type SloPercentile,
+  type SloTarget,
   type CapacitySlo,
   type SweepDimension,
   type SweepSpec,
