@@ -16,6 +16,7 @@ import { ProfilesModule } from './profiles/profiles.module';
 import { QueueModule } from './queue/queue.module';
 import { RunsModule } from './runs/runs.module';
 import { ServingConfigsModule } from './serving-configs/serving-configs.module';
+import { SweepsModule } from './sweeps/sweeps.module';
 import { TrendsModule } from './trends/trends.module';
 import { WebhooksModule } from './webhooks/webhooks.module';
 
@@ -35,6 +36,7 @@ export class AppModule {
         ServingConfigsModule,
         ProfilesModule,
         RunsModule,
+        SweepsModule,
         TrendsModule,
         ComparisonsModule,
         WebhooksModule,

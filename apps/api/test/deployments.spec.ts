@@ -123,6 +123,13 @@ describe('deployments', () => {
     const { endpoint } = await endpointWithProfiles(1);
     const other = await endpointWithProfiles(1);
     const bare = await created(api, '/endpoints', endpointBody());
+    // A sweep profile is no verification profile: an endpoint with only one has none.
+    const sweeping = await created(api, '/endpoints', endpointBody());
+    const sweepProfile = await created(
+      api,
+      '/profiles',
+      profileBody(sweeping.id as string, { sweep: { kind: 'points', dimension: 'rate', points: [1, 2] } }),
+    );
     const cases: Array<[object, string, RegExp]> = [
       [{ label: 'x' }, 'endpointId', /required/],
       [{ endpointId: endpoint.id }, 'label', /required/],
@@ -145,7 +152,13 @@ describe('deployments', () => {
         'settings.profileIds',
         /profiles of endpoint/,
       ],
-      [{ endpointId: bare.id, label: 'x' }, 'settings.profileIds', /no enabled profile/],
+      [{ endpointId: bare.id, label: 'x' }, 'settings.profileIds', /no enabled single-load profile/],
+      [{ endpointId: sweeping.id, label: 'x' }, 'settings.profileIds', /no enabled single-load profile/],
+      [
+        { endpointId: sweeping.id, label: 'x', settings: { profileIds: [sweepProfile.id] } },
+        'settings.profileIds',
+        /names sweep profile/,
+      ],
       [{ endpointId: endpoint.id, label: 'x', config: { gpuCount: 0 } }, 'config.gpuCount', /1/],
     ];
     for (const [body, field, problem] of cases) {

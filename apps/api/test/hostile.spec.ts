@@ -105,12 +105,21 @@ beforeAll(async () => {
     await api.authed.post(`/webhooks/subscriptions/${subscription.id as string}/ping`).expect(202)
   ).body as { eventId: string; deliveryId: string };
   const deployment = await created(api, '/deployments', { endpointId: endpoint.id, label: 'victim' });
+  const sweepProfile = await created(
+    api,
+    '/profiles',
+    profileBody(endpoint.id as string, { sweep: { kind: 'points', dimension: 'rate', points: [1, 2] } }),
+  );
+  const sweep = (await api.authed.post('/sweeps').send({ profileId: sweepProfile.id }).expect(202)).body as {
+    id: string;
+  };
   const found = await operationsOf(api);
   operations = found.operations;
   docRef = found.doc;
   // Bodies whose fields depend on each other, which the schema alone cannot say how to fill.
   knownGood = {
     'post /profiles': profileBody(endpoint.id as string),
+    'post /sweeps': { profileId: sweepProfile.id },
     'post /comparisons': {
       baseline: {
         from: '2026-01-01T00:00:00Z',
@@ -136,6 +145,7 @@ beforeAll(async () => {
     'webhooks/events': ping.eventId,
     'webhooks/deliveries': ping.deliveryId,
     deployments: deployment.id as string,
+    sweeps: sweep.id,
   };
   validParams = (op) => ({
     id:

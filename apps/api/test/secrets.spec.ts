@@ -36,6 +36,18 @@ describe('endpoint auth headers', () => {
     const profile = await call('post', '/profiles', profileBody(id));
     const run = await call('post', '/runs', { profileId: profile.body.id });
     await call('get', `/runs/${run.body.id}`);
+    // Sweeps and priced configurations show what they measured and cost, never the endpoint's auth.
+    await call('post', `/endpoints/${id}/configs`, { gpuCount: 2, usdPerGpuHour: 2.5 });
+    await call('get', `/endpoints/${id}/configs`);
+    const sweepProfile = await call(
+      'post',
+      '/profiles',
+      profileBody(id, { sweep: { kind: 'points', dimension: 'rate', points: [1, 2] } }),
+    );
+    const sweep = await call('post', '/sweeps', { profileId: sweepProfile.body.id });
+    expect(sweep.status).toBe(202);
+    await call('get', `/sweeps/${sweep.body.id}`);
+    await call('get', '/sweeps');
     // A refused request carrying the secret must not echo it either.
     const refused = await call(
       'post',

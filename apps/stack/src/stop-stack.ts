@@ -1,4 +1,4 @@
-import { abortUnfinishedRuns, createDatabase } from '@teapot/db';
+import { abortUnfinishedRuns, createDatabase, SweepStore } from '@teapot/db';
 import { QUEUE_NAMES, UNFINISHED_RUN_STATUSES } from '@teapot/contracts';
 import { DEMO_QUANTS, demoEndpointName } from './demo';
 import type { StackSession } from './session';
@@ -18,7 +18,8 @@ export const CANCELLED_BY_LAUNCHER =
  * Stops every child without leaving a run `queued` or `running` behind: the worker that schedules
  * first (no slot is queued after it), then the runs that never started are ended as aborted, then
  * the measuring worker (its run in flight finishes within SHUTDOWN_GRACE_MS or is aborted and
- * stored), then whatever that worker left unfinished is ended too, then the API and the simulators.
+ * stored), then whatever that worker left unfinished is ended too, and the sweeps whose points those
+ * were (the worker that takes sweep steps is stopped by then), then the API and the simulators.
  */
 export async function stopStack(
   session: StackSession,
@@ -49,6 +50,13 @@ export async function stopStack(
     }
     if (cancelled > 0)
       say(`${cancelled} run(s) that had not been measured were ended as aborted (${CANCELLED_BY_LAUNCHER})`);
+    const sweeps = db
+      ? await new SweepStore(db).abortUnfinished(
+          endpointNames,
+          'cancelled: teapot (npm start) stopped its workers before this sweep ended',
+        )
+      : 0;
+    if (sweeps > 0) say(`${sweeps} unfinished sweep(s) were ended as aborted`);
   } catch (error) {
     say(
       `could not end the runs that were never measured: ${error instanceof Error ? error.message : String(error)}`,

@@ -6,3 +6,5 @@ export { RunReaper, type ReapReport } from './runs/run-reaper';
 export { RetentionService } from './retention/retention.service';
 export { MetricsService, type WorkerHealth } from './metrics/metrics.service';
 export { type Clock } from './env/worker-env';
+export { SweepAdvancer, type AdvanceOutcome } from './sweeps/sweep-advancer';
+export { SweepSweeper } from './sweeps/sweep-sweeper';

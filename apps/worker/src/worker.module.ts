@@ -22,6 +22,7 @@ import { RedisModule } from './redis/redis.module';
 import { RetentionModule } from './retention/retention.module';
 import { RunsModule } from './runs/runs.module';
 import { SchedulerModule } from './schedule/scheduler.module';
+import { SweepsModule } from './sweeps/sweeps.module';
 import { WebhooksModule } from './webhooks/webhooks.module';
 
 /**
@@ -35,6 +36,7 @@ export const ROLE_MODULES: Record<WorkerRole, Type> = {
   schedule: SchedulerModule,
   retention: RetentionModule,
   'change-points': ChangePointsModule,
+  sweeps: SweepsModule,
 };
 
 export interface WorkerModuleOptions {

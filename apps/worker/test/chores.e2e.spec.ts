@@ -81,7 +81,7 @@ describe('chores (ScheduleModule ticks, per role)', () => {
     });
     const registry = app.get(SchedulerRegistry);
     expect(registered(registry)).toEqual({
-      intervals: ['reaper', 'scheduler tick', 'verification sweep', 'webhook sweep'],
+      intervals: ['reaper', 'scheduler tick', 'sweep sweeper', 'verification sweep', 'webhook sweep'],
       cronJobs: ['retention'],
       timeouts: [],
     });

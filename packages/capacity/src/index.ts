@@ -7,6 +7,7 @@ export {
   targetValueMs,
 } from './point';
 export type { CostBasis, PointInput, PointRequest, Saturation, SweepPoint, TargetResult } from './point';
+export { pointRequestsOf } from './requests';
 export { saturationOf } from './saturation';
 export { bracketOf, marginOf, nextSweepStep, overSaturated } from './search';
 export type { Bracket, SweepStep } from './search';

@@ -2,12 +2,13 @@ import { writeFile } from 'node:fs/promises';
 import {
   nextSweepStep,
   pointFigures,
+  pointRequestsOf,
   requestLimits,
   sweepOutcome,
   type SweepOutcome,
   type SweepPoint,
 } from '@teapot/capacity';
-import { meetsSlo, requestMetrics, runBenchmarkInThread, type Load, type RunResult } from '@teapot/measure';
+import { runBenchmarkInThread, type Load, type RunResult } from '@teapot/measure';
 import type { SweepSpec } from '@teapot/run-definitions';
 import { BenchError } from './bench-error';
 import type { CliIo } from './cli';
@@ -55,24 +56,12 @@ export async function sweep(args: SweepArgs, io: CliIo): Promise<number> {
         ended = 'aborted';
         break;
       }
-      const measured = result.requests.filter((r) => !r.warmup);
       const point = pointFigures(
         {
           dimension: spec.dimension,
           load: step.load,
           summary: result.summary,
-          requests: measured.map((record) => {
-            const metrics = requestMetrics(record);
-            const succeeded = record.outcome === 'ok';
-            return {
-              scheduledUs: record.scheduledUs,
-              startUs: record.startUs,
-              ttftUs: metrics.ttftUs,
-              e2eUs: metrics.e2eUs,
-              succeeded,
-              good: succeeded && limits !== undefined && meetsSlo(metrics, limits),
-            };
-          }),
+          requests: pointRequestsOf(result.requests, spec.slo),
         },
         spec.slo,
         cost,

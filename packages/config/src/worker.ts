@@ -61,6 +61,11 @@ export const workerEnvSchema = z.object({
   SCHEDULER_TICK_MS: wholeNumber(50, 60_000, 1_000),
   /** Stale runs (running without a job, queued without a job) are repaired this often. */
   REAPER_INTERVAL_MS: wholeNumber(1_000, HOUR_MS, 30_000),
+  /**
+   * How often unfinished sweeps with nothing measuring are looked for, and how long one must have been
+   * idle before its next step is queued again (its advance job was lost).
+   */
+  SWEEP_SWEEPER_INTERVAL_MS: wholeNumber(100, HOUR_MS, 5_000),
   RETENTION_RAW_DAYS: wholeNumber(1, 36_500, 30),
   /** Webhook events older than this go with their deliveries and attempts (never one still pending). */
   RETENTION_WEBHOOK_DAYS: wholeNumber(1, 36_500, 30),

@@ -44,6 +44,8 @@ export {
   UNFINISHED_RUN_STATUSES,
 } from './run-status';
 export type { RunErrorClass, RunStatusName, UnfinishedRunStatus } from './run-status';
+export { SWEEP_STATUSES, UNFINISHED_SWEEP_STATUSES } from './sweep-status';
+export type { FinalSweepStatus, SweepStatusName } from './sweep-status';
 export { JOB_NAMES, QUEUE_NAMES, QUEUE_OF_JOB, WORKER_ROLES } from './jobs';
 export type {
   JobName,
@@ -52,6 +54,7 @@ export type {
   RunJobData,
   VerifyDeploymentJobData,
   ChangePointsJobData,
+  AdvanceSweepJobData,
   WebhookJobData,
   WorkerRole,
 } from './jobs';
@@ -66,3 +69,16 @@ export type {
   VerificationMethod,
 } from './deployments';
 export { capacitySloSchema, maxSweepPoints, SLO_PRESETS, SWEEP_LIMITS, sweepSpecSchema } from './sweeps';
+export {
+  SLO_METRICS,
+  SLO_PERCENTILES,
+  SWEEP_DIMENSIONS,
+  SWEEP_STOP_REASONS,
+  type SloMetric,
+  type SloPercentile,
+  type SloTarget,
+  type CapacitySlo,
+  type SweepDimension,
+  type SweepSpec,
+  type SweepStopReason,
+} from '@teapot/run-definitions';

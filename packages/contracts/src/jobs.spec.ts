@@ -7,10 +7,16 @@ describe('queues and jobs', () => {
       webhooks: 'webhooks',
       analysis: 'analysis',
       'change-points': 'change-points',
+      sweeps: 'sweeps',
     });
     expect(Object.keys(JOB_NAMES)).toEqual(Object.keys(QUEUE_OF_JOB));
     for (const [job, name] of Object.entries(JOB_NAMES)) expect(name).toBe(job);
-    expect(QUEUE_OF_JOB).toMatchObject({ run: 'runs', deliver: 'webhooks', 'verify-deployment': 'analysis' });
+    expect(QUEUE_OF_JOB).toMatchObject({
+      run: 'runs',
+      deliver: 'webhooks',
+      'verify-deployment': 'analysis',
+      'advance-sweep': 'sweeps',
+    });
   });
 
   it('names every queue a worker role', () => {

@@ -30,6 +30,14 @@ export interface ChangePointsJobData {
 const payload = <Data>(): Data => undefined as Data;
 
 /**
+ * Payload of a `sweeps` job `advance-sweep`: look at the sweep's points and take its next step (measure
+ * the next point, or store the outcome). Idempotent: the sweep and its runs are the truth.
+ */
+export interface AdvanceSweepJobData {
+  sweepId: string;
+}
+
+/**
  * Every queue, the jobs it carries and each job's payload: producers and handlers are typed from
  * here, so a payload cannot drift between the API and the worker, and the name tables below are
  * derived from it. Job names are unique across queues. A new queue is one entry here, then a worker
@@ -40,6 +48,7 @@ const QUEUES = {
   webhooks: { deliver: payload<WebhookJobData>() },
   analysis: { 'verify-deployment': payload<VerifyDeploymentJobData>() },
   'change-points': { 'change-points': payload<ChangePointsJobData>() },
+  sweeps: { 'advance-sweep': payload<AdvanceSweepJobData>() },
 };
 
 export type QueueJobs = typeof QUEUES;
@@ -83,5 +92,6 @@ export const WORKER_ROLES = [
   'schedule',
   'retention',
   'change-points',
+  'sweeps',
 ] as const satisfies readonly (QueueName | 'schedule' | 'retention')[];
 export type WorkerRole = (typeof WORKER_ROLES)[number];

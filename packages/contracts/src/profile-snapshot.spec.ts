@@ -23,6 +23,7 @@ const profileRow = {
   scheduleCron: null,
   scheduleIntervalS: 3600,
   scheduleJitterS: 0,
+  sweep: null,
   enabled: false,
   createdAt: new Date('2026-01-01T00:00:00Z'),
   updatedAt: new Date('2026-01-02T00:00:00Z'),
@@ -67,10 +68,34 @@ describe('parseProfileSnapshot', () => {
     ['slo.itlMs', { slo: { itlMs: 'fast' } }],
     ['scheduleJitterS', { scheduleJitterS: null }],
     ['requestCount', { requestCount: null, durationS: null }],
+    ['sweep.points.1', { sweep: { kind: 'points', dimension: 'rate', points: [2, 1] } }],
   ])('names %s when it is wrong', (field, change) => {
     const bad = { ...stored(), ...change };
     expect(() => parseProfileSnapshot(bad)).toThrow(InvalidSnapshotError);
     expect(() => parseProfileSnapshot(bad)).toThrow(`profile snapshot: ${field}`);
+  });
+
+  it('reads snapshots queued before profiles could sweep as single-load', () => {
+    const { sweep: _dropped, ...old } = stored();
+    expect(parseProfileSnapshot(old).sweep).toBeNull();
+  });
+
+  it("keeps a sweep profile's spec with its defaults filled in", () => {
+    const sweep = {
+      kind: 'capacity',
+      dimension: 'rate',
+      slo: { preset: 'mlperf-llama3.1-8b-server' },
+      lowest: 1,
+      highest: 16,
+    };
+    expect(parseProfileSnapshot({ ...stored(), sweep }).sweep).toMatchObject({
+      kind: 'capacity',
+      lowest: 1,
+      highest: 16,
+      tolerance: 0.05,
+      maxPoints: 8,
+      slo: { preset: 'mlperf-llama3.1-8b-server', targets: [{ metric: 'ttft' }, { metric: 'tpot' }] },
+    });
   });
 
   it('refuses a missing snapshot', () => {

@@ -1,5 +1,6 @@
 import { DEFAULT_TRANSPORT, TRANSPORTS, type Load, type Slo, type Workload } from '@teapot/run-definitions';
 import { z } from 'zod';
+import { sweepSpecSchema } from './sweeps';
 
 const positiveInt = z.number().int().positive();
 const positive = z.number().positive();
@@ -61,6 +62,8 @@ export const profileSnapshotSchema = z
     scheduleCron: z.string().nullable(),
     scheduleIntervalS: positiveInt.nullable(),
     scheduleJitterS: z.number().int().min(0),
+    // a sweep profile's SweepSpec; snapshots queued before profiles could sweep read as single-load
+    sweep: sweepSpecSchema.nullable().default(null),
   })
   .refine((snapshot) => snapshot.requestCount !== null || snapshot.durationS !== null, {
     message: 'needs a requestCount or a durationS: a run needs an end',

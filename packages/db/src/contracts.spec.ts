@@ -3,11 +3,13 @@ import {
   PROFILE_SNAPSHOT_FIELDS,
   RUN_ERROR_CLASSES,
   RUN_STATUSES,
+  SWEEP_STATUSES,
+  SWEEP_STOP_REASONS,
   parseProfileSnapshot,
 } from '@teapot/contracts';
 import { createDatabase, type Database } from './client';
 import { Prisma } from './generated/prisma/client';
-import { RunErrorClass, RunStatus } from './generated/prisma/enums';
+import { RunErrorClass, RunStatus, SweepStatus, SweepStopReason } from './generated/prisma/enums';
 import { abortUnfinishedRuns, createQueuedRun, latestServingConfigIds } from './runs';
 import { createTestDatabase, type TestDatabase } from './testing';
 
@@ -24,6 +26,11 @@ describe('the contracts agree with the data model', () => {
 
   it('lists the run error classes of the RunErrorClass enum, in its order', () => {
     expect([...RUN_ERROR_CLASSES]).toEqual(Object.values(RunErrorClass));
+  });
+
+  it('lists the sweep statuses and stop reasons of the SweepStatus and SweepStopReason enums', () => {
+    expect([...SWEEP_STATUSES]).toEqual(Object.values(SweepStatus));
+    expect([...SWEEP_STOP_REASONS]).toEqual(Object.values(SweepStopReason));
   });
 });
 

@@ -43,8 +43,9 @@ export type {
   WebhookAttempt,
   RunRollup,
   Deployment,
+  Sweep,
 } from './generated/prisma/client';
-export { abortUnfinishedRuns, createQueuedRun, latestServingConfigIds } from './runs';
+export { abortUnfinishedRuns, createQueuedRun, createQueuedSweep, latestServingConfigIds } from './runs';
 export { classifyDbError, isTransientDbError, isUniqueViolation, type DbErrorKind } from './errors';
 export {
   deliveriesToQueue,
@@ -101,3 +102,17 @@ export {
   type DeploymentRun,
 } from './stores/deployments';
 export { LatestResultsStore, type LatestResult } from './stores/latest-results';
+export {
+  SweepStore,
+  type IdleSweep,
+  type NewPointRun,
+  type NewSweep,
+  type QueuedSweepSlot,
+  type ScheduledSweepToQueue,
+  type StoredSweep,
+  type SweepFinish,
+  type SweepListFilter,
+  type SweepPageAfter,
+  type SweepPointRun,
+  type SweepWithPoints,
+} from './stores/sweeps';

@@ -344,6 +344,21 @@ describe('run store', () => {
     });
   });
 
+  it("stores a sweep point's figures with the result, and keeps them when a rewrite brings none", async () => {
+    const runId = await newRun();
+    const figures = { offered: 2, achievedRps: 1.9, goodShare: 0.75 };
+    await persistRunResult(db, runId, mixedRun(), { sweepPoint: figures });
+    expect((await db.prisma.run.findUniqueOrThrow({ where: { id: runId } })).sweepPoint).toEqual(figures);
+    await persistRunResult(db, runId, mixedRun());
+    expect((await db.prisma.run.findUniqueOrThrow({ where: { id: runId } })).sweepPoint).toEqual(figures);
+    const broken = syntheticRunResult({ requests: 3, tokensPerRequest: 4 });
+    broken.requests[1].startUs = 0.5;
+    await expect(persistRunResult(db, runId, broken, { sweepPoint: { offered: 9 } })).rejects.toThrow(
+      /startUs/,
+    );
+    expect((await db.prisma.run.findUniqueOrThrow({ where: { id: runId } })).sweepPoint).toEqual(figures);
+  });
+
   it('writes nothing when a newer attempt owns the run', async () => {
     const runId = await newRun();
     await db.prisma.run.update({ where: { id: runId }, data: { attempts: 2 } });

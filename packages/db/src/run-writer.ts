@@ -47,6 +47,11 @@ export interface PersistRunOptions {
    * written and `written` is false. The check and the write are one transaction (no race).
    */
   attempt?: number;
+  /**
+   * A sweep point's figures (runs.sweep_point), written in the same transaction as the result; left
+   * as they are when omitted.
+   */
+  sweepPoint?: object;
 }
 
 /**
@@ -175,6 +180,8 @@ interface RunRowUpdate {
   transport: RunResult['transport'];
   measureVersion: string;
   errorClass: RunErrorClass | null;
+  /** JSON text; null leaves sweep_point as it is. */
+  sweepPoint: string | null;
   /** The headline columns (HEADLINES), after the named parameters. */
   figures: HeadlineFigures;
 }
@@ -205,6 +212,7 @@ const RUN_UPDATE_PARAMS = [
   'transport',
   'measureVersion',
   'errorClass',
+  'sweepPoint',
 ] as const satisfies ReadonlyArray<Exclude<keyof RunRowUpdate, 'figures'>>;
 
 const param = (name: (typeof RUN_UPDATE_PARAMS)[number]) => `$${RUN_UPDATE_PARAMS.indexOf(name) + 1}`;
@@ -218,6 +226,7 @@ const RUN_UPDATE_SQL = `UPDATE runs SET
        stream_options_requested = ${param('streamOptionsRequested')}, stream_options_rejected = ${param('streamOptionsRejected')},
        config_id = CASE WHEN ${param('setConfig')} THEN ${param('configId')}::uuid ELSE config_id END,
        transport = ${param('transport')}::"MeasureTransport", measure_version = ${param('measureVersion')}, error_class = ${param('errorClass')}::"RunErrorClass",
+       sweep_point = COALESCE(${param('sweepPoint')}::jsonb, sweep_point),
        ${headlineSet}
      WHERE id = ${param('runId')} AND (${param('attempt')}::int IS NULL OR attempts = ${param('attempt')})
      RETURNING endpoint_id, started_at`;
@@ -254,6 +263,7 @@ function runRowUpdate(
     transport: result.transport,
     measureVersion: result.measureVersion,
     errorClass: options.errorClass !== undefined ? options.errorClass : derivedErrorClass(status),
+    sweepPoint: options.sweepPoint === undefined ? null : JSON.stringify(options.sweepPoint),
     figures: headlineFigures(s),
   };
 }

@@ -1,5 +1,5 @@
 import { snapshotOf, type UnfinishedRunStatus } from '@teapot/contracts';
-import type { PrismaClient, Profile, Run } from './generated/prisma/client';
+import type { PrismaClient, Profile, Run, Sweep } from './generated/prisma/client';
 import type { RunTrigger } from './generated/prisma/enums';
 
 type Db = Pick<PrismaClient, 'servingConfig' | 'run'>;
@@ -38,6 +38,32 @@ export async function createQueuedRun(
       endpointId: profile.endpointId,
       configId: configs.get(profile.endpointId) ?? null,
       profileId: profile.id,
+      profileSnapshot: snapshotOf(profile),
+      trigger,
+      deploymentId: options.deploymentId ?? null,
+    },
+  });
+}
+
+/**
+ * A queued sweep of a sweep profile (`profile.sweep` set) with the endpoint's live configuration and the
+ * profile's snapshot: how the API queues a manual sweep, and how tests seed one. Queueing its first
+ * `advance-sweep` job is the caller's. Throws when the profile has no sweep.
+ */
+export async function createQueuedSweep(
+  prisma: Pick<PrismaClient, 'servingConfig' | 'sweep'>,
+  profile: Profile,
+  trigger: RunTrigger,
+  options: { deploymentId?: string } = {},
+): Promise<Sweep> {
+  if (profile.sweep === null) throw new Error(`profile ${profile.id} is not a sweep profile (no sweep set)`);
+  const configs = await latestServingConfigIds(prisma, [profile.endpointId]);
+  return prisma.sweep.create({
+    data: {
+      endpointId: profile.endpointId,
+      configId: configs.get(profile.endpointId) ?? null,
+      profileId: profile.id,
+      spec: profile.sweep,
       profileSnapshot: snapshotOf(profile),
       trigger,
       deploymentId: options.deploymentId ?? null,

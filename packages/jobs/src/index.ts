@@ -7,6 +7,8 @@ export {
   CHANGE_POINT_JOB_OPTIONS,
   CHANGE_POINT_DEBOUNCE_MS,
   changePointsJobId,
+  SWEEP_JOB_OPTIONS,
+  advanceSweepJobId,
 } from './options';
 export {
   AnalysisQueueProducer,
@@ -23,3 +25,4 @@ export {
 export { queueHealth, type QueueHealth } from './health';
 export { WebhookQueueProducer, type WebhookAttemptRequest } from './webhook-producer';
 export { ChangePointQueueProducer } from './change-point-producer';
+export { SweepQueueProducer, type EnqueueAdvanceOptions } from './sweep-producer';

@@ -80,3 +80,23 @@ export const CHANGE_POINT_DEBOUNCE_MS = 2_000;
 export function changePointsJobId(endpointId: string, profileId: string): string {
   return `change-points.${endpointId}.${profileId}`;
 }
+
+/**
+ * An `advance-sweep` job reads the sweep and its point runs and either inserts the next point's run
+ * or stores the outcome: idempotent, so it is retried for outages and removed when done (a later
+ * re-add by the sweep sweeper runs again and finds nothing to do, or the step that was lost).
+ */
+export const SWEEP_JOB_OPTIONS = {
+  attempts: 5,
+  backoff: { type: 'exponential', delay: 2_000 },
+  removeOnComplete: true,
+  removeOnFail: { age: KEEP_FAILED_S, count: 1_000 },
+} as const satisfies JobsOptions;
+
+/**
+ * The id of the job that advances a sweep once `measured` of its points have ended: the point run's
+ * end, a retry and the sweeper all name the same job, so they collapse into one.
+ */
+export function advanceSweepJobId(sweepId: string, measured: number): string {
+  return `advance-sweep.${sweepId}.${measured}`;
+}

@@ -1,7 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import { Queue, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
-import { RUN_JOB_OPTIONS, RunQueueProducer, createRedis, queueHealth } from './index';
+import {
+  RUN_JOB_OPTIONS,
+  RunQueueProducer,
+  SWEEP_JOB_OPTIONS,
+  SweepQueueProducer,
+  advanceSweepJobId,
+  createRedis,
+  queueHealth,
+} from './index';
 import { JOB_NAMES, QUEUE_NAMES, type RunJobData } from '@teapot/contracts';
 import { waitFor } from '@teapot/testing';
 
@@ -81,5 +89,41 @@ describe('RunQueueProducer against real Redis', () => {
     expect(seen).toHaveLength(52);
     const after = await queueHealth(queue);
     expect(after).toMatchObject({ waiting: 0, active: 0, delayed: 1, completed: 52, failed: 0 });
+  });
+});
+
+describe('SweepQueueProducer against real Redis', () => {
+  const prefix = `teapot-test-${randomUUID()}`;
+  let producer: SweepQueueProducer;
+
+  beforeAll(() => {
+    producer = new SweepQueueProducer({ redis: REDIS_URL, prefix });
+  });
+
+  afterAll(async () => {
+    await producer.queue.obliterate({ force: true });
+    await producer.close();
+  });
+
+  it('names one advance job per sweep and number of ended points, so repeats collapse', async () => {
+    const sweepId = randomUUID();
+    const first = await producer.enqueueAdvance(sweepId, 2);
+    expect(first).toBe(advanceSweepJobId(sweepId, 2));
+    expect(await producer.enqueueAdvance(sweepId, 2)).toBe(first);
+    await producer.enqueueAdvance(sweepId, 3);
+    const jobs = await producer.queue.getJobs(['waiting']);
+    expect(jobs.map((job) => job.id).sort()).toEqual([first, advanceSweepJobId(sweepId, 3)].sort());
+    expect(jobs.every((job) => job.name === JOB_NAMES['advance-sweep'] && job.data.sweepId === sweepId)).toBe(
+      true,
+    );
+    expect(jobs[0].opts.attempts).toBe(SWEEP_JOB_OPTIONS.attempts);
+  });
+
+  it('delays a scheduled sweep’s first advance to its due time', async () => {
+    const runAtMs = Date.now() + 60_000;
+    const jobId = await producer.enqueueAdvance(randomUUID(), 0, { runAtMs });
+    const job = await producer.queue.getJob(jobId);
+    expect(await job?.getState()).toBe('delayed');
+    expect(Math.abs((job?.timestamp ?? 0) + (job?.opts.delay ?? 0) - runAtMs)).toBeLessThan(5);
   });
 });

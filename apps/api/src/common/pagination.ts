@@ -1,6 +1,6 @@
 import { type Type } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsOptional, IsString, MaxLength } from 'class-validator';
+import { IsOptional, IsString, IsUUID, MaxLength } from 'class-validator';
 import { RequestValidationException } from '../errors/request-validation.exception';
 import { parseTimestamp } from './parse';
 import { QueryWholeNumber } from './query';
@@ -18,6 +18,19 @@ export class PageQueryDto {
   @IsString()
   @MaxLength(200)
   cursor?: string;
+}
+
+/** A page of what an endpoint's profiles measured (runs, sweeps), optionally of one endpoint or profile. */
+export class MeasurementsPageQueryDto extends PageQueryDto {
+  @ApiPropertyOptional({ format: 'uuid' })
+  @IsOptional()
+  @IsUUID()
+  endpointId?: string;
+
+  @ApiPropertyOptional({ format: 'uuid' })
+  @IsOptional()
+  @IsUUID()
+  profileId?: string;
 }
 
 export interface Page<T> {

@@ -90,19 +90,24 @@ export function IsCronExpression(options?: ValidationOptions): PropertyDecorator
   return custom('isCronExpression', options, (value) => {
     if (typeof value !== 'string' || value.length > 120)
       return 'must be a cron expression of at most 120 characters';
-    let times: number[];
+    let shortestGapS: number;
     try {
-      const expression = CronExpressionParser.parse(value, { strict: false });
-      times = Array.from({ length: 5 }, () => expression.next().getTime());
+      shortestGapS = shortestCronGapS(value);
     } catch (error) {
       return `must be a valid cron expression (${error instanceof Error ? error.message : 'unparseable'})`;
     }
-    const shortestGapS = Math.min(...times.slice(1).map((t, i) => (t - times[i]) / 1000));
     if (shortestGapS < MIN_SCHEDULE_INTERVAL_S) {
       return `must not fire more often than every ${MIN_SCHEDULE_INTERVAL_S} s`;
     }
     return null;
   });
+}
+
+/** The shortest gap in seconds between a cron expression's next five firings; throws if it does not parse. */
+export function shortestCronGapS(expression: string): number {
+  const parsed = CronExpressionParser.parse(expression, { strict: false });
+  const times = Array.from({ length: 5 }, () => parsed.next().getTime());
+  return Math.min(...times.slice(1).map((t, i) => (t - times[i]) / 1000));
 }
 
 export function isPlainObject(value: unknown): value is Record<string, unknown> {

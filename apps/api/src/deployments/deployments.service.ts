@@ -68,7 +68,8 @@ export class DeploymentsService {
       );
     }
     const settings = input.settings ?? {};
-    let profiles = endpoint.profiles.filter((profile) => profile.enabled);
+    // A sweep profile's runs are points at many loads: one run at its base load is no baseline for them.
+    let profiles = endpoint.profiles.filter((profile) => profile.enabled && profile.sweep === null);
     if (settings.profileIds) {
       const named = new Set(settings.profileIds);
       profiles = endpoint.profiles.filter((profile) => named.has(profile.id));
@@ -81,12 +82,21 @@ export class DeploymentsService {
           { field: 'settings.profileIds', problem: `must name profiles of endpoint ${endpoint.id}` },
         ]);
       }
+      const sweep = profiles.find((profile) => profile.sweep !== null);
+      if (sweep) {
+        throw new RequestValidationException([
+          {
+            field: 'settings.profileIds',
+            problem: `names sweep profile ${sweep.id}: a deployment is verified with single-load profiles`,
+          },
+        ]);
+      }
     }
     if (profiles.length === 0) {
       throw new RequestValidationException([
         {
           field: 'settings.profileIds',
-          problem: `is empty: endpoint ${endpoint.id} has no enabled profile to verify the deployment with (POST /profiles first)`,
+          problem: `is empty: endpoint ${endpoint.id} has no enabled single-load profile to verify the deployment with (POST /profiles first)`,
         },
       ]);
     }

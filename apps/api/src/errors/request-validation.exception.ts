@@ -49,11 +49,26 @@ export class MissingReferenceException extends NotFoundException {
   }
 }
 
+/**
+ * What a field's own parser (a schema shared with other processes, e.g. a sweep spec) found wrong
+ * inside it: each problem at a path below the field. A transform puts it in place of the value, and
+ * the field's check refuses it, so the 400 names each inner field as it names any other.
+ */
+export class NestedProblems {
+  constructor(readonly problems: ReadonlyArray<{ path: ReadonlyArray<string | number>; problem: string }>) {}
+}
+
 /** One problem per field: a missing field is "required", otherwise the most basic check that failed. */
 function collect(errors: ValidationError[], parent: string, into: ProblemDetail[]): void {
   for (const error of errors) {
     if (into.length >= MAX_DETAILS) return;
     const field = joinPath(parent, error.property);
+    if (error.value instanceof NestedProblems) {
+      for (const { path, problem } of error.value.problems) {
+        into.push({ field: path.reduce<string>((at, part) => joinPath(at, String(part)), field), problem });
+      }
+      continue;
+    }
     const constraints = Object.entries(error.constraints ?? {});
     if (constraints.length > 0) {
       const [constraint, message] =

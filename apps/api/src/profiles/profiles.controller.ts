@@ -1,4 +1,5 @@
 import { Body, Query } from '@nestjs/common';
+import { ApiBody } from '@nestjs/swagger';
 import {
   CreateRoute,
   DeleteRoute,
@@ -9,6 +10,7 @@ import {
   UpdateRoute,
 } from '../common/routes';
 import { CreateProfileDto, ListProfilesQueryDto, ProfileDto, UpdateProfileDto } from './dto/profile.dto';
+import { PROFILE_BODY_EXAMPLES } from './dto/sweep-spec.dto';
 import { ProfilesService } from './profiles.service';
 
 @ResourceController('profiles', 'profiles')
@@ -16,6 +18,7 @@ export class ProfilesController {
   constructor(private readonly profiles: ProfilesService) {}
 
   @CreateRoute(ProfileDto)
+  @ApiBody({ type: CreateProfileDto, examples: PROFILE_BODY_EXAMPLES })
   create(@Body() input: CreateProfileDto): Promise<ProfileDto> {
     return this.profiles.create(input);
   }

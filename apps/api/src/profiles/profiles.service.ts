@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { checkThresholds } from '@teapot/analysis';
-import type { Prisma, Profile } from '@teapot/db';
+import type { SweepSpec } from '@teapot/contracts';
+import { Prisma, type Profile } from '@teapot/db';
 import type { Load, Slo, Workload } from '@teapot/measure';
 import { keysetPage, type Page } from '../common/pagination';
 import type { ProblemDetail } from '../errors/error-body';
@@ -11,6 +12,8 @@ import {
 import { PrismaService } from '../prisma/prisma.service';
 import type { CreateProfileDto, ListProfilesQueryDto, ProfileDto, UpdateProfileDto } from './dto/profile.dto';
 import { orNotFound } from '../common/not-found';
+import { shortestCronGapS } from '../common/validators';
+import { sweepDuration } from './sweep-duration';
 
 type ScheduleAndBounds = Pick<Profile, 'requestCount' | 'durationS' | 'scheduleCron' | 'scheduleIntervalS'>;
 
@@ -30,16 +33,22 @@ export class ProfilesService {
     const endpoint = await this.prisma.endpoint.count({ where: { id: input.endpointId } });
     if (!endpoint)
       throw new MissingReferenceException([{ field: 'endpointId', problem: 'names no endpoint' }]);
-    const { workload, load, slo, comparisonThresholds, ...fields } = input;
-    const profile = await this.prisma.profile.create({
-      data: {
-        ...fields,
-        workload: toJson(workload),
-        load: toJson(load),
-        ...(slo ? { slo: toJson(slo) } : {}),
-        ...(comparisonThresholds ? { comparisonThresholds: toJson(comparisonThresholds) } : {}),
-      },
-    });
+    const { workload, load, slo, comparisonThresholds, sweep, ...fields } = input;
+    // A sweep is checked against the row as stored (database defaults in), and rolled back if it does not fit.
+    const profile = await this.prisma.$transaction(async (tx) =>
+      assertSweepFits(
+        await tx.profile.create({
+          data: {
+            ...fields,
+            workload: toJson(workload),
+            load: toJson(load),
+            ...sweepData(sweep),
+            ...(slo ? { slo: toJson(slo) } : {}),
+            ...(comparisonThresholds ? { comparisonThresholds: toJson(comparisonThresholds) } : {}),
+          },
+        }),
+      ),
+    );
     return toProfileDto(profile);
   }
 
@@ -64,17 +73,22 @@ export class ProfilesService {
       scheduleIntervalS:
         input.scheduleIntervalS === undefined ? current.scheduleIntervalS : input.scheduleIntervalS,
     });
-    const { workload, load, slo, comparisonThresholds, ...fields } = input;
-    const profile = await this.prisma.profile.update({
-      where: { id },
-      data: {
-        ...fields,
-        ...(workload ? { workload: toJson(workload) } : {}),
-        ...(load ? { load: toJson(load) } : {}),
-        ...(slo ? { slo: toJson(slo) } : {}),
-        ...(comparisonThresholds ? { comparisonThresholds: toJson(comparisonThresholds) } : {}),
-      },
-    });
+    const { workload, load, slo, comparisonThresholds, sweep, ...fields } = input;
+    const profile = await this.prisma.$transaction(async (tx) =>
+      assertSweepFits(
+        await tx.profile.update({
+          where: { id },
+          data: {
+            ...fields,
+            ...(workload ? { workload: toJson(workload) } : {}),
+            ...(load ? { load: toJson(load) } : {}),
+            ...sweepData(sweep),
+            ...(slo ? { slo: toJson(slo) } : {}),
+            ...(comparisonThresholds ? { comparisonThresholds: toJson(comparisonThresholds) } : {}),
+          },
+        }),
+      ),
+    );
     return toProfileDto(profile);
   }
 
@@ -103,6 +117,48 @@ function assertCoherent(profile: ScheduleAndBounds): void {
   if (problems.length) throw new RequestValidationException(problems);
 }
 
+/** `sweep` as Prisma input: absent leaves it, null clears it (SQL NULL), a spec (already parsed) is stored. */
+function sweepData(sweep: SweepSpec | null | undefined): {
+  sweep?: Prisma.InputJsonObject | typeof Prisma.DbNull;
+} {
+  if (sweep === undefined) return {};
+  return { sweep: sweep === null ? Prisma.DbNull : toJson(sweep) };
+}
+
+/**
+ * A scheduled sweep must end before its next slot: its longest duration (sweepDuration) against the
+ * interval, or the shortest gap of the cron schedule. Returns the profile when it fits.
+ */
+function assertSweepFits(profile: Profile): Profile {
+  const sweep = profile.sweep as SweepSpec | null;
+  const intervalS =
+    profile.scheduleIntervalS ??
+    (profile.scheduleCron === null ? null : shortestCronGapS(profile.scheduleCron));
+  if (sweep === null || intervalS === null) return profile;
+  const duration = sweepDuration(sweep, { ...profile, load: profile.load as unknown as Load });
+  if (!duration.bounded) {
+    throw new RequestValidationException([
+      {
+        field: 'durationS',
+        problem:
+          'is required for a scheduled sweep of concurrency points: a point measured by requestCount alone ' +
+          'has no bound on how long it takes, so it could overrun its next slot',
+      },
+    ]);
+  }
+  if (duration.seconds > intervalS) {
+    throw new RequestValidationException([
+      {
+        field: 'sweep',
+        problem:
+          `takes up to ${duration.seconds} s (${duration.how}), longer than the schedule's ${intervalS} s between ` +
+          'slots: measure fewer or shorter points (points, maxPoints, requestCount, durationS, timeoutMs) or schedule less often',
+      },
+    ]);
+  }
+  return profile;
+}
+
 /** DTO instances as plain JSON values for the Json columns. */
 function toJson(value: object): Prisma.InputJsonObject {
   return JSON.parse(JSON.stringify(value)) as Prisma.InputJsonObject;
@@ -115,5 +171,6 @@ export function toProfileDto(profile: Profile): ProfileDto {
     load: profile.load as unknown as Load,
     slo: profile.slo as Slo,
     comparisonThresholds: profile.comparisonThresholds as Record<string, number>,
+    sweep: profile.sweep as SweepSpec | null,
   };
 }

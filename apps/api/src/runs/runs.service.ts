@@ -5,7 +5,10 @@ import { RunQueueProducer } from '@teapot/jobs';
 import type { ClientHealth, RunSummary } from '@teapot/measure';
 import { timeParameter } from '../common/parse';
 import { keysetPage, type Page } from '../common/pagination';
-import { MissingReferenceException } from '../errors/request-validation.exception';
+import {
+  MissingReferenceException,
+  RequestValidationException,
+} from '../errors/request-validation.exception';
 import { withTimeout } from '../common/timeout';
 import { PrismaService } from '../prisma/prisma.service';
 import type { ListRunsQueryDto, RunDetailDto, RunDto } from './dto/run.dto';
@@ -29,6 +32,15 @@ export class RunsService {
       include: { endpoint: true },
     });
     if (!profile) throw new MissingReferenceException([{ field: 'profileId', problem: 'names no profile' }]);
+    if (profile.sweep !== null) {
+      // A run is one load; a sweep is many runs with an outcome of its own, so it has its own resource.
+      throw new RequestValidationException([
+        {
+          field: 'profileId',
+          problem: `names a sweep profile: start a sweep of it with POST /sweeps {"profileId": "${profileId}"}`,
+        },
+      ]);
+    }
     if (profile.endpoint.archivedAt) {
       throw new ConflictException(
         `Endpoint ${profile.endpointId} is archived; restore it (PATCH /endpoints/${profile.endpointId} {"archived": false}) to run it.`,
@@ -102,6 +114,8 @@ function toRunDto(run: Run): RunDto {
     endpointId: run.endpointId,
     configId: run.configId,
     profileId: run.profileId,
+    sweepId: run.sweepId,
+    sweepIndex: run.sweepIndex,
     status: run.status,
     trigger: run.trigger,
     queuedAt: run.queuedAt,

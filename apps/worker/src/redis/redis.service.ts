@@ -4,6 +4,7 @@ import type { WorkerEnv } from '@teapot/config';
 import {
   ChangePointQueueProducer,
   RunQueueProducer,
+  SweepQueueProducer,
   closeQueuesAndConnection,
   createRedis,
 } from '@teapot/jobs';
@@ -16,6 +17,7 @@ export class RedisService implements OnApplicationShutdown {
   readonly prefix: string;
   readonly runs: RunQueueProducer;
   readonly changePoints: ChangePointQueueProducer;
+  readonly sweeps: SweepQueueProducer;
   private readonly logger = new Logger(RedisService.name);
 
   constructor(@Inject(WORKER_ENV) private readonly env: WorkerEnv) {
@@ -23,6 +25,7 @@ export class RedisService implements OnApplicationShutdown {
     this.prefix = env.TEAPOT_REDIS_PREFIX;
     this.runs = new RunQueueProducer({ redis: this.connection, prefix: this.prefix });
     this.changePoints = new ChangePointQueueProducer({ redis: this.connection, prefix: this.prefix });
+    this.sweeps = new SweepQueueProducer({ redis: this.connection, prefix: this.prefix });
   }
 
   /** A fresh connection for a BullMQ Worker (it blocks on Redis, so it cannot share). */
@@ -38,7 +41,11 @@ export class RedisService implements OnApplicationShutdown {
   /** After every module's beforeApplicationShutdown: queue workers may still write while they drain. */
   async onApplicationShutdown(): Promise<void> {
     // The producers borrow this connection: their queues close first, once BullMQ's start-up check settled.
-    await closeQueuesAndConnection(this.connection, [this.runs.queue, this.changePoints.queue]);
+    await closeQueuesAndConnection(this.connection, [
+      this.runs.queue,
+      this.changePoints.queue,
+      this.sweeps.queue,
+    ]);
   }
 
   private connect(name: string): Redis {

@@ -14,6 +14,17 @@ export interface RunToProcess {
   attempts: number;
   workerId: string | null;
   profileSnapshot: unknown;
+  /** The sweep this run is a point of (its spec as queued), and the point's place; null otherwise. */
+  sweepId: string | null;
+  sweepIndex: number | null;
+  sweep: { spec: unknown } | null;
+  /** What a sweep point's figures read of the serving configuration: GPUs and their price. */
+  config: {
+    gpuCount: number | null;
+    tensorParallel: number | null;
+    pipelineParallel: number | null;
+    usdPerGpuHour: number | null;
+  } | null;
   endpoint: {
     id: string;
     baseUrl: string;
@@ -42,6 +53,12 @@ export class RunRepository {
         attempts: true,
         workerId: true,
         profileSnapshot: true,
+        sweepId: true,
+        sweepIndex: true,
+        sweep: { select: { spec: true } },
+        config: {
+          select: { gpuCount: true, tensorParallel: true, pipelineParallel: true, usdPerGpuHour: true },
+        },
         endpoint: {
           select: {
             id: true,
@@ -112,9 +129,14 @@ export class RunRepository {
     attempt: number,
     result: RunResult,
     error: string | null,
+    sweepPoint?: object,
   ): Promise<RunStatus | null> {
     // The attempt guard is checked inside the write's transaction: no window for a takeover to slip in.
-    const { written, status } = await persistRunResult(this.prisma, runId, result, { error, attempt });
+    const { written, status } = await persistRunResult(this.prisma, runId, result, {
+      error,
+      attempt,
+      ...(sweepPoint ? { sweepPoint } : {}),
+    });
     return written ? status : null;
   }
 }

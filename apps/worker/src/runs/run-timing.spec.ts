@@ -26,6 +26,7 @@ function snapshot(schedule: { intervalS?: number; cron?: string; jitterS?: numbe
     scheduleCron: schedule.cron ?? null,
     scheduleIntervalS: schedule.intervalS ?? null,
     scheduleJitterS: schedule.jitterS ?? 0,
+    sweep: null,
   };
 }
 

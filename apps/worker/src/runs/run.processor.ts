@@ -25,6 +25,7 @@ import { runOptionsFromSnapshot } from './profile-snapshot';
 import { afterStoreFailure, jobFailureOf, verdictOf } from './run-outcome';
 import { retryWhileDatabaseIsAway } from './database-retry';
 import { RunRepository, type RunToProcess } from './run-repository';
+import { sweepPointFigures } from './sweep-point';
 import { onBusyEndpoint, skippedAtStart, startDeadline, startDelayMs } from './run-timing';
 
 /** What a run job returns (kept on the completed job for a while, for inspection). */
@@ -111,6 +112,18 @@ export class RunProcessor implements QueueProcessorHooks {
     const runId = job.data.runId;
     const run = await this.runs.load(runId);
     if (!run) throw new UnrecoverableError(`run ${runId} no longer exists`);
+    const outcome = await this.processRun(job, token, run);
+    // A point's end (however it ended, also found ended by a retried job) moves its sweep on.
+    if (isFinalRunStatus(outcome.status)) await this.advanceSweep(run);
+    return outcome;
+  }
+
+  private async processRun(
+    job: Job<RunJobData, RunJobOutcome>,
+    token: string | undefined,
+    run: RunToProcess,
+  ): Promise<RunJobOutcome> {
+    const runId = run.id;
     if (isFinalRunStatus(run.status)) return { runId, status: run.status, note: 'already finished' };
     if (run.endpoint.archivedAt)
       return this.endUnmeasured(run, 'aborted', 'the endpoint was archived', 'stopped');
@@ -140,9 +153,22 @@ export class RunProcessor implements QueueProcessorHooks {
       await lease.release();
     }
     if ('status' in measured) return measured;
-    const outcome = await this.storeResult(run.id, measured.attempt, measured.result, measured.abortReason);
+    const outcome = await this.storeResult(run, measured.attempt, measured.result, measured.abortReason);
     if (outcome.status !== 'unchanged') await this.queueAnalysis(run);
     return outcome;
+  }
+
+  /**
+   * Queues the sweep's next step after one of its points ended. A failure to queue is logged: the
+   * sweep sweeper queues the step of a sweep idle with its last point ended.
+   */
+  private async advanceSweep(run: Pick<RunToProcess, 'id' | 'sweepId' | 'sweepIndex'>): Promise<void> {
+    if (run.sweepId === null || run.sweepIndex === null) return;
+    try {
+      await this.redis.sweeps.enqueueAdvance(run.sweepId, run.sweepIndex + 1);
+    } catch (error) {
+      this.logger.warn(`run ${run.id}: the next step of sweep ${run.sweepId} not queued: ${message(error)}`);
+    }
   }
 
   /**
@@ -151,7 +177,8 @@ export class RunProcessor implements QueueProcessorHooks {
    * next run of the series queues the recomputation again.
    */
   private async queueAnalysis(run: RunToProcess): Promise<void> {
-    if (!run.profileId) return;
+    // A sweep's points differ in load, so they are no series of one profile (capacity trends are the sweep's).
+    if (!run.profileId || run.sweepId !== null) return;
     try {
       await this.redis.changePoints.enqueueChangePoints({
         endpointId: run.endpoint.id,
@@ -210,16 +237,18 @@ export class RunProcessor implements QueueProcessorHooks {
   }
 
   private async storeResult(
-    runId: string,
+    run: RunToProcess,
     attempt: number,
     result: RunResult,
     abortReason: string | null,
   ): Promise<RunJobOutcome> {
+    const runId = run.id;
     const verdict = verdictOf(result, abortReason);
+    const point = this.sweepPointOf(run, result);
     let status: string | null;
     try {
       status = await this.retryWhileDatabaseIsAway(`store run ${runId}`, () =>
-        this.runs.persist(runId, attempt, result, verdict.error),
+        this.runs.persist(runId, attempt, result, verdict.error, point),
       );
     } catch (error) {
       if (afterStoreFailure(error) === 'measure_again') throw error;
@@ -239,6 +268,18 @@ export class RunProcessor implements QueueProcessorHooks {
     this.metrics.recordRunFinished(status);
     this.logger.log(`run ${runId} ${status}${verdict.error ? `: ${verdict.error}` : ''}`);
     return { runId, status };
+  }
+
+  /** A sweep point's figures, stored with its result; none when the run is no point or they cannot be computed. */
+  private sweepPointOf(run: RunToProcess, result: RunResult): object | undefined {
+    if (run.sweepId === null) return undefined;
+    try {
+      return sweepPointFigures(run, result);
+    } catch (error) {
+      // The sweep's step reads a point without figures as its failure, with this reason in the log.
+      this.logger.warn(`run ${run.id}: sweep point figures not computed: ${message(error)}`);
+      return undefined;
+    }
   }
 
   private async endUnmeasured(
@@ -319,6 +360,7 @@ export class RunProcessor implements QueueProcessorHooks {
     if (await this.runs.endUnmeasured(run, 'failed', failure.reason, failure.errorClass)) {
       this.metrics.recordRunFinished('failed');
       this.logger.warn(`run ${run.id} failed (${failure.errorClass}): ${failure.reason}`);
+      await this.advanceSweep(run);
     }
   }
 }

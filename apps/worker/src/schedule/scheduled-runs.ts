@@ -3,15 +3,23 @@ import {
   latestServingConfigIds,
   ProfileStore,
   queueScheduledRuns,
+  SweepStore,
   type PooledPrismaClient,
   type QueuedSlot,
+  type QueuedSweepSlot,
   type ScheduledProfile,
 } from '@teapot/db';
 
 type Pool = PooledPrismaClient['pool'];
 
 export type ScheduledProfileRow = ScheduledProfile;
-export type { QueuedSlot };
+export type { QueuedSlot, QueuedSweepSlot };
+
+/** What a tick queued: a run per due slot of a single-load profile, a sweep per slot of a sweep profile. */
+export interface QueuedSlots {
+  runs: QueuedSlot[];
+  sweeps: QueuedSweepSlot[];
+}
 
 export interface DueSlot {
   profileId: string;
@@ -24,9 +32,12 @@ export function loadScheduledProfiles(pool: Pool): Promise<ScheduledProfileRow[]
   return new ProfileStore(pool).scheduled();
 }
 
-/** Queues a run per due slot with the profile's snapshot (snapshotOf) and its endpoint's live configuration. */
-export async function insertDueRuns(prisma: PooledPrismaClient, slots: DueSlot[]): Promise<QueuedSlot[]> {
-  if (slots.length === 0) return [];
+/**
+ * Queues a run per due slot with the profile's snapshot (snapshotOf) and its endpoint's live
+ * configuration; a slot of a profile whose `sweep` is set queues a sweep of it instead.
+ */
+export async function insertDueRuns(prisma: PooledPrismaClient, slots: DueSlot[]): Promise<QueuedSlots> {
+  if (slots.length === 0) return { runs: [], sweeps: [] };
   const rows = await prisma.profile.findMany({
     where: { id: { in: slots.map((slot) => slot.profileId) }, enabled: true },
   });
@@ -35,13 +46,24 @@ export async function insertDueRuns(prisma: PooledPrismaClient, slots: DueSlot[]
     prisma,
     rows.map((profile) => profile.endpointId),
   );
-  return queueScheduledRuns(
-    prisma.pool,
-    slots.flatMap((slot) => {
-      const profile = profiles.get(slot.profileId);
-      if (!profile) return [];
-      const configId = configs.get(profile.endpointId) ?? null;
-      return [{ profileId: slot.profileId, slotKey: slot.slotKey, configId, snapshot: snapshotOf(profile) }];
-    }),
-  );
+  const due = slots.flatMap((slot) => {
+    const profile = profiles.get(slot.profileId);
+    if (!profile) return [];
+    const configId = configs.get(profile.endpointId) ?? null;
+    return [{ profile, slot: { profileId: slot.profileId, slotKey: slot.slotKey, configId } }];
+  });
+  const [runs, sweeps] = await Promise.all([
+    queueScheduledRuns(
+      prisma.pool,
+      due
+        .filter(({ profile }) => profile.sweep === null)
+        .map(({ profile, slot }) => ({ ...slot, snapshot: snapshotOf(profile) })),
+    ),
+    new SweepStore(prisma.pool).queueScheduled(
+      due
+        .filter(({ profile }) => profile.sweep !== null)
+        .map(({ profile, slot }) => ({ ...slot, spec: profile.sweep, snapshot: snapshotOf(profile) })),
+    ),
+  ]);
+  return { runs, sweeps };
 }

@@ -24,7 +24,7 @@ export interface TickReport {
   profiles: number;
   /** Slots that came due in this tick (at most one per profile). */
   due: number;
-  /** Runs this tick inserted or found still queued, and whose jobs it added. */
+  /** Runs and sweeps this tick inserted or found still queued, and whose jobs it added. */
   enqueued: number;
   durationMs: number;
   /** False when the tick was skipped (the previous one still running) or failed. */
@@ -33,7 +33,8 @@ export interface TickReport {
 
 /**
  * Finds due profiles and only enqueues: one queued Run row and one BullMQ job per (profile, slot),
- * the job id being the slot key, so any number of schedulers enqueue each slot once.
+ * the job id being the slot key, so any number of schedulers enqueue each slot once. A sweep profile's
+ * slot is one queued Sweep row (unique slot key too) and its first `advance-sweep` job.
  *
  * Timing: each tick enqueues the slots due within the next two ticks as delayed jobs, so a job becomes
  * runnable at its due time rather than up to a tick late.
@@ -82,16 +83,16 @@ export class SchedulerService {
           due.map(({ slot }) => slot),
         );
         const dueAt = new Map(due.map(({ slot }) => [slot.slotKey, slot.dueAtMs]));
+        const runAtMs = (key: string) => this.wallClockAt(dueAt.get(key) ?? nowMs);
         await this.redis.runs.enqueueRuns(
-          queued.map(({ runId, slotKey: key }) => ({
-            runId,
-            jobId: key,
-            runAtMs: this.wallClockAt(dueAt.get(key) ?? nowMs),
-          })),
+          queued.runs.map(({ runId, slotKey: key }) => ({ runId, jobId: key, runAtMs: runAtMs(key) })),
         );
+        // A sweep's first step at the slot's due time; its points follow one after another.
+        for (const { sweepId, slotKey: key } of queued.sweeps)
+          await this.redis.sweeps.enqueueAdvance(sweepId, 0, { runAtMs: runAtMs(key) });
         // Advance only after both writes: a failed tick is retried, with catch-up, by the next one.
         for (const { entry, nextSlotMs } of due) entry.nextSlotMs = nextSlotMs;
-        report.enqueued = queued.length;
+        report.enqueued = queued.runs.length + queued.sweeps.length;
       }
       report.ok = true;
       if (this.failing) this.logger.log('scheduler tick recovered');

@@ -12,6 +12,7 @@ import {
   ValidateNested,
 } from 'class-validator';
 import { MAX_THRESHOLD } from '@teapot/analysis';
+import type { SweepSpec } from '@teapot/contracts';
 import { TRANSPORTS, type Load, type Slo, type Transport, type Workload } from '@teapot/measure';
 import { PageQueryDto } from '../../common/pagination';
 import {
@@ -32,11 +33,24 @@ import {
   WorkloadObject,
   workloadSchema,
 } from './workload.dto';
+import {
+  CapacitySweepSpecDto,
+  PointsSweepSpecDto,
+  sweepSpecSchemaDoc,
+  SweepSpecField,
+} from './sweep-spec.dto';
 
 const INT32_MAX = 2 ** 31 - 1;
 const DAY_S = 86_400;
 
-@ApiExtraModels(SyntheticWorkloadDto, DatasetWorkloadDto, ClosedLoadDto, OpenLoadDto)
+@ApiExtraModels(
+  SyntheticWorkloadDto,
+  DatasetWorkloadDto,
+  ClosedLoadDto,
+  OpenLoadDto,
+  PointsSweepSpecDto,
+  CapacitySweepSpecDto,
+)
 export class CreateProfileDto {
   @ApiProperty({ example: 'chat-512-in-256-out-c8', maxLength: 200, description: 'Unique per endpoint.' })
   @IsName(200)
@@ -185,6 +199,9 @@ export class CreateProfileDto {
   @Max(DAY_S)
   scheduleJitterS?: number;
 
+  @SweepSpecField()
+  sweep?: SweepSpec | null;
+
   @ApiPropertyOptional({ default: true, description: 'Scheduled runs happen only while enabled.' })
   @IsAbsentOr()
   @IsBoolean()
@@ -228,6 +245,13 @@ export class ProfileDto {
   @ApiProperty({ type: String, nullable: true }) scheduleCron!: string | null;
   @ApiProperty({ type: Number, nullable: true }) scheduleIntervalS!: number | null;
   @ApiProperty() scheduleJitterS!: number;
+  @ApiProperty({
+    ...sweepSpecSchemaDoc,
+    nullable: true,
+    description:
+      'The sweep each slot measures, as stored (defaults filled, a preset expanded); null: one load.',
+  })
+  sweep!: SweepSpec | null;
   @ApiProperty() enabled!: boolean;
   @ApiProperty() createdAt!: Date;
   @ApiProperty() updatedAt!: Date;

@@ -9,7 +9,7 @@ import {
   type RunStatusName,
 } from '@teapot/contracts';
 import { TRANSPORTS, type ClientHealth, type RunSummary, type Transport } from '@teapot/measure';
-import { PageQueryDto } from '../../common/pagination';
+import { MeasurementsPageQueryDto } from '../../common/pagination';
 import { IsTimestamp } from '../../common/validators';
 import { QueryArray } from '../../common/query';
 import { ServingConfigDto } from '../../serving-configs/dto/serving-config.dto';
@@ -22,17 +22,7 @@ export class TriggerRunDto {
   profileId!: string;
 }
 
-export class ListRunsQueryDto extends PageQueryDto {
-  @ApiPropertyOptional({ format: 'uuid' })
-  @IsOptional()
-  @IsUUID()
-  endpointId?: string;
-
-  @ApiPropertyOptional({ format: 'uuid' })
-  @IsOptional()
-  @IsUUID()
-  profileId?: string;
-
+export class ListRunsQueryDto extends MeasurementsPageQueryDto {
   @ApiPropertyOptional({ enum: RUN_STATUSES, isArray: true, description: 'Any of these statuses.' })
   @QueryArray(RUN_STATUSES.length)
   @IsIn(RUN_STATUSES, { each: true })
@@ -78,6 +68,19 @@ export class RunDto extends HeadlineFiguresDto {
   })
   configId!: string | null;
   @ApiProperty({ type: String, format: 'uuid', nullable: true }) profileId!: string | null;
+  @ApiProperty({
+    type: String,
+    format: 'uuid',
+    nullable: true,
+    description: 'The sweep this run is a point of (GET /sweeps/{id}); null for a single-load run.',
+  })
+  sweepId!: string | null;
+  @ApiProperty({
+    type: Number,
+    nullable: true,
+    description: "The point's place in its sweep, from 0, in measuring order; null outside a sweep.",
+  })
+  sweepIndex!: number | null;
   @ApiProperty({ enum: RUN_STATUSES }) status!: RunStatusName;
   @ApiProperty({ enum: RUN_TRIGGERS }) trigger!: (typeof RUN_TRIGGERS)[number];
   @ApiProperty() queuedAt!: Date;

@@ -1,10 +1,22 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsBoolean, IsInt, IsOptional, IsString, Length, Max, Min } from 'class-validator';
+import {
+  IsBoolean,
+  IsInt,
+  IsNumber,
+  IsOptional,
+  IsPositive,
+  IsString,
+  Length,
+  Max,
+  Min,
+} from 'class-validator';
 import { IsAbsentOr, IsBoundedJsonObject } from '../../common/validators';
 
 const EXTRA_MAX_DEPTH = 8;
 const EXTRA_MAX_BYTES = 16 * 1024;
+/** Far above any GPU's hourly price: a larger figure is a typo (cents, or a per-node price times 1000). */
+export const MAX_USD_PER_GPU_HOUR = 1000;
 
 function Text(maxLength: number, example?: string): PropertyDecorator {
   return applyDecorators(
@@ -58,6 +70,23 @@ export class CreateServingConfigDto {
   @IsBoundedJsonObject(EXTRA_MAX_DEPTH, EXTRA_MAX_BYTES)
   extra?: Record<string, unknown>;
 
+  @ApiPropertyOptional({
+    type: Number,
+    nullable: true,
+    exclusiveMinimum: true,
+    minimum: 0,
+    maximum: MAX_USD_PER_GPU_HOUR,
+    example: 2.49,
+    description:
+      'What one GPU of this configuration costs per hour, in US dollars: sweeps report cost per million output ' +
+      'tokens from it (GPUs: gpuCount, else tensorParallel x pipelineParallel). null or absent: no price, so no cost.',
+  })
+  @IsOptional()
+  @IsNumber({ allowNaN: false, allowInfinity: false })
+  @IsPositive()
+  @Max(MAX_USD_PER_GPU_HOUR)
+  usdPerGpuHour?: number | null;
+
   @Text(2000, 'moved to FP8 weights') note?: string | null;
 }
 
@@ -84,6 +113,8 @@ export class ServingConfigDto {
   @ApiProperty({ type: Boolean, nullable: true }) prefixCaching!: boolean | null;
   @ApiProperty({ type: 'object', additionalProperties: true }) extra!: unknown;
   @ApiProperty({ type: String, nullable: true }) note!: string | null;
+  @ApiProperty({ type: Number, nullable: true, description: 'US dollars per GPU-hour; null: no price set.' })
+  usdPerGpuHour!: number | null;
   @ApiProperty() createdAt!: Date;
 }
 
