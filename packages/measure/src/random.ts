@@ -1,10 +1,4 @@
-export {
-  exponentialSample,
-  gammaSample,
-  mulberry32,
-  standardNormal,
-  type Random,
-} from '@teapot/random';
+export { exponentialSample, gammaSample, mulberry32, standardNormal, type Random } from '@teapot/random';
 
 /** Independent streams from one seed (prompts vs arrivals), so changing one never shifts the other. */
 export function deriveSeed(seed: number, stream: number): number {
