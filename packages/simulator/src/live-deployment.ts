@@ -16,6 +16,7 @@ import {
   type KvCacheDtype,
   type WeightQuant,
 } from '@teapot/hardware';
+import { maxModelLenOf, resolveKvCacheTokens, type Settings, type SimulatorOptions } from './settings';
 
 /** What a redeployment may change on a running simulator (the model and its served name stay). */
 export interface SimulatorReconfiguration {
@@ -30,11 +31,13 @@ const RECONFIGURABLE = ['gpu', 'quant', 'kvCacheDtype', 'tp', 'chunkedPrefill'] 
 
 /** The deployment served now; a redeployment switches the engine from its next step on. */
 export class LiveDeployment {
-  private input: DeploymentInput;
+  private input: DeploymentInput &
+    Pick<SimulatorOptions, 'kvCacheTokens' | 'gpuMemoryUtilization' | 'maxModelLen'>;
 
   constructor(
     public deployment: Deployment,
-    input: DeploymentInput,
+    input: DeploymentInput & Pick<SimulatorOptions, 'kvCacheTokens' | 'gpuMemoryUtilization' | 'maxModelLen'>,
+    private readonly settings: Settings,
     public chunkedPrefill: boolean,
     private readonly engine: Engine,
   ) {
@@ -45,10 +48,15 @@ export class LiveDeployment {
   reconfigure(change: SimulatorReconfiguration): void {
     const { chunkedPrefill, ...fields } = change;
     const input = { ...this.input, ...fields };
-    this.deployment = resolveDeployment(input);
+    const deployment = resolveDeployment(input);
+    // Other weights leave another cache (unless its size was given): refused, like vLLM, if one sequence no longer fits.
+    const kvCacheTokens = resolveKvCacheTokens(input, deployment);
+    this.deployment = deployment;
     this.input = input;
+    this.settings.kvCacheTokens = kvCacheTokens;
+    this.settings.maxModelLen = maxModelLenOf(input, deployment, kvCacheTokens);
     this.chunkedPrefill = chunkedPrefill ?? this.chunkedPrefill;
-    this.engine.reconfigure({ deployment: this.deployment, chunkedPrefill: this.chunkedPrefill });
+    this.engine.reconfigure({ deployment, chunkedPrefill: this.chunkedPrefill, kvCacheTokens });
   }
 
   /** GET/POST /v1/_teapot/deployment's answer. */
@@ -61,6 +69,7 @@ export class LiveDeployment {
       kvCacheDtype: deployment.kvCacheDtype,
       tp: deployment.tp,
       chunkedPrefill: this.chunkedPrefill,
+      kvCacheTokens: this.settings.kvCacheTokens,
       description: describeDeployment(deployment),
       singleStreamMsPerToken: decodeStepTimeS(deployment, 1, 1) * 1e3,
     };
