@@ -88,12 +88,12 @@ export class Engine {
    * Serves with another deployment (and prefill policy) from the next step on, as a restarted
    * engine would; sequences in flight carry on under the new step times.
    */
-  reconfigure(change: Pick<EngineOptions, 'deployment' | 'chunkedPrefill' | 'kvCacheTokens'>): void {
+  reconfigure(
+    change: Pick<EngineOptions, 'deployment' | 'chunkedPrefill' | 'kvCacheTokens' | 'maxBatch'>,
+  ): void {
     this.options = { ...this.options, ...change };
-    this.scheduler.reconfigure({
-      chunkedPrefill: change.chunkedPrefill,
-      kvCacheTokens: change.kvCacheTokens,
-    });
+    const { chunkedPrefill, kvCacheTokens, maxBatch } = change;
+    this.scheduler.reconfigure({ chunkedPrefill, kvCacheTokens, maxBatch });
   }
 
   close(): void {

@@ -45,7 +45,7 @@ Usage: node packages/simulator/dist/main.js [options]
 Per request: header x-teapot-fault: MODE (and x-teapot-fault-after: N).
 Ground truth: GET /v1/_teapot/ground-truth/:id, POST /v1/_teapot/ground-truth {"ids": [...]}.
 Redeploy while running: POST /v1/_teapot/deployment {"quant": "fp16", "chunkedPrefill": false}
-(any of gpu, quant, kvCacheDtype, tp, chunkedPrefill; GET shows the current one).`;
+(any of gpu, quant, kvCacheDtype, tp, chunkedPrefill, maxBatch; GET shows the current one).`;
 
 export function parseCommandLine(argv: string[]): SimulatorOptions | 'help' {
   const values = readFlags(argv, {
