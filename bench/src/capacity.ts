@@ -5,7 +5,7 @@
  * one-off sweep). Prints per configuration the truth, each method's capacity, error, points and wall
  * time, and the search's wall time as a ratio of the grid's measured in the same run.
  *
- *   npm run bench:capacity [-- --requests 150]
+ *   npm run bench:capacity [-- --requests N]
  *
  * Targets: the search within 5% of the truth in at most 8 points.
  */
@@ -15,7 +15,8 @@ import { runCli, type CliIo } from '@teapot/cli';
 import { simulatorCapacity, type SimulatorOptions } from '@teapot/simulator';
 import { machineLine, positiveIntOption as option, startSimulatorProcess, textTable } from './harness';
 
-const requests = option('requests', 150);
+/** Requests per point; 0 (default): teapot sweep's own, about 12 s of arrivals. */
+const requests = option('requests', 0);
 const INPUT = 128;
 const OUTPUT = 64;
 /** The MLPerf llama3.1-8b interactive limits, P99 TTFT 500 ms and P99 TPOT 30 ms. */
@@ -87,7 +88,8 @@ async function sweep(baseUrl: string, flags: string[]): Promise<Found> {
     '--output-tokens',
     String(OUTPUT),
   ];
-  const code = await runCli([...argv, '--requests', String(requests), '--json', '-', ...flags], io);
+  const perPoint = requests > 0 ? ['--requests', String(requests)] : [];
+  const code = await runCli([...argv, ...perPoint, '--json', '-', ...flags], io);
   const wallS = (performance.now() - start) / 1000;
   if (code === 1) throw new Error(`teapot sweep failed: ${out.slice(0, 500)}`);
   const result = JSON.parse(out) as { points: unknown[]; outcome: { capacity: number | null } };
@@ -159,7 +161,7 @@ async function main(): Promise<void> {
     console.log(lines[lines.length - 1]);
   }
   console.log(
-    `\ncapacity at ${PRESET} (P99 TTFT <= 500 ms, P99 TPOT <= 30 ms), ${INPUT}/${OUTPUT} tokens, Poisson, ${requests} requests per point:`,
+    `\ncapacity at ${PRESET} (P99 TTFT <= 500 ms, P99 TPOT <= 30 ms), ${INPUT}/${OUTPUT} tokens, Poisson, ${requests > 0 ? requests : 'about 12 s of arrivals'} per point:`,
   );
   console.log(lines.join('\n'));
   console.log(ratios.join('\n'));

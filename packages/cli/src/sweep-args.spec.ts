@@ -48,29 +48,27 @@ describe('parseSweepArgs', () => {
   });
 
   it.each([
-    [['--points', '4,2'], '--points: points must be strictly ascending: 2 follows 4'],
-    [['--points', '2,2'], '--points: points must be strictly ascending'],
-    [['--points', '0,2'], '--points'],
-    [['--points', '1,x'], '--points: expected numbers separated by commas'],
-    [['--slo-preset', 'nope'], '--slo-preset: unknown SLO preset "nope"'],
-    [[], '--slo: an SLO needs at least one target or a preset'],
+    ['--points 4,2', '--points: points must be strictly ascending: 2 follows 4'],
+    ['--points 2,2', '--points: points must be strictly ascending'],
+    ['--points 0,2', '--points'],
+    ['--points 1,x', '--points: expected numbers separated by commas'],
+    ['--slo-preset nope', '--slo-preset: unknown SLO preset "nope"'],
+    ['', '--slo: an SLO needs at least one target or a preset'],
     [
-      ['--slo-preset', 'mlperf-llama2-70b-server', '--lowest', '8', '--highest', '4'],
+      '--slo-preset mlperf-llama2-70b-server --lowest 8 --highest 4',
       '--highest: highest must be above lowest',
     ],
-    [['--slo', 'ttft_mean_ms=100'], "--slo ttft_mean_ms: a sweep's SLO bounds a latency percentile"],
-    [['--slo', 'output_tokens_per_s=100'], '--slo output_tokens_per_s'],
-    [['--concurrency', '8'], '--concurrency: a sweep sets the load of each point'],
-    [['--rate', '8'], '--rate: a sweep sets the load'],
-    [['--points', '1,2', '--lowest', '1'], '--lowest belongs to a capacity search'],
-    [['--slo-preset', 'mlperf-llama2-70b-server', '--min-good-share', '1.5'], '--min-good-share'],
-    [['--slo-preset', 'mlperf-llama2-70b-server', '--dimension', 'speed'], '--dimension'],
-    [
-      ['--dimension', 'concurrency', '--arrival', 'gamma', '--points', '1'],
-      '--arrival shapes open-loop arrivals',
-    ],
-    [['--points', '1', '--gpus', '1.5'], '--gpus: expected a whole number'],
-  ])('%j -> a usage error naming the flag', (argv, message) => {
+    ['--slo ttft_mean_ms=100', "--slo ttft_mean_ms: a sweep's SLO bounds a latency percentile"],
+    ['--slo output_tokens_per_s=100', '--slo output_tokens_per_s'],
+    ['--concurrency 8', '--concurrency: a sweep sets the load of each point'],
+    ['--rate 8', '--rate: a sweep sets the load'],
+    ['--points 1,2 --lowest 1', '--lowest belongs to a capacity search'],
+    ['--slo-preset mlperf-llama2-70b-server --min-good-share 1.5', '--min-good-share'],
+    ['--slo-preset mlperf-llama2-70b-server --dimension speed', '--dimension'],
+    ['--dimension concurrency --arrival gamma --points 1', '--arrival shapes open-loop arrivals'],
+    ['--points 1 --gpus 1.5', '--gpus: expected a whole number'],
+  ])('`teapot sweep %s` -> a usage error naming the flag', (line, message) => {
+    const argv = line === '' ? [] : line.split(' ');
     expect(() => parseSweepArgs(argv)).toThrow(UsageError);
     expect(() => parseSweepArgs(argv)).toThrow(message);
   });

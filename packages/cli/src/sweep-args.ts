@@ -4,18 +4,22 @@ import type { CostBasis } from '@teapot/capacity';
 import type { CapacitySlo, SloPercentile, SloTarget, SweepSpec } from '@teapot/run-definitions';
 import { BENCH_FLAGS, benchArgsOf, type BenchArgs } from './args';
 
-const SWEEP_FLAGS = {
-  dimension: { type: 'string' },
-  points: { type: 'string' },
-  lowest: { type: 'string' },
-  highest: { type: 'string' },
-  tolerance: { type: 'string' },
-  'max-points': { type: 'string' },
-  'slo-preset': { type: 'string' },
-  'min-good-share': { type: 'string' },
-  gpus: { type: 'string' },
-  'usd-per-gpu-hour': { type: 'string' },
-} as const satisfies FlagOptions;
+/** The flags `teapot sweep` adds to bench's: each takes a value. */
+const SWEEP_FLAG_NAMES = [
+  'dimension',
+  'points',
+  'lowest',
+  'highest',
+  'tolerance',
+  'max-points',
+  'slo-preset',
+  'min-good-share',
+  'gpus',
+  'usd-per-gpu-hour',
+] as const;
+const SWEEP_FLAGS = Object.fromEntries(SWEEP_FLAG_NAMES.map((name) => [name, { type: 'string' }])) as {
+  [K in (typeof SWEEP_FLAG_NAMES)[number]]: { type: 'string' };
+} satisfies FlagOptions;
 
 export interface SweepArgs {
   bench: BenchArgs;
