@@ -7,7 +7,13 @@ import { startSimulator } from './server';
 
 const fp16 = resolveDeployment({ gpu: 'h100-sxm', model: 'llama-8b', quant: 'fp16' });
 const fp8 = resolveDeployment({ gpu: 'h100-sxm', model: 'llama-8b', quant: 'fp8' });
-const scheduler = { maxBatch: 8, chunkedPrefill: false, chunkSize: 512, maxPrefillTokens: 8192 };
+const scheduler = {
+  maxBatch: 8,
+  chunkedPrefill: false,
+  chunkSize: 512,
+  maxPrefillTokens: 8192,
+  kvCacheTokens: 1 << 20,
+};
 const workload = { inputTokens: 32, outputTokens: 32 };
 
 const slo = (ttftMs: number, tpotMs: number): CapacitySlo => ({

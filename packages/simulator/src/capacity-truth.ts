@@ -36,6 +36,8 @@ export interface CapacityAnswer {
   /** The highest load meeting the SLO; null when the lowest fails. */
   capacity: number | null;
   bracket: { passed: number | null; failed: number | null };
+  /** The judgement of the capacity's load (its figures), null when the lowest fails. */
+  atCapacity: LoadJudgement | null;
   evaluations: LoadJudgement[];
 }
 
@@ -53,16 +55,23 @@ const GROWTH = 2;
 export function groundTruthCapacity(question: CapacityQuestion): CapacityAnswer {
   const tolerance = question.tolerance ?? 0.01;
   const evaluations: LoadJudgement[] = [];
+  let atCapacity: LoadJudgement | null = null;
   const judge = (load: number): boolean => {
     const judgement = judgeLoad(question, load);
     evaluations.push(judgement);
+    if (judgement.met) atCapacity = judgement;
     return judgement.met;
   };
   if (!judge(question.lowest)) {
-    return { capacity: null, bracket: { passed: null, failed: question.lowest }, evaluations };
+    return { capacity: null, bracket: { passed: null, failed: question.lowest }, atCapacity, evaluations };
   }
   if (judge(question.highest)) {
-    return { capacity: question.highest, bracket: { passed: question.highest, failed: null }, evaluations };
+    return {
+      capacity: question.highest,
+      bracket: { passed: question.highest, failed: null },
+      atCapacity,
+      evaluations,
+    };
   }
   let passed = question.lowest;
   let failed = question.highest;
@@ -71,7 +80,7 @@ export function groundTruthCapacity(question: CapacityQuestion): CapacityAnswer 
     if (judge(mid)) passed = mid;
     else failed = mid;
   }
-  return { capacity: passed, bracket: { passed, failed }, evaluations };
+  return { capacity: passed, bracket: { passed, failed }, atCapacity, evaluations };
 }
 
 /** The capacity of the simulator that `startSimulator(options)` starts: its deployment and engine settings. */
@@ -90,6 +99,7 @@ export function simulatorCapacity(
       chunkedPrefill: options.chunkedPrefill ?? false,
       chunkSize: settings.chunkSize,
       maxPrefillTokens: settings.maxPrefillTokens,
+      kvCacheTokens: settings.kvCacheTokens,
     },
   });
 }

@@ -37,6 +37,10 @@ export interface EngineStats {
   steps: number;
   running: number;
   waiting: number;
+  /** Share of the KV cache's blocks in use (vLLM's kv_cache_usage_perc, 0 to 1). */
+  kvCacheUsage: number;
+  /** Running sequences preempted since start (recomputed later; vLLM's num_preemptions). */
+  preemptions: number;
   /** Times the loop was more than maxLagNs late and restarted its schedule from now. */
   rebases: number;
   /** How late each step's timer fired after the step's scheduled end (last 65,536 steps). */
@@ -84,9 +88,12 @@ export class Engine {
    * Serves with another deployment (and prefill policy) from the next step on, as a restarted
    * engine would; sequences in flight carry on under the new step times.
    */
-  reconfigure(change: Pick<EngineOptions, 'deployment' | 'chunkedPrefill'>): void {
+  reconfigure(
+    change: Pick<EngineOptions, 'deployment' | 'chunkedPrefill' | 'kvCacheTokens' | 'maxBatch'>,
+  ): void {
     this.options = { ...this.options, ...change };
-    this.scheduler.reconfigure({ chunkedPrefill: change.chunkedPrefill });
+    const { chunkedPrefill, kvCacheTokens, maxBatch } = change;
+    this.scheduler.reconfigure({ chunkedPrefill, kvCacheTokens, maxBatch });
   }
 
   close(): void {
@@ -102,6 +109,8 @@ export class Engine {
       steps: this.steps,
       running: this.scheduler.runningCount,
       waiting: this.scheduler.waitingCount,
+      kvCacheUsage: this.scheduler.kvCacheUsage,
+      preemptions: this.scheduler.preemptions,
       rebases: this.rebases,
       fireLateness: summarize(this.fireLateNs.subarray(0, recorded)),
       lastWriteLateness: summarize(this.lastWriteLateNs.subarray(0, recorded)),

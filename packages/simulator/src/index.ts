@@ -39,3 +39,4 @@ export type { ReplayOptions, ReplayResult, ReplayedRequest } from './replay';
 export { groundTruthCapacity, judgeLoad, simulatorCapacity } from './capacity-truth';
 export type { CapacityAnswer, CapacityQuestion, LoadJudgement } from './capacity-truth';
 export type { SchedulerOptions } from './scheduler';
+export type { LiveCapacityQuestion } from './capacity-request';

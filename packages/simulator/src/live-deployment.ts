@@ -16,6 +16,7 @@ import {
   type KvCacheDtype,
   type WeightQuant,
 } from '@teapot/hardware';
+import { maxModelLenOf, resolveKvCacheTokens, type Settings, type SimulatorOptions } from './settings';
 
 /** What a redeployment may change on a running simulator (the model and its served name stay). */
 export interface SimulatorReconfiguration {
@@ -24,17 +25,21 @@ export interface SimulatorReconfiguration {
   kvCacheDtype?: KvCacheDtype;
   tp?: number;
   chunkedPrefill?: boolean;
+  /** Running sequences per step (max_num_seqs); a smaller one lets running sequences finish, admitting none until under it. */
+  maxBatch?: number;
 }
 
-const RECONFIGURABLE = ['gpu', 'quant', 'kvCacheDtype', 'tp', 'chunkedPrefill'] as const;
+const RECONFIGURABLE = ['gpu', 'quant', 'kvCacheDtype', 'tp', 'chunkedPrefill', 'maxBatch'] as const;
 
 /** The deployment served now; a redeployment switches the engine from its next step on. */
 export class LiveDeployment {
-  private input: DeploymentInput;
+  private input: DeploymentInput &
+    Pick<SimulatorOptions, 'kvCacheTokens' | 'gpuMemoryUtilization' | 'maxModelLen'>;
 
   constructor(
     public deployment: Deployment,
-    input: DeploymentInput,
+    input: DeploymentInput & Pick<SimulatorOptions, 'kvCacheTokens' | 'gpuMemoryUtilization' | 'maxModelLen'>,
+    private readonly settings: Settings,
     public chunkedPrefill: boolean,
     private readonly engine: Engine,
   ) {
@@ -43,12 +48,23 @@ export class LiveDeployment {
 
   /** Throws DeploymentError when the new configuration cannot be served (nothing changes then). */
   reconfigure(change: SimulatorReconfiguration): void {
-    const { chunkedPrefill, ...fields } = change;
+    const { chunkedPrefill, maxBatch, ...fields } = change;
     const input = { ...this.input, ...fields };
-    this.deployment = resolveDeployment(input);
+    const deployment = resolveDeployment(input);
+    // Other weights leave another cache (unless its size was given): refused, like vLLM, if one sequence no longer fits.
+    const kvCacheTokens = resolveKvCacheTokens(input, deployment);
+    this.deployment = deployment;
     this.input = input;
+    this.settings.kvCacheTokens = kvCacheTokens;
+    this.settings.maxModelLen = maxModelLenOf(input, deployment, kvCacheTokens);
+    this.settings.maxBatch = maxBatch ?? this.settings.maxBatch;
     this.chunkedPrefill = chunkedPrefill ?? this.chunkedPrefill;
-    this.engine.reconfigure({ deployment: this.deployment, chunkedPrefill: this.chunkedPrefill });
+    this.engine.reconfigure({
+      deployment,
+      chunkedPrefill: this.chunkedPrefill,
+      kvCacheTokens,
+      maxBatch: this.settings.maxBatch,
+    });
   }
 
   /** GET/POST /v1/_teapot/deployment's answer. */
@@ -61,6 +77,8 @@ export class LiveDeployment {
       kvCacheDtype: deployment.kvCacheDtype,
       tp: deployment.tp,
       chunkedPrefill: this.chunkedPrefill,
+      maxBatch: this.settings.maxBatch,
+      kvCacheTokens: this.settings.kvCacheTokens,
       description: describeDeployment(deployment),
       singleStreamMsPerToken: decodeStepTimeS(deployment, 1, 1) * 1e3,
     };
@@ -87,6 +105,11 @@ export function parseReconfiguration(rawBody: Buffer): SimulatorReconfiguration 
   text('kvCacheDtype', KV_CACHE_DTYPES);
   if (change.tp !== undefined && !(Number.isInteger(change.tp) && (change.tp as number) >= 1))
     throw new ApiError(400, 'tp must be a positive integer.', 'tp');
+  if (
+    change.maxBatch !== undefined &&
+    !(Number.isInteger(change.maxBatch) && (change.maxBatch as number) >= 1)
+  )
+    throw new ApiError(400, 'maxBatch must be a positive integer.', 'maxBatch');
   if (change.chunkedPrefill !== undefined && typeof change.chunkedPrefill !== 'boolean')
     throw new ApiError(400, 'chunkedPrefill must be true or false.', 'chunkedPrefill');
   return change as SimulatorReconfiguration;

@@ -9,6 +9,7 @@ describe('the simulator command line', () => {
         '--port=9000 --host 0.0.0.0 --gpu h200 --model llama-70b --quant fp8 --kv-quant fp8 --tp 2',
         '--max-batch 64 --chunked-prefill --chunk-size 256 --tokens-per-chunk 4 --jitter 0.05 --seed 9',
         '--mean-output 100 --spin-us 0 --fault stall --fault-rate 0.25 --fault-after 7',
+        '--kv-cache-tokens 200000 --gpu-memory-utilization 0.85',
       ]
         .join(' ')
         .split(' '),
@@ -25,6 +26,8 @@ describe('the simulator command line', () => {
       chunkedPrefill: true,
       chunkSize: 256,
       tokensPerChunk: 4,
+      kvCacheTokens: 200000,
+      gpuMemoryUtilization: 0.85,
       jitter: 0.05,
       seed: 9,
       meanOutputTokens: 100,
@@ -49,6 +52,8 @@ describe('the simulator command line', () => {
     [['--fault-rate', '0.5'], /--fault-rate and --fault-after need --fault/],
     [['--step-ms', '0'], /--step-ms: expected a number from 0.001 to 60000, got "0"/],
     [['--step-ms', '20', '--gpu', 'h200'], /--step-ms replaces the GPU model: leave out --gpu and --tp/],
+    [['--kv-cache-tokens', '8'], /--kv-cache-tokens: expected a whole number >= 16/],
+    [['--gpu-memory-utilization', '1.2'], /--gpu-memory-utilization: expected a number from 0.01 to 1/],
     [['--bogus'], /^unknown flag --bogus$/],
     [['stray'], /unexpected argument "stray"/],
   ])('refuses %j with a message naming the flag', (argv, message) => {

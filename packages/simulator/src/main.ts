@@ -29,6 +29,9 @@ Usage: node packages/simulator/dist/main.js [options]
   --max-batch N          running sequences per step (default 256)
   --chunked-prefill      mix prompt chunks into decode steps instead of stalling them
   --chunk-size N         prompt tokens per step with --chunked-prefill (default 512)
+  --kv-cache-tokens N    KV-cache slots in tokens, blocks of 16 (default: GPU memory x
+                         --gpu-memory-utilization less the weights, over KV bytes per token)
+  --gpu-memory-utilization F  share of GPU memory for weights and KV cache (default 0.9)
   --tokens-per-chunk N   tokens bundled per SSE chunk (default 1)
   --jitter SIGMA         lognormal step-time jitter (default 0.03)
   --seed N               seed of every random choice (default 1)
@@ -42,7 +45,7 @@ Usage: node packages/simulator/dist/main.js [options]
 Per request: header x-teapot-fault: MODE (and x-teapot-fault-after: N).
 Ground truth: GET /v1/_teapot/ground-truth/:id, POST /v1/_teapot/ground-truth {"ids": [...]}.
 Redeploy while running: POST /v1/_teapot/deployment {"quant": "fp16", "chunkedPrefill": false}
-(any of gpu, quant, kvCacheDtype, tp, chunkedPrefill; GET shows the current one).`;
+(any of gpu, quant, kvCacheDtype, tp, chunkedPrefill, maxBatch; GET shows the current one).`;
 
 export function parseCommandLine(argv: string[]): SimulatorOptions | 'help' {
   const values = readFlags(argv, {
@@ -58,6 +61,8 @@ export function parseCommandLine(argv: string[]): SimulatorOptions | 'help' {
     'chunked-prefill': { type: 'boolean' },
     'chunk-size': { type: 'string' },
     'tokens-per-chunk': { type: 'string' },
+    'kv-cache-tokens': { type: 'string' },
+    'gpu-memory-utilization': { type: 'string' },
     jitter: { type: 'string' },
     seed: { type: 'string' },
     'mean-output': { type: 'string' },
@@ -93,6 +98,8 @@ export function parseCommandLine(argv: string[]): SimulatorOptions | 'help' {
     chunkedPrefill: values['chunked-prefill'] ?? false,
     chunkSize: wholeNumber('--chunk-size', values['chunk-size'], 1),
     tokensPerChunk: wholeNumber('--tokens-per-chunk', values['tokens-per-chunk'], 1),
+    kvCacheTokens: wholeNumber('--kv-cache-tokens', values['kv-cache-tokens'], 16),
+    gpuMemoryUtilization: numberFrom('--gpu-memory-utilization', values['gpu-memory-utilization'], 0.01, 1),
     jitter: numberFrom('--jitter', values.jitter, 0, 1),
     seed: wholeNumber('--seed', values.seed, 0),
     meanOutputTokens: numberFrom('--mean-output', values['mean-output'], 1, 1e9),

@@ -47,12 +47,36 @@ describe('redeploying a running simulator', () => {
     sim.reconfigure({ chunkedPrefill: false });
   });
 
+  it('changes maxBatch (max_num_seqs) and resizes the KV cache with the weights', async () => {
+    const before = (await (await fetch(`${sim.baseUrl}/_teapot/deployment`)).json()) as {
+      kvCacheTokens: number;
+    };
+    const view = (await (
+      await post(`${sim.baseUrl}/_teapot/deployment`, { maxBatch: 8, quant: 'fp16' })
+    ).json()) as {
+      maxBatch: number;
+      kvCacheTokens: number;
+    };
+    expect(view.maxBatch).toBe(8);
+    // FP16 weights take 8 GB more of each GPU: the cache shrinks by that over 128 KiB per token
+    expect(before.kvCacheTokens - view.kvCacheTokens).toBeCloseTo(8.03e9 / 131_072, -2);
+    const streams = await Promise.all(
+      Array.from({ length: 12 }, () => post(`${sim.baseUrl}/chat/completions`, { ...chat, max_tokens: 40 })),
+    );
+    const reads = streams.map((r) => readStream(r));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(sim.stats().engine.running).toBeLessThanOrEqual(8);
+    await Promise.all(reads);
+    sim.reconfigure({ maxBatch: 256, quant: 'fp8' });
+  });
+
   it('refuses what it cannot serve with a 400 naming the field, and keeps serving as before', async () => {
     for (const [body, param] of [
       [{ model: 'llama-70b' }, 'model'],
       [{ quant: 'fp3' }, 'quant'],
       [{ tp: 0 }, 'tp'],
       [{ chunkedPrefill: 'yes' }, 'chunkedPrefill'],
+      [{ maxBatch: 0 }, 'maxBatch'],
     ] as const) {
       const response = await post(`${sim.baseUrl}/_teapot/deployment`, body);
       expect(response.status).toBe(400);

@@ -28,6 +28,8 @@ export interface ReplayResult {
   steps: number;
   /** The longest the waiting queue got at a step boundary. */
   peakWaiting: number;
+  /** Running sequences preempted for want of KV-cache blocks (each recomputed later). */
+  preemptions: number;
 }
 
 interface Replayed {
@@ -44,6 +46,11 @@ interface Replayed {
  */
 export function replayLoad(options: ReplayOptions): ReplayResult {
   const { workload, load } = options;
+  if (workload.inputTokens + workload.outputTokens > options.scheduler.kvCacheTokens) {
+    throw new RangeError(
+      `a request of ${workload.inputTokens} + ${workload.outputTokens} tokens cannot fit a KV cache of ${options.scheduler.kvCacheTokens} tokens`,
+    );
+  }
   const stepRandom = mulberry32(deriveSeed(options.seed, -10));
   const gapRandom = mulberry32(deriveSeed(options.seed, -11));
   const scheduler = new BatchScheduler<Replayed>(options.scheduler);
@@ -86,7 +93,7 @@ export function replayLoad(options: ReplayOptions): ReplayResult {
     }
     scheduler.dropFinished();
   }
-  return { requests, steps, peakWaiting };
+  return { requests, steps, peakWaiting, preemptions: scheduler.preemptions };
 }
 
 /** Gaps with mean 1 / rate: exponential (poisson), gamma of shape = burstiness, or fixed. */

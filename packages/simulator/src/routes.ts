@@ -5,6 +5,8 @@ import { groundTruthToJson, type GroundTruthStore } from './ground-truth';
 import { sendJson } from './http-io';
 import { parseReconfiguration, type LiveDeployment } from './live-deployment';
 import { ApiError } from './openai-request';
+import type { CapacityAnswer } from './capacity-truth';
+import { parseCapacityRequest, type LiveCapacityQuestion } from './capacity-request';
 
 /** The side channel where benchmarks read what the simulator sent (never part of the OpenAI API). */
 export const GROUND_TRUTH_PATH = '/v1/_teapot/ground-truth';
@@ -18,6 +20,7 @@ export interface Routes {
   modelName: string;
   maxModelLen: number;
   stats(): object;
+  capacity(question: LiveCapacityQuestion): CapacityAnswer;
 }
 
 /** Dispatches one request with its whole body read; throws ApiError for anything it refuses. */
@@ -35,6 +38,9 @@ export function route(routes: Routes, req: IncomingMessage, res: ServerResponse,
     return sendGroundTruth(res, decodeURIComponent(path.slice(GROUND_TRUTH_PATH.length + 1)), routes.store);
   }
   if (path === '/v1/_teapot/stats' && method === 'GET') return sendJson(res, 200, routes.stats());
+  if (path === '/v1/_teapot/capacity' && method === 'POST') {
+    return sendJson(res, 200, routes.capacity(parseCapacityRequest(rawBody, routes.maxModelLen)));
+  }
   if (path === DEPLOYMENT_PATH && method === 'GET') return sendJson(res, 200, routes.deployment.view());
   if (path === DEPLOYMENT_PATH && method === 'POST') {
     routes.deployment.reconfigure(parseReconfiguration(rawBody));

@@ -15,6 +15,8 @@ import { LiveDeployment, type SimulatorReconfiguration } from './live-deployment
 import { mulberry32 } from '@teapot/random';
 import { deriveSeed } from './rng';
 import { route } from './routes';
+import { groundTruthCapacity } from './capacity-truth';
+import type { LiveCapacityQuestion } from './capacity-request';
 import { resolveSettings, type SimulatorOptions } from './settings';
 
 export type { SimulatorOptions } from './settings';
@@ -66,12 +68,13 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
     chunkedPrefill,
     chunkSize: settings.chunkSize,
     maxPrefillTokens: settings.maxPrefillTokens,
+    kvCacheTokens: settings.kvCacheTokens,
     jitter: settings.jitter,
     random: mulberry32(deriveSeed(seed, -1)),
     spinNs: BigInt(Math.round((options.spinUs ?? 1000) * 1000)),
     maxLagNs: BigInt(Math.round((options.maxLagMs ?? 50) * 1e6)),
   });
-  const live = new LiveDeployment(deployment, options, chunkedPrefill, engine);
+  const live = new LiveDeployment(deployment, options, settings, chunkedPrefill, engine);
   const store = new GroundTruthStore({ ...DEFAULT_GROUND_TRUTH_LIMITS, ...options.groundTruthLimits });
   const modelName = options.servedModelName ?? deployment.model.name;
   const completions = new Completions({ engine, store, settings, modelName, seed, fault: options.fault });
@@ -87,8 +90,23 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
     store,
     deployment: live,
     modelName,
-    maxModelLen: settings.maxModelLen,
+    get maxModelLen() {
+      return settings.maxModelLen;
+    },
     stats,
+    capacity: (question: LiveCapacityQuestion) =>
+      groundTruthCapacity({
+        ...question,
+        deployment: live.deployment,
+        jitter: settings.jitter,
+        scheduler: {
+          maxBatch: settings.maxBatch,
+          chunkedPrefill: live.chunkedPrefill,
+          chunkSize: settings.chunkSize,
+          maxPrefillTokens: settings.maxPrefillTokens,
+          kvCacheTokens: settings.kvCacheTokens,
+        },
+      }),
   };
   const server = createServer({ noDelay: true, keepAlive: true }, (req, res) => {
     readBody(req)

@@ -1,6 +1,13 @@
 import type { FaultOptions } from './faults';
 import type { GroundTruthLimits } from './ground-truth';
-import { DeploymentError, type Deployment, type DeploymentInput } from './latency-model';
+import {
+  DeploymentError,
+  kvBytesPerTokenPerGpu,
+  weightBytesPerGpu,
+  type Deployment,
+  type DeploymentInput,
+} from './latency-model';
+import { KV_BLOCK_TOKENS } from './scheduler';
 
 /** Deployment fields (gpu, model, quant, kvCacheDtype, tp, latency) default to llama-8b fp16 on one H100 SXM. */
 export interface SimulatorOptions extends DeploymentInput {
@@ -16,6 +23,10 @@ export interface SimulatorOptions extends DeploymentInput {
   chunkSize?: number;
   /** Prompt tokens per prefill step without chunked prefill (default 8192, at least one whole prompt). */
   maxPrefillTokens?: number;
+  /** KV-cache slots in tokens, whole blocks of 16 (default: what gpuMemoryUtilization leaves after the weights). */
+  kvCacheTokens?: number;
+  /** Share of each GPU's memory for weights and KV cache when kvCacheTokens is not given (default 0.9). */
+  gpuMemoryUtilization?: number;
   /** Tokens bundled per SSE chunk (default 1). */
   tokensPerChunk?: number;
   /** Sigma of the lognormal step-time jitter (default 0.03). */
@@ -24,7 +35,7 @@ export interface SimulatorOptions extends DeploymentInput {
   seed?: number;
   /** Mean output length when a request stops at its seeded EOS (default 256). */
   meanOutputTokens?: number;
-  /** Context window (default: the model's). */
+  /** Context window (default: the model's, or the KV cache's size if that is smaller). */
   maxModelLen?: number;
   /** The name served in /v1/models and expected in `model` (default the model preset's name). */
   servedModelName?: string;
@@ -45,6 +56,7 @@ export interface Settings {
   jitter: number;
   meanOutputTokens: number;
   maxModelLen: number;
+  kvCacheTokens: number;
 }
 
 export function resolveSettings(options: SimulatorOptions, deployment: Deployment): Settings {
@@ -55,8 +67,10 @@ export function resolveSettings(options: SimulatorOptions, deployment: Deploymen
     tokensPerChunk: options.tokensPerChunk ?? 1,
     jitter: options.jitter ?? 0.03,
     meanOutputTokens: options.meanOutputTokens ?? 256,
-    maxModelLen: options.maxModelLen ?? deployment.model.contextLength,
+    maxModelLen: 0,
+    kvCacheTokens: resolveKvCacheTokens(options, deployment),
   };
+  settings.maxModelLen = maxModelLenOf(options, deployment, settings.kvCacheTokens);
   for (const key of ['maxBatch', 'chunkSize', 'maxPrefillTokens', 'tokensPerChunk', 'maxModelLen'] as const) {
     if (!Number.isInteger(settings[key]) || settings[key] < 1) {
       throw new DeploymentError(`${key} must be a positive integer, got ${settings[key]}`);
@@ -71,4 +85,49 @@ export function resolveSettings(options: SimulatorOptions, deployment: Deploymen
   const rate = options.fault?.rate ?? 1;
   if (!(rate >= 0 && rate <= 1)) throw new DeploymentError(`fault rate must be between 0 and 1, got ${rate}`);
   return settings;
+}
+
+/**
+ * The KV cache in tokens: kvCacheTokens as given, or as vLLM sizes it, the memory gpuMemoryUtilization
+ * allows per GPU less the weights, over each token's keys and values per GPU, in whole blocks. Like
+ * vLLM, refuses a cache that cannot hold one sequence of an explicit maxModelLen.
+ */
+export function resolveKvCacheTokens(
+  options: Pick<SimulatorOptions, 'kvCacheTokens' | 'gpuMemoryUtilization' | 'maxModelLen'>,
+  deployment: Deployment,
+): number {
+  const utilization = options.gpuMemoryUtilization ?? 0.9;
+  if (!(utilization > 0 && utilization <= 1)) {
+    throw new DeploymentError(`gpuMemoryUtilization must be in (0, 1], got ${utilization}`);
+  }
+  let tokens: number;
+  if (options.kvCacheTokens !== undefined) {
+    if (!Number.isInteger(options.kvCacheTokens) || options.kvCacheTokens < KV_BLOCK_TOKENS) {
+      throw new DeploymentError(
+        `kvCacheTokens must be an integer of at least ${KV_BLOCK_TOKENS} (one block), got ${options.kvCacheTokens}`,
+      );
+    }
+    tokens = options.kvCacheTokens;
+  } else {
+    const free = deployment.gpu.memoryBytes * utilization - weightBytesPerGpu(deployment);
+    tokens = Math.max(0, Math.floor(free / kvBytesPerTokenPerGpu(deployment)));
+  }
+  tokens -= tokens % KV_BLOCK_TOKENS;
+  const needed = options.maxModelLen ?? KV_BLOCK_TOKENS;
+  if (tokens < needed) {
+    throw new DeploymentError(
+      `a KV cache of ${tokens} tokens cannot hold one sequence of ${needed} tokens (maxModelLen); ` +
+        'raise kvCacheTokens or gpuMemoryUtilization, or lower maxModelLen',
+    );
+  }
+  return tokens;
+}
+
+/** The context window: as given, else the model's capped at the cache (a longer sequence could never run). */
+export function maxModelLenOf(
+  options: Pick<SimulatorOptions, 'maxModelLen'>,
+  deployment: Deployment,
+  kvCacheTokens: number,
+): number {
+  return options.maxModelLen ?? Math.min(deployment.model.contextLength, kvCacheTokens);
 }
