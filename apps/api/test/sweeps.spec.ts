@@ -1,17 +1,11 @@
 import { costPerMillionOutputTokens, type SweepPoint } from '@teapot/capacity';
 import { JOB_NAMES, SLO_PRESETS } from '@teapot/contracts';
+import { SAMPLE_CAPACITY_SEARCH } from '@teapot/contracts/testing';
 import { persistRunResult, SweepStore } from '@teapot/db';
 import { syntheticRunResult } from '@teapot/db/testing';
 import { advanceSweepJobId, SweepQueueProducer } from '@teapot/jobs';
 import { created, endpointBody, profileBody, type RunningApi, startApi } from './api';
 
-const CAPACITY = {
-  kind: 'capacity',
-  dimension: 'rate',
-  slo: { preset: 'mlperf-llama3.1-8b-server' },
-  lowest: 1,
-  highest: 16,
-};
 const RATES = { kind: 'points', dimension: 'rate', points: [1, 2, 4, 8] };
 
 let api: RunningApi;
@@ -31,7 +25,7 @@ const sweepProfile = (overrides: Record<string, unknown> = {}, endpoint = endpoi
   created<{ id: string; endpointId: string; sweep: unknown }>(
     api,
     '/profiles',
-    profileBody(endpoint, { sweep: CAPACITY, ...overrides }),
+    profileBody(endpoint, { sweep: SAMPLE_CAPACITY_SEARCH, ...overrides }),
   );
 
 async function refused(body: Record<string, unknown>): Promise<Array<{ field: string; problem: string }>> {
@@ -44,7 +38,7 @@ describe('sweep profiles', () => {
   it('store the spec as parsed: defaults filled, the preset expanded', async () => {
     const profile = await sweepProfile();
     expect(profile.sweep).toEqual({
-      ...CAPACITY,
+      ...SAMPLE_CAPACITY_SEARCH,
       slo: SLO_PRESETS['mlperf-llama3.1-8b-server'],
       tolerance: 0.05,
       maxPoints: 8,
@@ -84,25 +78,25 @@ describe('sweep profiles', () => {
     ['no points', { ...RATES, points: [] }, 'sweep.points', 'must have at least 1 items'],
     [
       'an unknown preset',
-      { ...CAPACITY, slo: { preset: 'x' } },
+      { ...SAMPLE_CAPACITY_SEARCH, slo: { preset: 'x' } },
       'sweep.slo.preset',
       'unknown SLO preset "x"; use one of mlperf-llama3.1-8b-server',
     ],
     [
       'an SLO without a target',
-      { ...CAPACITY, slo: {} },
+      { ...SAMPLE_CAPACITY_SEARCH, slo: {} },
       'sweep.slo.targets',
       'an SLO needs at least one target or a preset',
     ],
     [
       'a percentile no summary keeps',
-      { ...CAPACITY, slo: { targets: [{ metric: 'ttft', percentile: 98, limitMs: 1 }] } },
+      { ...SAMPLE_CAPACITY_SEARCH, slo: { targets: [{ metric: 'ttft', percentile: 98, limitMs: 1 }] } },
       'sweep.slo.targets[0].percentile',
       'must be one of 50, 90, 95, 99, 99.9',
     ],
     [
       'highest under lowest',
-      { ...CAPACITY, lowest: 8, highest: 4 },
+      { ...SAMPLE_CAPACITY_SEARCH, lowest: 8, highest: 4 },
       'sweep.highest',
       'highest must be above lowest',
     ],
@@ -114,7 +108,12 @@ describe('sweep profiles', () => {
     ],
     ['a missing dimension', { kind: 'points', points: [1] }, 'sweep.dimension', 'is required'],
     ['an unknown field', { ...RATES, step: 2 }, 'sweep.step', 'is not an allowed field'],
-    ['a fractional maxPoints', { ...CAPACITY, maxPoints: 2.5 }, 'sweep.maxPoints', 'must be a whole number'],
+    [
+      'a fractional maxPoints',
+      { ...SAMPLE_CAPACITY_SEARCH, maxPoints: 2.5 },
+      'sweep.maxPoints',
+      'must be a whole number',
+    ],
     ['an array', [RATES], 'sweep', 'must be an object'],
   ])('refuse %s with a 400 naming the field', async (_what, sweep, field, problem) => {
     expect(await refused({ sweep })).toEqual([{ field, problem: expect.stringContaining(problem) }]);
@@ -122,7 +121,11 @@ describe('sweep profiles', () => {
 
   it('refuse a scheduled sweep longer than its interval, naming the computed duration', async () => {
     // 8 points at 1 req/s x 200 requests = 200 s each, + 120 s timeout + 5 s set-up: 2,600 s.
-    const details = await refused({ sweep: CAPACITY, requestCount: 200, scheduleIntervalS: 1800 });
+    const details = await refused({
+      sweep: SAMPLE_CAPACITY_SEARCH,
+      requestCount: 200,
+      scheduleIntervalS: 1800,
+    });
     expect(details).toEqual([
       {
         field: 'sweep',
@@ -135,7 +138,7 @@ describe('sweep profiles', () => {
     await sweepProfile({ requestCount: 200, scheduleIntervalS: 3600 });
     await sweepProfile({ requestCount: 200, scheduleCron: '0 */2 * * *' });
     const shorter = await refused({
-      sweep: CAPACITY,
+      sweep: SAMPLE_CAPACITY_SEARCH,
       requestCount: 200,
       durationS: 60,
       scheduleCron: '*/20 * * * *',

@@ -12,41 +12,19 @@ import {
   storedItlUs,
   storeEndpoint,
   storeMeasuredRun,
-  syntheticRunResult,
 } from '@teapot/db/testing';
-import { percentile, summarize, type RunResult } from '@teapot/measure';
+import { percentile, type RunResult } from '@teapot/measure';
+import { DAY, dailyItlP99, HOUR, stretchedRunResult, T0 } from './test-support/stretched-runs';
 import { trend, type Trend, type TrendQuery } from './trend';
 
 let db: OpenTestDatabase;
-const HOUR = 3_600_000;
-const DAY = 24 * HOUR;
-// A Monday, so weekly buckets start on it.
-const T0 = Date.UTC(2026, 10, 2);
 const endpoints: string[] = [];
 const configs: Record<string, string> = {};
 let profileId: string;
 
-/** A synthetic run whose token gaps are stretched by `scale`; `failed` of its requests failed. */
-function runResult(seed: number, scale: number, failed = 0, saturated = false): RunResult {
-  const result = syntheticRunResult({ requests: 12, tokensPerRequest: 40, seed });
-  for (const r of result.requests) {
-    const first = r.chunkOffsetsUs[0];
-    for (let k = 1; k < r.chunkOffsetsUs.length; k++) {
-      r.chunkOffsetsUs[k] = first + Math.round((r.chunkOffsetsUs[k] - first) * scale);
-    }
-  }
-  for (const r of result.requests.slice(0, failed)) {
-    r.outcome = 'error';
-    r.error = { kind: 'http_status', message: 'upstream failed', status: 503 };
-  }
-  const durationUs = Math.round(result.durationUs * scale);
-  return {
-    ...result,
-    durationUs,
-    summary: summarize(result.requests, { durationUs }),
-    client: { ...result.client, saturated },
-  };
-}
+/** A run of 12 requests of 40 tokens whose gaps are stretched by `scale`; `failed` of them failed. */
+const runResult = (seed: number, scale: number, failed = 0, saturated = false): RunResult =>
+  stretchedRunResult({ seed, scale, requests: 12, tokensPerRequest: 40, failed, saturated });
 
 async function createRun(endpointId: string, configId: string, startedAt: number, trigger = 'schedule') {
   return db.prisma.run.create({
@@ -118,13 +96,7 @@ async function rollupRowCount(): Promise<number> {
   return Number(rows[0].n);
 }
 
-const base: TrendQuery = {
-  metric: 'itl',
-  statistic: 'p99',
-  bucket: 'day',
-  from: new Date(T0),
-  to: new Date(T0 + 9 * DAY),
-};
+const base = dailyItlP99(9);
 
 beforeAll(async () => {
   db = await openTestDatabase();

@@ -1,12 +1,7 @@
 import { analysisStores, HISTOGRAM_RELATIVE_ERROR, RunSelectionStore, type Database } from '@teapot/db';
-import {
-  openTestDatabase,
-  storedItlUs,
-  storeEndpoint,
-  storeMeasuredRun,
-  syntheticRunResult,
-} from '@teapot/db/testing';
-import { percentile, summarize, type RunResult } from '@teapot/measure';
+import { openTestDatabase, storedItlUs, storeEndpoint, storeMeasuredRun } from '@teapot/db/testing';
+import { percentile } from '@teapot/measure';
+import { DAY, dailyItlP99, stretchedRunResult, T0 } from './test-support/stretched-runs';
 import { AnalysisInputError } from './errors';
 import { selectRuns } from './selection';
 import { trend, type TrendQuery } from './trend';
@@ -15,21 +10,6 @@ let db: Database;
 let endpointId: string;
 let fp16: string;
 let fp8: string;
-const DAY = 86_400_000;
-const T0 = Date.UTC(2026, 10, 2);
-
-/** A synthetic run whose token gaps are stretched by `scale` (a slower server). */
-function runResult(seed: number, scale: number): RunResult {
-  const result = syntheticRunResult({ requests: 20, tokensPerRequest: 64, seed });
-  for (const r of result.requests) {
-    const first = r.chunkOffsetsUs[0];
-    for (let k = 1; k < r.chunkOffsetsUs.length; k++) {
-      r.chunkOffsetsUs[k] = first + Math.round((r.chunkOffsetsUs[k] - first) * scale);
-    }
-  }
-  const durationUs = Math.round(result.durationUs * scale);
-  return { ...result, durationUs, summary: summarize(result.requests, { durationUs }) };
-}
 
 async function storeRun(
   startedAt: number,
@@ -38,7 +18,7 @@ async function storeRun(
   scale: number,
   saturated = false,
 ): Promise<string> {
-  const result = runResult(seed, scale);
+  const result = stretchedRunResult({ seed, scale, requests: 20, tokensPerRequest: 64 });
   return storeMeasuredRun(
     db,
     { endpointId, configId, startedAt: new Date(startedAt) },
@@ -74,13 +54,7 @@ beforeAll(async () => {
 
 afterAll(() => db?.close());
 
-const base: TrendQuery = {
-  metric: 'itl',
-  statistic: 'p99',
-  bucket: 'day',
-  from: new Date(T0),
-  to: new Date(T0 + 3 * DAY),
-};
+const base = dailyItlP99(3);
 
 describe('trend', () => {
   it('a daily P99 ITL is the percentile over every token of the day, within the histogram error', async () => {

@@ -4,6 +4,7 @@ import {
   PROFILE_SNAPSHOT_FIELDS,
   snapshotOf,
 } from './profile-snapshot';
+import { SAMPLE_CAPACITY_SEARCH } from './testing';
 
 const profileRow = {
   id: '7f0c1c3e-0000-4000-8000-000000000001',
@@ -81,14 +82,7 @@ describe('parseProfileSnapshot', () => {
   });
 
   it("keeps a sweep profile's spec with its defaults filled in", () => {
-    const sweep = {
-      kind: 'capacity',
-      dimension: 'rate',
-      slo: { preset: 'mlperf-llama3.1-8b-server' },
-      lowest: 1,
-      highest: 16,
-    };
-    expect(parseProfileSnapshot({ ...stored(), sweep }).sweep).toMatchObject({
+    expect(parseProfileSnapshot({ ...stored(), sweep: SAMPLE_CAPACITY_SEARCH }).sweep).toMatchObject({
       kind: 'capacity',
       lowest: 1,
       highest: 16,

@@ -17,6 +17,7 @@ import { PrismaService } from '../prisma/prisma.service';
 import { addServingConfigVersion, retryVersionRace } from '../serving-configs/serving-configs.service';
 import type { CreateDeploymentDto, DeploymentDto, ListDeploymentsQueryDto } from './dto/deployment.dto';
 import { orNotFound } from '../common/not-found';
+import { pick } from '../common/pick';
 
 const ENQUEUE_TIMEOUT_MS = 2_000;
 /** Clocks disagree a little: an effectiveAt this far ahead of ours is still "now". */
@@ -187,26 +188,20 @@ export class DeploymentsService {
   }
 }
 
+// prettier-ignore
+const DEPLOYMENT_FIELDS = [
+  'id', 'endpointId', 'label', 'version', 'config', 'effectiveAt', 'verifiedAt', 'runs', 'createdAt',
+] as const;
+// prettier-ignore
+const SETTINGS_FIELDS = [
+  'runsPerProfile', 'profileIds', 'firstRunDelayS', 'baselineRuns', 'threshold', 'includeSaturated',
+] as const;
+
 function toDeploymentDto(row: DeploymentRow): DeploymentDto {
   return {
-    id: row.id,
-    endpointId: row.endpointId,
-    label: row.label,
-    version: row.version,
-    config: row.config,
-    effectiveAt: row.effectiveAt,
-    settings: {
-      runsPerProfile: row.runsPerProfile,
-      profileIds: row.profileIds,
-      firstRunDelayS: row.firstRunDelayS,
-      baselineRuns: row.baselineRuns,
-      threshold: row.threshold,
-      includeSaturated: row.includeSaturated,
-    },
+    ...pick(row, DEPLOYMENT_FIELDS),
+    settings: pick(row, SETTINGS_FIELDS),
     verdict: row.verdict ?? 'pending',
     verification: row.verification as DeploymentVerification | null,
-    verifiedAt: row.verifiedAt,
-    runs: row.runs,
-    createdAt: row.createdAt,
   };
 }

@@ -16,6 +16,12 @@ import type {
 } from './dto/endpoint.dto';
 import { EndpointSecrets } from './endpoint-secrets';
 import { orNotFound } from '../common/not-found';
+import { pick } from '../common/pick';
+
+// prettier-ignore
+const ENDPOINT_FIELDS = [
+  'id', 'name', 'baseUrl', 'apiKind', 'model', 'tags', 'archivedAt', 'createdAt', 'updatedAt',
+] as const;
 
 @Injectable()
 export class EndpointsService {
@@ -108,18 +114,7 @@ export class EndpointsService {
   }
 
   private toDto(endpoint: Endpoint): EndpointDto {
-    return {
-      id: endpoint.id,
-      name: endpoint.name,
-      baseUrl: endpoint.baseUrl,
-      apiKind: endpoint.apiKind,
-      model: endpoint.model,
-      authHeaders: this.secrets.masked(endpoint.authHeaderNames),
-      tags: endpoint.tags,
-      archivedAt: endpoint.archivedAt,
-      createdAt: endpoint.createdAt,
-      updatedAt: endpoint.updatedAt,
-    };
+    return { ...pick(endpoint, ENDPOINT_FIELDS), authHeaders: this.secrets.masked(endpoint.authHeaderNames) };
   }
 }
 

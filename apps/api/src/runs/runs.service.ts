@@ -13,6 +13,7 @@ import { withTimeout } from '../common/timeout';
 import { PrismaService } from '../prisma/prisma.service';
 import type { ListRunsQueryDto, RunDetailDto, RunDto } from './dto/run.dto';
 import { orNotFound } from '../common/not-found';
+import { pick } from '../common/pick';
 
 const ENQUEUE_TIMEOUT_MS = 2_000;
 
@@ -108,31 +109,18 @@ function headlinesOf(run: Run): HeadlineFigures {
   return Object.fromEntries(HEADLINES.map((h) => [h.field, run[h.field]])) as HeadlineFigures;
 }
 
+// prettier-ignore
+const RUN_FIELDS = [
+  'id', 'endpointId', 'configId', 'profileId', 'sweepId', 'sweepIndex', 'status', 'trigger', 'queuedAt',
+  'startedAt', 'finishedAt', 'attempts', 'error', 'errorClass', 'requestsSucceeded', 'requestsFailed',
+  'requestsIncomplete', 'errorCounts', 'clientSaturated', 'transport', 'measureVersion',
+] as const;
+
 function toRunDto(run: Run): RunDto {
   return {
-    id: run.id,
-    endpointId: run.endpointId,
-    configId: run.configId,
-    profileId: run.profileId,
-    sweepId: run.sweepId,
-    sweepIndex: run.sweepIndex,
-    status: run.status,
-    trigger: run.trigger,
-    queuedAt: run.queuedAt,
-    startedAt: run.startedAt,
-    finishedAt: run.finishedAt,
-    attempts: run.attempts,
-    error: run.error,
-    errorClass: run.errorClass,
+    ...pick(run, RUN_FIELDS),
     durationUs: run.durationUs === null ? null : Number(run.durationUs),
     ...headlinesOf(run),
-    requestsSucceeded: run.requestsSucceeded,
-    requestsFailed: run.requestsFailed,
-    requestsIncomplete: run.requestsIncomplete,
-    errorCounts: run.errorCounts,
-    clientSaturated: run.clientSaturated,
-    transport: run.transport,
-    measureVersion: run.measureVersion,
   };
 }
 

@@ -18,6 +18,7 @@ import type {
   UpdateSubscriptionDto,
 } from './dto/subscription.dto';
 import { orNotFound } from '../common/not-found';
+import { pick } from '../common/pick';
 
 const DEFAULT_OVERLAP_S = 24 * 3600;
 
@@ -150,20 +151,18 @@ export class WebhookSubscriptionsService {
   }
 }
 
+// prettier-ignore
+const SUBSCRIPTION_FIELDS = [
+  'id', 'url', 'eventTypes', 'endpointId', 'description', 'active', 'disabledReason', 'createdAt',
+  'updatedAt',
+] as const;
+
 function toDto(row: WebhookSubscription): SubscriptionDto {
   return {
-    id: row.id,
-    url: row.url,
-    eventTypes: row.eventTypes,
-    endpointId: row.endpointId,
-    description: row.description,
-    active: row.active,
-    disabledReason: row.disabledReason,
+    ...pick(row, SUBSCRIPTION_FIELDS),
     previousSecretExpiresAt:
       row.previousSecretExpiresAt && row.previousSecretExpiresAt.getTime() > Date.now()
         ? row.previousSecretExpiresAt
         : null,
-    createdAt: row.createdAt,
-    updatedAt: row.updatedAt,
   };
 }

@@ -11,12 +11,7 @@ import {
 import { analysisStores, Prisma, recordEvent, type AnalysisStores, type Deployment } from '@teapot/db';
 import { CLOCK, WORKER_ENV, type Clock } from '../env/worker-env';
 import { PrismaService } from '../prisma/prisma.service';
-import {
-  OnJob,
-  QueueProcessor,
-  type QueueProcessorHooks,
-  type QueueWorkerOptions,
-} from '../queues/queue-processor';
+import { OnJob, QueueProcessor, type QueueProcessorHooks } from '../queues/queue-processor';
 import { deploymentEvent } from './deployment-event';
 
 export interface VerifyDeploymentOutcome {
@@ -47,7 +42,7 @@ export class DeploymentVerifier implements QueueProcessorHooks {
     this.stores = analysisStores(prisma.pool);
   }
 
-  workerOptions(): QueueWorkerOptions {
+  workerOptions() {
     return { concurrency: 2 };
   }
 

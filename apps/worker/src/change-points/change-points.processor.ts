@@ -5,12 +5,7 @@ import { JOB_NAMES, QUEUE_NAMES, type ChangePointsJobData } from '@teapot/contra
 import { ChangePointStore } from '@teapot/db';
 import { PrismaService } from '../prisma/prisma.service';
 import { recordChangePointEvent } from './change-point-event';
-import {
-  OnJob,
-  QueueProcessor,
-  type QueueProcessorHooks,
-  type QueueWorkerOptions,
-} from '../queues/queue-processor';
+import { OnJob, QueueProcessor, type QueueProcessorHooks } from '../queues/queue-processor';
 
 /** Recomputations of one job when runs keep finishing while it works (each reads the latest runs). */
 const MAX_PASSES = 3;
@@ -40,7 +35,7 @@ export class ChangePointsProcessor implements QueueProcessorHooks {
     this.store = new ChangePointStore(prisma.pool);
   }
 
-  workerOptions(): QueueWorkerOptions {
+  workerOptions() {
     // A recomputation is CPU for a fraction of a second per pair: one at a time per process.
     return { concurrency: 1 };
   }

@@ -1,4 +1,5 @@
 import type { ProfileSnapshot } from '@teapot/contracts';
+import { sampleSnapshot } from '@teapot/contracts/testing';
 import { jitterMs, slotKey } from '../schedule/schedule';
 import { onBusyEndpoint, skippedAtStart, slotOf, startDeadline, startDelayMs } from './run-timing';
 
@@ -8,26 +9,12 @@ const MAX_WAIT_MS = 30 * 60_000;
 const SLOT_MS = Date.UTC(2026, 11, 3, 9, 0, 0);
 
 function snapshot(schedule: { intervalS?: number; cron?: string; jitterS?: number }): ProfileSnapshot {
-  return {
+  return sampleSnapshot({
     id: PROFILE_ID,
-    name: 'p',
-    endpointId: '00000000-0000-4000-8000-000000000001',
-    workload: { kind: 'synthetic', inputTokens: 8, outputTokens: 8 },
-    load: { kind: 'closed', concurrency: 1 },
-    requestCount: 4,
-    durationS: null,
-    warmupRequests: 0,
-    seed: 1,
-    timeoutMs: 60_000,
-    stallTimeoutMs: 30_000,
-    forceOutputLength: true,
-    transport: 'http1',
-    slo: {},
     scheduleCron: schedule.cron ?? null,
     scheduleIntervalS: schedule.intervalS ?? null,
     scheduleJitterS: schedule.jitterS ?? 0,
-    sweep: null,
-  };
+  });
 }
 
 const scheduled = (schedule: { intervalS?: number; cron?: string; jitterS?: number }) => ({

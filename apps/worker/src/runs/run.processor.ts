@@ -13,12 +13,7 @@ import { runBenchmarkInThread, type RunOptions, type RunResult, type Target } fr
 import { checkUrl, guardedLookup } from '@teapot/webhooks';
 import { CLOCK, WORKER_ENV, type Clock } from '../env/worker-env';
 import { WorkerMetrics } from '../metrics/worker-metrics';
-import {
-  OnJob,
-  QueueProcessor,
-  type QueueProcessorHooks,
-  type QueueWorkerOptions,
-} from '../queues/queue-processor';
+import { OnJob, QueueProcessor, type QueueProcessorHooks } from '../queues/queue-processor';
 import { RedisService } from '../redis/redis.service';
 import { EndpointLease } from './endpoint-lease';
 import { runOptionsFromSnapshot } from './profile-snapshot';
@@ -73,7 +68,7 @@ export class RunProcessor implements QueueProcessorHooks {
     this.lookup = guardedLookup(env.TEAPOT_ENDPOINT_URL_ALLOW) as Target['lookup'];
   }
 
-  workerOptions(): QueueWorkerOptions {
+  workerOptions() {
     return {
       concurrency: this.env.WORKER_CONCURRENCY,
       lockDuration: this.env.WORKER_LOCK_DURATION_MS,

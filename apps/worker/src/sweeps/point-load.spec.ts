@@ -1,4 +1,5 @@
 import { parseProfileSnapshot, snapshotOf } from '@teapot/contracts';
+import { sampleSnapshot } from '@teapot/contracts/testing';
 import { pointLoad, pointSnapshot } from './point-load';
 
 describe('pointLoad', () => {
@@ -38,26 +39,7 @@ describe('pointSnapshot', () => {
   it("is the sweep's snapshot with only the load replaced, and parses as a run's snapshot", () => {
     const stored = JSON.parse(
       JSON.stringify(
-        snapshotOf({
-          id: '7f0c1c3e-0000-4000-8000-000000000001',
-          name: 'sweep',
-          endpointId: '7f0c1c3e-0000-4000-8000-000000000002',
-          workload: { kind: 'synthetic', inputTokens: 16, outputTokens: 8 },
-          load: { kind: 'closed', concurrency: 2 },
-          requestCount: 6,
-          durationS: null,
-          warmupRequests: 0,
-          seed: 7,
-          timeoutMs: 20_000,
-          stallTimeoutMs: 2_000,
-          forceOutputLength: true,
-          transport: 'http1',
-          slo: {},
-          scheduleCron: null,
-          scheduleIntervalS: null,
-          scheduleJitterS: 0,
-          sweep: { kind: 'points', dimension: 'rate', points: [1, 2] },
-        }),
+        snapshotOf(sampleSnapshot({ sweep: { kind: 'points', dimension: 'rate', points: [1, 2] } })),
       ),
     ) as Record<string, unknown>;
     const point = pointSnapshot(stored, parseProfileSnapshot(stored), 'rate', 2);

@@ -1,12 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { UnrecoverableError, type Job } from 'bullmq';
 import { JOB_NAMES, QUEUE_NAMES, type AdvanceSweepJobData } from '@teapot/contracts';
-import {
-  OnJob,
-  QueueProcessor,
-  type QueueProcessorHooks,
-  type QueueWorkerOptions,
-} from '../queues/queue-processor';
+import { OnJob, QueueProcessor, type QueueProcessorHooks } from '../queues/queue-processor';
 import { SweepAdvancer, type AdvanceOutcome } from './sweep-advancer';
 
 /**
@@ -18,7 +13,7 @@ import { SweepAdvancer, type AdvanceOutcome } from './sweep-advancer';
 export class SweepProcessor implements QueueProcessorHooks {
   constructor(private readonly advancer: SweepAdvancer) {}
 
-  workerOptions(): QueueWorkerOptions {
+  workerOptions() {
     return { concurrency: 4 };
   }
 

@@ -6,12 +6,7 @@ import { WORKER_DEFAULTS, WebhookQueueProducer } from '@teapot/jobs';
 import { webhookDispatcher } from '@teapot/webhooks';
 import { CLOCK, WORKER_ENV, type Clock } from '../env/worker-env';
 import { PrismaService } from '../prisma/prisma.service';
-import {
-  OnJob,
-  QueueProcessor,
-  type QueueProcessorHooks,
-  type QueueWorkerOptions,
-} from '../queues/queue-processor';
+import { OnJob, QueueProcessor, type QueueProcessorHooks } from '../queues/queue-processor';
 import { RedisService } from '../redis/redis.service';
 import { WebhookDeliverer, type AttemptReport } from './webhook-deliverer';
 
@@ -48,7 +43,7 @@ export class WebhookProcessor implements QueueProcessorHooks, OnApplicationShutd
     });
   }
 
-  workerOptions(): QueueWorkerOptions {
+  workerOptions() {
     return {
       concurrency: this.env.WEBHOOK_CONCURRENCY,
       // BullMQ renews the lock while an attempt runs, so it needs no room for the 15 s timeout.

@@ -6,13 +6,12 @@ import { AnalysisInputError } from '../errors';
 import type { Comparison, MetricComparison } from './compare';
 import type { ComparisonQuery } from './comparison-query';
 import { compareRuns } from './load-comparison';
+import { DAY, T0 } from '../test-support/stretched-runs';
 
 let db: Database;
 let endpointId: string;
 let fp16: string;
 let fp8: string;
-const DAY = 86_400_000;
-const T0 = Date.UTC(2026, 10, 2);
 const WORKLOAD = {
   workload: { kind: 'synthetic', inputTokens: 512, outputTokens: 64 },
   load: { kind: 'closed', concurrency: 4 },

@@ -46,14 +46,9 @@ export interface ComparisonQuery {
   confidence?: number;
 }
 
+// prettier-ignore
 export const DEFAULT_COMPARISON_METRICS: readonly MetricName[] = [
-  'itl',
-  'tpot',
-  'ttft',
-  'e2e',
-  'output_tokens_per_s',
-  'requests_per_s',
-  'error_rate',
+  'itl', 'tpot', 'ttft', 'e2e', 'output_tokens_per_s', 'requests_per_s', 'error_rate',
 ];
 export const DEFAULT_COMPARISON_STATISTICS: readonly Statistic[] = ['p50', 'p90', 'p99'];
 export const DEFAULT_ITERATIONS = 2_000;

@@ -1,23 +1,21 @@
+import type { ProfileSnapshot } from '@teapot/contracts';
+import { sampleSnapshot } from '@teapot/contracts/testing';
 import { matchWorkloads } from './workload';
 
-const snapshot = (overrides: Record<string, unknown> = {}) => ({
-  name: 'p',
-  workload: { kind: 'synthetic', inputTokens: 128, outputTokens: 64 },
-  load: { kind: 'closed', concurrency: 4 },
-  requestCount: 20,
-  durationS: null,
-  warmupRequests: 0,
-  forceOutputLength: true,
-  scheduleIntervalS: 60,
-  ...overrides,
-});
+const snapshot = (overrides: Partial<ProfileSnapshot> = {}) =>
+  sampleSnapshot({
+    load: { kind: 'closed', concurrency: 4 },
+    requestCount: 20,
+    scheduleIntervalS: 60,
+    ...overrides,
+  });
 
 describe('matchWorkloads', () => {
   it('runs differing only in schedule, name and key order are like with like', () => {
     const reordered = snapshot({
       name: 'other',
       scheduleIntervalS: 3600,
-      workload: { outputTokens: 64, inputTokens: 128, kind: 'synthetic' },
+      workload: { outputTokens: 8, inputTokens: 16, kind: 'synthetic' },
     });
     expect(matchWorkloads([snapshot()], [reordered])).toEqual({ same: true, differences: [] });
   });

@@ -117,58 +117,13 @@ export interface SweepPageAfter {
   id: string;
 }
 
-const SWEEP_COLUMNS = `s.id, s.endpoint_id, s.profile_id, s.config_id, s.deployment_id, s.trigger::text AS trigger,
-  s.slot_key, s.spec, s.profile_snapshot, s.status::text AS status, s.stop_reason::text AS stop_reason,
-  s.capacity, s.bracket_passed, s.bracket_failed, s.cost_per_mtok_at_capacity, s.error,
-  s.error_class::text AS error_class, s.queued_at, s.started_at, s.finished_at`;
-
-interface SweepDbRow {
-  id: string;
-  endpoint_id: string;
-  profile_id: string | null;
-  config_id: string | null;
-  deployment_id: string | null;
-  trigger: RunTrigger;
-  slot_key: string | null;
-  spec: unknown;
-  profile_snapshot: unknown;
-  status: SweepStatusName;
-  stop_reason: SweepStopReason | null;
-  capacity: number | null;
-  bracket_passed: number | null;
-  bracket_failed: number | null;
-  cost_per_mtok_at_capacity: number | null;
-  error: string | null;
-  error_class: RunErrorClass | null;
-  queued_at: Date;
-  started_at: Date | null;
-  finished_at: Date | null;
-}
-
-function sweepOf(row: SweepDbRow): StoredSweep {
-  return {
-    id: row.id,
-    endpointId: row.endpoint_id,
-    profileId: row.profile_id,
-    configId: row.config_id,
-    deploymentId: row.deployment_id,
-    trigger: row.trigger,
-    slotKey: row.slot_key,
-    spec: row.spec,
-    profileSnapshot: row.profile_snapshot,
-    status: row.status,
-    stopReason: row.stop_reason,
-    capacity: row.capacity,
-    bracketPassed: row.bracket_passed,
-    bracketFailed: row.bracket_failed,
-    costPerMtokAtCapacity: row.cost_per_mtok_at_capacity,
-    error: row.error,
-    errorClass: row.error_class,
-    queuedAt: row.queued_at,
-    startedAt: row.started_at,
-    finishedAt: row.finished_at,
-  };
-}
+/* Aliased to StoredSweep's own names, so a row is a StoredSweep as it comes. */
+const SWEEP_COLUMNS = `s.id, s.endpoint_id AS "endpointId", s.profile_id AS "profileId", s.config_id AS "configId",
+  s.deployment_id AS "deploymentId", s.trigger::text AS trigger, s.slot_key AS "slotKey", s.spec,
+  s.profile_snapshot AS "profileSnapshot", s.status::text AS status, s.stop_reason::text AS "stopReason",
+  s.capacity, s.bracket_passed AS "bracketPassed", s.bracket_failed AS "bracketFailed",
+  s.cost_per_mtok_at_capacity AS "costPerMtokAtCapacity", s.error, s.error_class::text AS "errorClass",
+  s.queued_at AS "queuedAt", s.started_at AS "startedAt", s.finished_at AS "finishedAt"`;
 
 /*
  * Like scheduled runs: one statement per tick, the profile re-checked (enabled, endpoint live), and a
@@ -275,7 +230,7 @@ export class SweepStore {
   /** The sweep with its point runs in order; null when it does not exist. */
   async withPoints(sweepId: string): Promise<SweepWithPoints | null> {
     const pool = poolOf(this.db);
-    const { rows } = await pool.query<SweepDbRow>(`SELECT ${SWEEP_COLUMNS} FROM sweeps s WHERE s.id = $1`, [
+    const { rows } = await pool.query<StoredSweep>(`SELECT ${SWEEP_COLUMNS} FROM sweeps s WHERE s.id = $1`, [
       sweepId,
     ]);
     if (rows.length === 0) return null;
@@ -290,7 +245,7 @@ export class SweepStore {
       finished_at: Date | null;
     }>(POINT_RUNS, [sweepId]);
     return {
-      ...sweepOf(rows[0]),
+      ...rows[0],
       points: points.rows.map((row) => ({
         runId: row.id,
         index: row.sweep_index,
@@ -372,7 +327,7 @@ export class SweepStore {
     filter: SweepListFilter,
     page: { limit: number; after?: SweepPageAfter },
   ): Promise<StoredSweep[]> {
-    const { rows } = await poolOf(this.db).query<SweepDbRow>(
+    const { rows } = await poolOf(this.db).query<StoredSweep>(
       `SELECT ${SWEEP_COLUMNS} FROM sweeps s
         WHERE ($1::uuid IS NULL OR s.profile_id = $1) AND ($2::uuid IS NULL OR s.endpoint_id = $2)
           AND ($3::timestamptz IS NULL OR (s.queued_at, s.id) < ($3, $4::uuid))
@@ -385,6 +340,6 @@ export class SweepStore {
         page.limit,
       ],
     );
-    return rows.map(sweepOf);
+    return rows;
   }
 }
