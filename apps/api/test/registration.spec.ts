@@ -47,6 +47,14 @@ describe('endpoint registration refuses what every run would fail on', () => {
     expect(fragment.body.details[0].field).toBe('baseUrl');
   });
 
+  it('refuses credentials in a base URL, pointing at authHeaders', async () => {
+    const response = await post('/endpoints', endpointBody({ baseUrl: 'http://user:pw@10.0.0.7:8000/v1' }));
+    expect(response.status).toBe(400);
+    expect(response.body.details).toEqual([
+      { field: 'baseUrl', problem: expect.stringMatching(/credentials.*authHeaders/) },
+    ]);
+  });
+
   it.each([
     'http://169.254.169.254/v1',
     'http://0xa9fea9fe/v1',
@@ -74,6 +82,20 @@ describe('endpoint registration refuses what every run would fail on', () => {
       expect(loopback.status).toBe(400);
       expect(loopback.body.details[0].problem).toContain('TEAPOT_ENDPOINT_URL_ALLOW');
       expect((await postTo('http://localhost:8000/v1')).status).toBe(400);
+      // every numeric spelling of 127.0.0.1 is judged as the address it is, with the policy's message
+      for (const host of ['127.1', '2130706433', '0x7f000001', '0177.0.0.1']) {
+        const numeric = await postTo(`http://${host}:8460/v1`);
+        expect([numeric.status, numeric.body.details]).toEqual([
+          400,
+          [
+            {
+              field: 'baseUrl',
+              problem:
+                'is refused: 127.0.0.1 is a loopback address; allowed only when TEAPOT_ENDPOINT_URL_ALLOW includes "loopback".',
+            },
+          ],
+        ]);
+      }
     } finally {
       await strict.close();
     }

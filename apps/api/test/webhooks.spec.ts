@@ -108,6 +108,21 @@ describe('webhook subscriptions', () => {
     expect(response.body.details.map((d: { field: string }) => d.field)).toContain(field);
   });
 
+  it.each(['http://127.1:8460/hook', 'http://2130706433:8460/hook', 'http://0x7f000001:8460/hook'])(
+    'judge %s as the loopback address it is, with the policy message',
+    async (url) => {
+      const response = await call('post', '/webhooks/subscriptions', subscription({ url }));
+      expect(response.status).toBe(400);
+      expect(response.body.details).toEqual([
+        {
+          field: 'url',
+          problem:
+            '127.0.0.1 is a loopback address; allowed only when TEAPOT_WEBHOOK_URL_ALLOW includes "loopback".',
+        },
+      ]);
+    },
+  );
+
   it('refuse an endpoint filter naming no endpoint (404 naming endpointId) and a URL change to a refused host', async () => {
     const missing = await call(
       'post',

@@ -1,6 +1,8 @@
 import 'reflect-metadata';
 import type { INestApplicationContext } from '@nestjs/common';
+import { lookup } from 'node:dns';
 import { NestFactory } from '@nestjs/core';
+import type { HostResolver } from '@teapot/webhooks';
 import { assertDatabaseMigrated } from '@teapot/db';
 import { loadWorkerEnv, type EnvSource, type WorkerEnv } from '@teapot/config';
 import { Logger } from 'nestjs-pino';
@@ -19,6 +21,11 @@ export interface CreateWorkerAppOptions {
    * False: the modules are there but idle, for a script that calls `tick()`, `reap()`, `runDue()`.
    */
   autoStart?: boolean;
+  /**
+   * Resolves endpoint and webhook host names before the URL policy judges the addresses, at every
+   * connection (default: dns.lookup); a test passes a stub where it has no DNS.
+   */
+  resolveHost?: HostResolver;
 }
 
 /**
@@ -37,6 +44,7 @@ export async function createWorkerApp(
     clock: options.clock ?? systemClock,
     autoStart: options.autoStart ?? true,
     logLevel: options.logs === false ? 'silent' : env.LOG_LEVEL,
+    resolveHost: options.resolveHost ?? (lookup as HostResolver),
   });
   const app = await NestFactory.createApplicationContext(module, { bufferLogs: true, abortOnError: false });
   app.useLogger(app.get(Logger));

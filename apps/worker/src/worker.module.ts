@@ -10,6 +10,7 @@ import {
 import { ScheduleModule } from '@nestjs/schedule';
 import type { LogLevel, WorkerEnv } from '@teapot/config';
 import type { WorkerRole } from '@teapot/contracts';
+import type { HostResolver } from '@teapot/webhooks';
 import { AnalysisModule } from './analysis/analysis.module';
 import { ChangePointsModule } from './change-points/change-points.module';
 import { EnvModule } from './env/env.module';
@@ -45,6 +46,7 @@ export interface WorkerModuleOptions {
   /** False: nothing starts on boot; a script drives the services (see createWorkerApp). */
   autoStart: boolean;
   logLevel: LogLevel;
+  resolveHost: HostResolver;
 }
 
 /**
@@ -67,7 +69,7 @@ export class WorkerModule implements OnApplicationBootstrap, OnApplicationShutdo
     return {
       module: WorkerModule,
       imports: [
-        EnvModule.forRoot(env, options.clock, options.autoStart),
+        EnvModule.forRoot(env, options.clock, options.autoStart, options.resolveHost),
         LoggingModule.forRoot(options.logLevel, env.WORKER_ID),
         PrismaModule,
         RedisModule,

@@ -13,11 +13,11 @@ import {
   seedEndpoint,
   seedManualRun,
   seedProfile,
+  TcpProxy,
   waitFor,
   waitForRunToFinish,
 } from '@teapot/testing';
 import { createWorld, type WorkerWorld } from './support/harness';
-import { TcpProxy } from './support/tcp-proxy';
 
 describe('worker (in process): schedule -> measure -> store', () => {
   let world: WorkerWorld;

@@ -49,10 +49,20 @@ const CLIENT_CONFIG_CODES = new Set([
   'ERR_INVALID_IP_ADDRESS',
 ]);
 
+/** The response broke HTTP/1.1 (head too large, bad status or header line, bad framing): either transport's. */
+export function isProtocolError(err: unknown): boolean {
+  const code = errorCode(err);
+  if (code === undefined) return false;
+  // undici's llhttp errors are HPE_*; the http1 transport's are TEAPOT_HTTP_PARSE
+  return code === 'TEAPOT_HTTP_PARSE' || code === 'UND_ERR_HEADERS_OVERFLOW' || code.startsWith('HPE_');
+}
+
 /** Why the transport failed a request that we did not abort ourselves. */
 export function classifyTransportError(err: unknown, responseStarted: boolean): ErrorClass {
   const code = errorCode(err);
   if (code !== undefined && CLIENT_CONFIG_CODES.has(code)) return 'client_config';
+  // the server answered, but not in HTTP: its fault, and not a failure to connect
+  if (isProtocolError(err)) return 'malformed_stream';
   if (code === 'ECONNREFUSED') return 'connect_refused';
   if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT' || code === 'ETIMEDOUT')
     return 'timeout';

@@ -6,7 +6,7 @@ import { SseLineTooLongError } from './sse';
 import type { AttemptScratch, ScratchShelf, ScratchUser } from './speed/attempt-scratch';
 import type { TimingSlab } from './speed/timing-slab';
 import { CLOCK_LEAD_US, clockNs } from './speed/clock';
-import { attributeTokens, NO_USAGE } from './tokens';
+import { attributeTokens, invalidUsageCount, NO_USAGE } from './tokens';
 import {
   CHUNK_KIND,
   type ApiKind,
@@ -21,6 +21,7 @@ import {
   classifyTransportError,
   describeStreamError,
   errorMessage,
+  isProtocolError,
   parseRetryAfter,
   truncate,
 } from './request-errors';
@@ -290,6 +291,16 @@ export class StreamAttempt implements Dispatcher.DispatchHandler, ArrivalSink, S
     // Without [DONE], the stream still counts as complete when the server sent a finish_reason and
     // the last line was whole: some servers omit [DONE]; a cut stream has no finish_reason.
     const complete = this.sawDone || (this.finishReason !== null && droppedBytes === 0);
+    if (complete && !this.producedOutput()) {
+      // an answer with nothing in it is not a fast answer: counted as ok it would show 0 tokens in
+      // the rates and hide the failure from the error rate
+      const claimed = this.finalCompletionTokens ? ` (usage claimed ${this.finalCompletionTokens})` : '';
+      this.fail(
+        'no_tokens',
+        `the stream completed without a token: ${this.count} chunk(s), none with content, reasoning or a tool call${claimed}`,
+      );
+      return;
+    }
     if (complete) {
       this.outcome = 'ok';
       this.settle(false);
@@ -297,6 +308,10 @@ export class StreamAttempt implements Dispatcher.DispatchHandler, ArrivalSink, S
     }
     if (this.count === 0 && this.otherContentType !== '') {
       this.fail('malformed_stream', `not an event stream: content-type ${this.otherContentType}`);
+      return;
+    }
+    if (isProtocolError(transportError)) {
+      this.fail('malformed_stream', `malformed response: ${errorMessage(transportError)}`);
       return;
     }
     const why =
@@ -346,7 +361,23 @@ export class StreamAttempt implements Dispatcher.DispatchHandler, ArrivalSink, S
     this.recordChunk(fields);
   }
 
+  private producedOutput(): boolean {
+    const kinds = this.scratch.kinds;
+    for (let k = 0; k < this.count; k++) if (kinds[k] !== CHUNK_KIND.empty) return true;
+    return false;
+  }
+
   private recordChunk(fields: ChunkFields): void {
+    // before anything is kept: an absurd count would wrap in the Int32Array and poison every rate
+    const badUsage =
+      (fields.completionTokens === null
+        ? null
+        : invalidUsageCount('completion_tokens', fields.completionTokens)) ??
+      (fields.promptTokens === null ? null : invalidUsageCount('prompt_tokens', fields.promptTokens));
+    if (badUsage !== null) {
+      this.fail('invalid_usage', badUsage);
+      return;
+    }
     const kind = fields.kind;
     if (fields.finishReason !== null) this.finishReason = fields.finishReason;
     if (this.responseId === null && fields.id !== null) this.responseId = fields.id;

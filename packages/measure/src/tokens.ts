@@ -5,6 +5,22 @@ const MAX_CHUNK_TOKENS = 0xffff;
 /** Cumulative `usage.completion_tokens` per chunk, or NO_USAGE where the chunk carried none. */
 export const NO_USAGE = -1;
 
+/**
+ * The largest count a `usage` field may report for one request: above any model's context window
+ * (about 10M tokens at most today), far below what the per-chunk Int32Array and the stored int columns
+ * hold, so a count past it is a server bug, never a measurement.
+ */
+export const MAX_USAGE_TOKENS = 2 ** 24;
+
+/** Why a `usage` count cannot be taken as a token count, or null when it can. */
+export function invalidUsageCount(
+  field: 'completion_tokens' | 'prompt_tokens',
+  value: number,
+): string | null {
+  if (Number.isInteger(value) && value >= 0 && value <= MAX_USAGE_TOKENS) return null;
+  return `usage.${field} is ${value}: not a token count (a whole number from 0 to ${MAX_USAGE_TOKENS})`;
+}
+
 export interface TokenAttribution {
   tokens: Uint16Array;
   source: TokenCountSource;

@@ -22,6 +22,7 @@ import type {
 
 export {
   DEFAULT_TRANSPORT,
+  ERROR_CLASSES,
   TRANSPORTS,
   type ConnectBackoffReport,
   type ErrorClass,

@@ -1,5 +1,6 @@
 export { percentile } from './percentile';
 export { DEFAULT_TRANSPORT, TRANSPORTS, type Load, type Slo, type Transport, type Workload } from './profile';
+export { ERROR_CLASSES } from './summary';
 export type {
   ConnectBackoffReport,
   ErrorClass,

@@ -72,20 +72,30 @@ export type TokenCountSource =
   /** One token per token-carrying chunk: the last resort when the server reports no usage. */
   | 'chunk';
 
-/** How a failed request failed. */
-export type ErrorClass =
-  | 'connect_refused'
-  | 'connect_error'
-  | 'timeout'
-  | 'http_status'
-  | 'rate_limited'
-  | 'stream_stalled'
-  | 'malformed_stream'
-  | 'stream_error_event'
-  | 'truncated_stream'
-  /** The client refused to send the request (its own configuration or policy), not an endpoint fault. */
-  | 'client_config'
-  | 'aborted';
+/**
+ * How a failed request failed (`RequestError.kind`, `run_requests.error_class`). Beside the connection
+ * and HTTP classes: `malformed_stream` covers any response that breaks the protocol (its head or its
+ * framing, or data that is not a chunk object); `invalid_usage` a `usage` count that is no token count
+ * (negative, fractional or absurdly large); `no_tokens` a stream that completed without a single chunk
+ * of content, reasoning or tool call; `client_config` what the client refused to send or connect to
+ * (its own configuration or policy, not an endpoint fault); `aborted` a request cut off by the run's end.
+ */
+export const ERROR_CLASSES = [
+  'connect_refused',
+  'connect_error',
+  'timeout',
+  'http_status',
+  'rate_limited',
+  'stream_stalled',
+  'malformed_stream',
+  'stream_error_event',
+  'truncated_stream',
+  'invalid_usage',
+  'no_tokens',
+  'client_config',
+  'aborted',
+] as const;
+export type ErrorClass = (typeof ERROR_CLASSES)[number];
 
 /** One request's figures, in microseconds; null where undefined (e.g. TPOT below 2 tokens). */
 export interface RequestMetrics {

@@ -1,2 +1,3 @@
 export { freePort, freePorts } from './ports';
 export { waitFor } from './wait';
+export { TcpProxy } from './tcp-proxy';

@@ -1,10 +1,10 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { generateSecret, verify } from './signature';
-import { sendWebhook, RESPONSE_KEEP_BYTES } from './send';
+import { sendWebhook, RESPONSE_KEEP_BYTES, webhookDispatcher } from './send';
 import { freePort } from '@teapot/testing-base';
 import { Agent } from 'undici';
-import { guardedLookup, webhookUrlPolicy } from './url-policy';
+import { guardedLookup, webhookUrlPolicy, type HostResolver } from './url-policy';
 
 type Handler = (req: IncomingMessage, res: ServerResponse, body: string) => void;
 
@@ -117,6 +117,22 @@ describe('sendWebhook against a real receiver on loopback', () => {
       { policy: open },
     );
     expect(metadata.error).toMatch(/link-local|metadata/);
+  });
+
+  it('refuses a name that resolves to the metadata address (169.254.169.254.nip.io) at connect time', async () => {
+    // nip.io answers with the address written in the name; a local stub stands in for its DNS
+    const nipIo: HostResolver = (host, _options, callback) =>
+      callback(null, [{ address: host.replace(/\.nip\.io$/, ''), family: 4 }]);
+    const dispatcher = webhookDispatcher(open, nipIo);
+    const result = await sendWebhook(
+      { ...message(), url: 'http://169.254.169.254.nip.io/latest/meta-data' },
+      { policy: open, dispatcher },
+    );
+    await dispatcher.close();
+    expect(result.statusCode).toBeNull();
+    expect(result.error).toBe(
+      'refused by the URL policy at connect time: 169.254.169.254.nip.io (169.254.169.254) is a link-local address; teapot never connects to one.',
+    );
   });
 
   it('reports a refused connection', async () => {

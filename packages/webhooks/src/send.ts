@@ -1,6 +1,6 @@
 import { Agent, request, type Dispatcher } from 'undici';
 import { signedHeaders } from './signature';
-import { checkUrl, guardedLookup, UrlPolicyError, type UrlPolicy } from './url-policy';
+import { checkUrl, guardedLookup, isUrlPolicyRefusal, type HostResolver, type UrlPolicy } from './url-policy';
 import { parseRetryAfter } from './retry';
 
 /** Standard Webhooks senders give a receiver this long; after it the attempt is a timeout. */
@@ -44,8 +44,8 @@ export interface AttemptResult {
  * `guardedLookup(policy)`, so a name that now points at a refused address (DNS rebinding) is not
  * connected to. undici's `request` never follows redirects, and none are followed here.
  */
-export function webhookDispatcher(policy: UrlPolicy): Agent {
-  return new Agent({ connect: { lookup: guardedLookup(policy) }, keepAliveTimeout: 4_000 });
+export function webhookDispatcher(policy: UrlPolicy, resolve?: HostResolver): Agent {
+  return new Agent({ connect: { lookup: guardedLookup(policy, resolve) }, keepAliveTimeout: 4_000 });
 }
 
 /**
@@ -123,7 +123,7 @@ async function firstBytes(body: Dispatcher.ResponseData['body'], limit: number):
 function describe(error: unknown): string {
   const err = error as NodeJS.ErrnoException & { cause?: unknown };
   const cause = err.cause as NodeJS.ErrnoException | undefined;
-  if (err.code === 'EURLPOLICY' || cause?.code === 'EURLPOLICY' || err instanceof UrlPolicyError) {
+  if (isUrlPolicyRefusal(error)) {
     return `refused by the URL policy at connect time: ${(cause ?? err).message}`;
   }
   const code = err.code ?? cause?.code;

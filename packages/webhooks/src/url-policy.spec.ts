@@ -111,6 +111,23 @@ describe('checkUrl', () => {
     expect(refusal('https://api.example.com/v1', publicOnly)).toBeNull();
   });
 
+  it.each([
+    'http://127.1:8460/v1',
+    'http://2130706433:8460/v1',
+    'http://0x7f000001:8460/v1',
+    'http://0177.0.0.1:8460/v1',
+  ])("judges %s as the loopback address it is, with the policy's message", (url) => {
+    expect(() => checkUrl(url, endpointUrlPolicy())).toThrow(
+      '127.0.0.1 is a loopback address; allowed only when TEAPOT_ENDPOINT_URL_ALLOW includes "loopback".',
+    );
+    expect(checkUrl(url, everything).hostname).toBe('127.0.0.1');
+  });
+
+  it('refuses credentials in the URL', () => {
+    expect(refusal('https://user:pass@hooks.example.com/')).toBe('credentials');
+    expect(refusal('https://user@hooks.example.com/')).toBe('credentials');
+  });
+
   it('names the setting that opens a range', () => {
     expect(() => checkUrl('http://10.0.0.5/', publicOnly)).toThrow(
       '10.0.0.5 is a private address; allowed only when TEAPOT_WEBHOOK_URL_ALLOW includes "private".',

@@ -31,7 +31,7 @@ const METADATA_HOSTS = new Set([
   'instance-data.ec2.internal',
 ]);
 
-export type UrlRefusal = 'scheme' | 'host' | AddressScope;
+export type UrlRefusal = 'scheme' | 'credentials' | 'host' | AddressScope;
 
 export class UrlPolicyError extends Error {
   constructor(
@@ -81,9 +81,11 @@ export function checkAddress(address: string, policy: UrlPolicy, host = address)
 }
 
 /**
- * Checks the text of a URL: http(s), a host, and, when the host is an IP in any encoding the
- * URL parser accepts (0xa9fea9fe, 2852039166, 0251.0376.0251.0376, [::ffff:a9fe:a9fe]), its
- * scope. A name is checked again on every connection by `guardedLookup` (DNS can change).
+ * The one URL check of endpoint and webhook URLs, wherever they are registered or used: parsed as
+ * WHATWG URLs (what undici and the http1 transport connect to), http(s), no credentials, a host,
+ * and, when the host is an IP in any encoding the parser accepts (127.1, 2130706433, 0x7f000001,
+ * 0251.0376.0251.0376, [::ffff:a9fe:a9fe]), the scope of the address it is. A name is judged by
+ * the addresses it resolves to, on every connection, by `guardedLookup` (DNS can change).
  */
 export function checkUrl(text: string, policy: UrlPolicy): URL {
   let url: URL;
@@ -94,6 +96,9 @@ export function checkUrl(text: string, policy: UrlPolicy): URL {
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
     throw new UrlPolicyError('scheme', `must be http:// or https://, not ${url.protocol}//.`);
+  }
+  if (url.username !== '' || url.password !== '') {
+    throw new UrlPolicyError('credentials', 'must not carry credentials (user:password@).');
   }
   const host = url.hostname.replace(/^\[|\]$/g, '');
   if (!host) throw new UrlPolicyError('host', 'has no host.');
@@ -122,7 +127,8 @@ type LookupCallback = (
   address: string | LookupAddress[],
   family?: number,
 ) => void;
-type BaseLookup = (
+/** Resolves a name to every address it has (dns.lookup with `all: true`; a test's stub for DNS). */
+export type HostResolver = (
   hostname: string,
   options: LookupOptions & { all: true },
   callback: LookupCallback,
@@ -135,7 +141,10 @@ export type GuardedLookup = (hostname: string, options: LookupOptions, callback:
  * any resolved address is outside `policy` (so a name cannot flip to 169.254.169.254 between
  * registration and use). The error carries code EURLPOLICY and the UrlPolicyError as `cause`.
  */
-export function guardedLookup(policy: UrlPolicy, base: BaseLookup = dnsLookup as BaseLookup): GuardedLookup {
+export function guardedLookup(
+  policy: UrlPolicy,
+  base: HostResolver = dnsLookup as HostResolver,
+): GuardedLookup {
   return (hostname, options, callback) => {
     const opts = typeof options === 'object' && options !== null ? options : {};
     base(hostname, { ...opts, all: true }, (error, resolved) => {
@@ -153,4 +162,13 @@ export function guardedLookup(policy: UrlPolicy, base: BaseLookup = dnsLookup as
       callback(null, addresses[0].address, addresses[0].family);
     });
   };
+}
+
+/** The error is the URL policy refusing a URL or, at connect time, a resolved address (see guardedLookup). */
+export function isUrlPolicyRefusal(error: unknown): boolean {
+  if (error instanceof UrlPolicyError) return true;
+  const err = error as (NodeJS.ErrnoException & { cause?: unknown }) | null;
+  return (
+    err?.code === 'EURLPOLICY' || (err?.cause as NodeJS.ErrnoException | undefined)?.code === 'EURLPOLICY'
+  );
 }

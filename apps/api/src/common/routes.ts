@@ -16,6 +16,7 @@ import {
   ApiNotFoundResponse,
   ApiOkResponse,
   ApiOperation,
+  ApiServiceUnavailableResponse,
   ApiTags,
 } from '@nestjs/swagger';
 import { Access } from '../auth/access.decorator';
@@ -23,9 +24,23 @@ import { ErrorBody } from '../errors/error-body';
 import { PageOf } from './pagination';
 import { uuidParam } from './params';
 
-/** A resource's controller: its OpenAPI tag, and the 400 any of its routes answers to bad input. */
+/**
+ * A resource's controller: its OpenAPI tag, the 400 any of its routes answers to bad input, and the
+ * 503 any of them answers while the database is unavailable.
+ */
 export function ResourceController(tag: string, path: string): ClassDecorator {
-  return applyDecorators(ApiTags(tag), ApiBadRequestResponse({ type: ErrorBody }), Controller(path));
+  return applyDecorators(
+    ApiTags(tag),
+    ApiBadRequestResponse({ type: ErrorBody }),
+    ApiServiceUnavailableResponse({
+      type: ErrorBody,
+      description: 'The database is unavailable (not answering, or no free connection).',
+      headers: {
+        'Retry-After': { description: 'Seconds to wait before trying again.', schema: { type: 'integer' } },
+      },
+    }),
+    Controller(path),
+  );
 }
 
 /** `@IdParam() id: string`: the `:id` path parameter, a 400 naming it unless it is a UUID. */

@@ -99,13 +99,19 @@ export class EndpointsService {
     return null;
   }
 
-  /** The URL policy on the text (IP literals in every encoding); the worker checks resolved addresses. */
+  /**
+   * The one URL check (WHATWG parsing, http(s), no credentials, IP literals in every encoding judged
+   * as the address they are); the worker judges a name by the addresses it resolves to.
+   */
   private checkBaseUrl(baseUrl: string): void {
     try {
       checkUrl(baseUrl, this.env.TEAPOT_ENDPOINT_URL_ALLOW);
     } catch (error) {
       if (!(error instanceof UrlPolicyError)) throw error;
-      throw new RequestValidationException([{ field: 'baseUrl', problem: `is refused: ${error.message}` }]);
+      const hint = error.reason === 'credentials' ? ' Put them in authHeaders.' : '';
+      throw new RequestValidationException([
+        { field: 'baseUrl', problem: `is refused: ${error.message}${hint}` },
+      ]);
     }
   }
 

@@ -1,12 +1,14 @@
 import { STATUS_CODES } from 'node:http';
 import { type ArgumentsHost, Catch, type ExceptionFilter, HttpException, Logger } from '@nestjs/common';
 import { AnalysisInputError } from '@teapot/analysis';
-import { isUniqueViolation } from '@teapot/db';
+import { classifyDbError, isUniqueViolation } from '@teapot/db';
 import type { Response } from 'express';
 import type { ErrorBody, ProblemDetail } from './error-body';
 import { RequestValidationException } from './request-validation.exception';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
+/** Retry-After of a 503 while the database is away: a restart or failover takes seconds. */
+export const DATABASE_RETRY_AFTER_S = 5;
 
 /** Maps every error to an HTTP response, once: the only place that decides status codes. */
 @Catch()
@@ -16,13 +18,17 @@ export class ApiErrorFilter implements ExceptionFilter {
   catch(exception: unknown, host: ArgumentsHost): void {
     const response = host.switchToHttp().getResponse<Response>();
     const body = toErrorBody(exception);
-    if (body.statusCode >= 500) this.logger.error(exception);
+    const databaseAway = databaseAwayBody(exception) !== null;
+    // an outage fails every request alike: one line each, not a stack
+    if (databaseAway) this.logger.warn(`${body.message} (${errorText(exception)})`);
+    else if (body.statusCode >= 500) this.logger.error(exception);
     if (response.headersSent) {
       // A streamed export failed half way: the status is gone, so cut the stream short.
       response.destroy();
       return;
     }
     if (body.statusCode === 401) response.setHeader('WWW-Authenticate', 'Bearer');
+    if (databaseAway) response.setHeader('Retry-After', String(DATABASE_RETRY_AFTER_S));
     response.status(body.statusCode).json(body);
   }
 }
@@ -39,7 +45,36 @@ export function toErrorBody(exception: unknown): ErrorBody {
     const details = (exception as { details?: ProblemDetail[] }).details;
     return Array.isArray(details) ? { ...body, details } : body;
   }
-  return bodyParserError(exception) ?? prismaError(exception) ?? errorBody(500, 'Internal server error.');
+  return (
+    bodyParserError(exception) ??
+    databaseAwayBody(exception) ??
+    prismaError(exception) ??
+    errorBody(500, 'Internal server error.')
+  );
+}
+
+/** A 503 when the database did not answer or had no free connection: the client can try again. */
+function databaseAwayBody(exception: unknown): ErrorBody | null {
+  switch (classifyDbError(exception)) {
+    case 'transient':
+      return errorBody(
+        503,
+        `The database is unavailable (it did not answer or dropped the connection); try again in ${DATABASE_RETRY_AFTER_S} s.`,
+      );
+    case 'pool_exhausted':
+      return errorBody(
+        503,
+        `The database is unavailable: no connection was free in time; try again in ${DATABASE_RETRY_AFTER_S} s.`,
+      );
+    default:
+      return null;
+  }
+}
+
+/** The last line of an error's message: Prisma's first lines quote the call site, the last says what failed. */
+function errorText(exception: unknown): string {
+  const text = exception instanceof Error ? exception.message : String(exception);
+  return text.trim().split('\n').pop() ?? text;
 }
 
 function errorBody(statusCode: number, message: string): ErrorBody {

@@ -10,6 +10,12 @@ export const CLOCK = Symbol('CLOCK');
  */
 export const AUTO_START = Symbol('AUTO_START');
 
+/**
+ * Injection token of the resolver behind the URL policy's connect-time check (endpoints and webhook
+ * receivers): dns.lookup, or a test's stub standing in for DNS.
+ */
+export const HOST_RESOLVER = Symbol('HOST_RESOLVER');
+
 export interface Clock {
   /** Milliseconds since the epoch. */
   now(): number;

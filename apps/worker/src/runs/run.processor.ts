@@ -10,12 +10,13 @@ import {
 } from '@teapot/contracts';
 import { WORKER_DEFAULTS } from '@teapot/jobs';
 import { runBenchmarkInThread, type RunOptions, type RunResult, type Target } from '@teapot/measure';
-import { checkUrl, guardedLookup } from '@teapot/webhooks';
-import { CLOCK, WORKER_ENV, type Clock } from '../env/worker-env';
+import { checkUrl, type HostResolver } from '@teapot/webhooks';
+import { CLOCK, HOST_RESOLVER, WORKER_ENV, type Clock } from '../env/worker-env';
 import { WorkerMetrics } from '../metrics/worker-metrics';
 import { OnJob, QueueProcessor, type QueueProcessorHooks } from '../queues/queue-processor';
 import { RedisService } from '../redis/redis.service';
 import { EndpointLease } from './endpoint-lease';
+import { endpointLookup } from './endpoint-lookup';
 import { runOptionsFromSnapshot } from './profile-snapshot';
 import { afterStoreFailure, jobFailureOf, verdictOf } from './run-outcome';
 import { retryWhileDatabaseIsAway } from './database-retry';
@@ -64,8 +65,9 @@ export class RunProcessor implements QueueProcessorHooks {
     private readonly redis: RedisService,
     private readonly runs: RunRepository,
     private readonly metrics: WorkerMetrics,
+    @Inject(HOST_RESOLVER) resolveHost: HostResolver,
   ) {
-    this.lookup = guardedLookup(env.TEAPOT_ENDPOINT_URL_ALLOW) as Target['lookup'];
+    this.lookup = endpointLookup(env.TEAPOT_ENDPOINT_URL_ALLOW, resolveHost);
   }
 
   workerOptions() {

@@ -3,8 +3,8 @@ import type { Job } from 'bullmq';
 import type { WorkerEnv } from '@teapot/config';
 import { JOB_NAMES, QUEUE_NAMES, type WebhookJobData } from '@teapot/contracts';
 import { WORKER_DEFAULTS, WebhookQueueProducer } from '@teapot/jobs';
-import { webhookDispatcher } from '@teapot/webhooks';
-import { CLOCK, WORKER_ENV, type Clock } from '../env/worker-env';
+import { webhookDispatcher, type HostResolver } from '@teapot/webhooks';
+import { CLOCK, HOST_RESOLVER, WORKER_ENV, type Clock } from '../env/worker-env';
 import { PrismaService } from '../prisma/prisma.service';
 import { OnJob, QueueProcessor, type QueueProcessorHooks } from '../queues/queue-processor';
 import { RedisService } from '../redis/redis.service';
@@ -27,9 +27,10 @@ export class WebhookProcessor implements QueueProcessorHooks, OnApplicationShutd
     @Inject(CLOCK) clock: Clock,
     prisma: PrismaService,
     redis: RedisService,
+    @Inject(HOST_RESOLVER) resolveHost: HostResolver,
   ) {
     this.producer = new WebhookQueueProducer({ redis: redis.connection, prefix: redis.prefix });
-    this.dispatcher = webhookDispatcher(env.TEAPOT_WEBHOOK_URL_ALLOW);
+    this.dispatcher = webhookDispatcher(env.TEAPOT_WEBHOOK_URL_ALLOW, resolveHost);
     this.deliverer = new WebhookDeliverer({
       db: { prisma, pool: prisma.pool },
       secretKey: env.TEAPOT_SECRET_KEY,

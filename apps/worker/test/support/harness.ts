@@ -2,9 +2,10 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { Queue } from 'bullmq';
 import type { QueueName } from '@teapot/contracts';
-import type { Deployment } from '@teapot/db';
-import { createRedis } from '@teapot/jobs';
-import { createTestWorld, REDIS_URL, waitFor, type TestWorld } from '@teapot/testing';
+import type { Deployment, Run } from '@teapot/db';
+import { createRedis, type RunQueueProducer } from '@teapot/jobs';
+import { createTestWorld, REDIS_URL, waitFor, type EndpointSeed, type TestWorld } from '@teapot/testing';
+import { seedEndpoint, seedManualRun, seedProfile, waitForRunToFinish } from '@teapot/testing';
 
 export interface WorkerWorld extends TestWorld {
   /** Environment for a worker in this world, with timings short enough for tests; overrides win. */
@@ -43,6 +44,19 @@ export async function createWorld(): Promise<WorkerWorld> {
         ...overrides,
       }),
   };
+}
+
+/** A manual run of `requests` requests against a new endpoint, queued and waited for until it ends. */
+export async function runOnce(
+  world: TestWorld,
+  producer: RunQueueProducer,
+  endpoint: EndpointSeed,
+  requests = 2,
+): Promise<Run> {
+  const endpointId = await seedEndpoint(world, endpoint);
+  const runId = await seedManualRun(world, await seedProfile(world, endpointId, { requests }));
+  await producer.enqueueRun(runId);
+  return waitForRunToFinish(world, runId);
 }
 
 /**

@@ -6,7 +6,6 @@ import {
   IsIn,
   IsOptional,
   IsString,
-  IsUrl,
   Length,
   Matches,
   MaxLength,
@@ -37,10 +36,6 @@ export class CreateEndpointDto {
   @IsString()
   @MaxLength(2048)
   @Matches(/^[^#]*$/, { message: 'baseUrl must not have a #fragment: it is never sent to the server' })
-  @IsUrl(
-    { protocols: ['http', 'https'], require_protocol: true, require_tld: false, disallow_auth: true },
-    { message: 'baseUrl must be an http(s) URL without credentials (put those in authHeaders)' },
-  )
   baseUrl!: string;
 
   @ApiProperty({ enum: API_KINDS })

@@ -1,7 +1,12 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsOptional } from 'class-validator';
 import { QueryWholeNumber } from '../../common/query';
-import type { RequestError, RequestOutcome, TokenCountSource } from '@teapot/measure';
+import {
+  ERROR_CLASSES,
+  type RequestError,
+  type RequestOutcome,
+  type TokenCountSource,
+} from '@teapot/measure';
 
 export const EXPORT_FORMATS = ['ndjson', 'csv'] as const;
 export type ExportFormat = (typeof EXPORT_FORMATS)[number];
@@ -25,7 +30,7 @@ export class ExportQueryDto {
 }
 
 export class RequestErrorDto implements RequestError {
-  @ApiProperty({ example: 'rate_limited' }) kind!: RequestError['kind'];
+  @ApiProperty({ enum: ERROR_CLASSES, example: 'rate_limited' }) kind!: RequestError['kind'];
   @ApiProperty() message!: string;
   @ApiPropertyOptional() status?: number;
   @ApiPropertyOptional() retryAfterS?: number;

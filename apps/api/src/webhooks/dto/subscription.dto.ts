@@ -9,7 +9,6 @@ import {
   IsIn,
   IsOptional,
   IsString,
-  IsUrl,
   IsUUID,
   MaxLength,
   ValidateIf,
@@ -32,10 +31,6 @@ export class CreateSubscriptionDto {
   })
   @IsString()
   @MaxLength(2048)
-  @IsUrl(
-    { protocols: ['http', 'https'], require_protocol: true, require_tld: false, disallow_auth: true },
-    { message: 'url must be an http(s) URL without credentials' },
-  )
   url!: string;
 
   @ApiProperty({
