@@ -88,7 +88,10 @@ export class RunSelectionStore {
     ];
     if (filter.endpointIds) where.push(`r.endpoint_id = ANY(${bind(filter.endpointIds)}::uuid[])`);
     if (filter.profileIds) where.push(`r.profile_id = ANY(${bind(filter.profileIds)}::uuid[])`);
+    // A sweep's point measured the load the search chose, not its profile's: it belongs to the sweep's
+    // figures (capacity, frontier), never to the profile's series, unless a caller names the run.
     if (filter.runIds) where.push(`r.id = ANY(${bind(filter.runIds)}::uuid[])`);
+    else where.push('r.sweep_id IS NULL');
     if (filter.triggers) where.push(`r.trigger::text = ANY(${bind(filter.triggers)})`);
     where.push(...configConditions(filter.config, 'c', bind));
     const { rows } = await poolOf(this.db).query<SelectedRunRow>(
