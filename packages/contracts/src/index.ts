@@ -82,3 +82,11 @@ export {
   type SweepSpec,
   type SweepStopReason,
 } from '@teapot/run-definitions';
+export {
+  isSweepMetricName,
+  SWEEP_METRIC_NAMES,
+  SWEEP_METRICS,
+  SWEEP_STATISTICS,
+  sweepMetricUnit,
+} from './sweep-metrics';
+export type { SweepMetricName } from './sweep-metrics';

@@ -102,6 +102,7 @@ export {
   type DeploymentRun,
 } from './stores/deployments';
 export { LatestResultsStore, type LatestResult } from './stores/latest-results';
+export { SweepSeriesStore, type SeriesSweep, type SweepFilter } from './stores/sweep-series';
 export {
   SweepStore,
   type IdleSweep,
