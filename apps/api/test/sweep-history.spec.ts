@@ -1,5 +1,7 @@
+import { SAMPLE_CAPACITY_SEARCH } from '@teapot/contracts/testing';
 import { storeMeasuredRun, syntheticRunResult } from '@teapot/db/testing';
-import { created, endpointBody, type RunningApi, startApi } from './api';
+import { advanceSweepJobId, SweepQueueProducer } from '@teapot/jobs';
+import { created, endpointBody, profileBody, type RunningApi, startApi } from './api';
 
 /*
  * Capacity over time: finished capacity searches stored as the worker ends them, read through
@@ -188,5 +190,31 @@ describe('GET /runs?sweepId', () => {
       [runId, 0],
     ]);
     await api.authed.get('/runs').query({ sweepId: 'nope' }).expect(400);
+  });
+});
+
+describe('POST /deployments with a capacity-search profile', () => {
+  it('queues one capacity search a round, tied to the deployment, its first step after the delay', async () => {
+    const endpoint = (await created(api, '/endpoints', endpointBody())).id as string;
+    const search = await created(api, '/profiles', profileBody(endpoint, { sweep: SAMPLE_CAPACITY_SEARCH }));
+    const before = Date.now();
+    const deployment = await created(api, '/deployments', {
+      endpointId: endpoint,
+      label: 'fp8 weights',
+      settings: { runsPerProfile: 2, firstRunDelayS: 60 },
+    });
+    expect(deployment.runs).toEqual([]);
+    expect(deployment.sweeps).toEqual([
+      { id: expect.any(String), profileId: search.id, status: 'queued' },
+      { id: expect.any(String), profileId: search.id, status: 'queued' },
+    ]);
+    const queue = api.app.get(SweepQueueProducer).queue;
+    for (const sweep of deployment.sweeps as Array<{ id: string }>) {
+      const row = await api.prisma.sweep.findUniqueOrThrow({ where: { id: sweep.id } });
+      expect(row).toMatchObject({ deploymentId: deployment.id, trigger: 'deployment', profileId: search.id });
+      const job = await queue.getJob(advanceSweepJobId(sweep.id, 0));
+      expect(await job?.getState()).toBe('delayed');
+      expect((job?.timestamp ?? 0) + (job?.opts.delay ?? 0)).toBeGreaterThanOrEqual(before + 59_000);
+    }
   });
 });

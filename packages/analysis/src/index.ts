@@ -19,6 +19,7 @@ export type { Trend, TrendBucket, TrendGroupField } from './trend';
 export { trendDeployments, type TrendDeployment } from './trend-deployments';
 export { sweepTrend } from './sweep-trend';
 export { compareSweeps, compareSweepValues } from './sweep-comparison';
+export { sweepRowVerification } from './deployments/verify-sweeps';
 export type {
   SweepComparison,
   SweepComparisonQuery,

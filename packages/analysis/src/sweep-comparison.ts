@@ -155,7 +155,7 @@ export function compareSweepValues(
       changeCi: null,
       pValue: null,
       verdict: 'inconclusive',
-      reason: 'fewer than two sweeps with a value on a side',
+      reason: 'a single sweep with a value on each side: no spread to judge by',
     };
   }
   const verdict = rowVerdictOf({

@@ -65,6 +65,7 @@ export type {
   DeploymentVerdictName,
   DeploymentVerification,
   MetricVerification,
+  MetricVerdictName,
   ProfileVerification,
   VerificationMethod,
 } from './deployments';

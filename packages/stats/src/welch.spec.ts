@@ -45,8 +45,22 @@ describe('welchOnLogs', () => {
     expect(result.changeCi[1]).toBeCloseTo(Math.exp(diff + half) - 1, 12);
   });
 
-  it('has no interval with fewer than two values on a side, and an exact one for identical repeats', () => {
-    expect(welchOnLogs([1], [1, 2], 0.95)).toBeNull();
+  it("lends a single value the other side's spread and degrees of freedom", () => {
+    const baseline = [40, 42, 41, 39, 43];
+    const logs = baseline.map(Math.log);
+    const mean = logs.reduce((sum, v) => sum + v, 0) / 5;
+    const variance = logs.reduce((sum, v) => sum + (v - mean) ** 2, 0) / 4;
+    const half = tQuantile(0.05, 4) * Math.sqrt(variance / 5 + variance);
+    const diff = Math.log(29) - mean;
+    const single = welchOnLogs(baseline, [29], 0.95)!;
+    expect(single.changeCi[0]).toBeCloseTo(Math.exp(diff - half) - 1, 12);
+    expect(single.changeCi[1]).toBeCloseTo(Math.exp(diff + half) - 1, 12);
+    expect(single.changeCi[1]).toBeLessThan(-0.2);
+  });
+
+  it('has no interval with fewer than two values on both sides, and an exact one for identical repeats', () => {
+    expect(welchOnLogs([1], [2], 0.95)).toBeNull();
+    expect(welchOnLogs([], [1, 2], 0.95)).toBeNull();
     const exact = welchOnLogs([2, 2], [3, 3], 0.95)!;
     expect(exact.changeCi[0]).toBeCloseTo(0.5, 12);
     expect(exact.changeCi[1]).toBe(exact.changeCi[0]);

@@ -49,7 +49,7 @@ class SweepValuesDto {
   belowLowest!: number;
 }
 
-const WELCH = "Welch's interval on the logs; null with fewer than two values on a side.";
+const WELCH = "Welch's interval on the logs; null with a single value on each side.";
 
 class SweepMetricComparisonDto {
   @ApiProperty({ enum: SWEEP_METRIC_NAMES, example: 'capacity' }) metric!: string;
@@ -63,7 +63,8 @@ class SweepMetricComparisonDto {
   @ApiProperty({ enum: ['regressed', 'improved', 'unchanged', 'inconclusive'] }) verdict!: string;
   @ApiPropertyOptional({ enum: [false], description: 'False: nothing to judge, left out of the verdict.' })
   judged?: false;
-  @ApiPropertyOptional({ example: 'fewer than two sweeps with a value on a side' }) reason?: string;
+  @ApiPropertyOptional({ example: 'a single sweep with a value on each side: no spread to judge by' })
+  reason?: string;
 }
 
 export class SweepComparisonDto {
