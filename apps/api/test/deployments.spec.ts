@@ -123,7 +123,7 @@ describe('deployments', () => {
     const { endpoint } = await endpointWithProfiles(1);
     const other = await endpointWithProfiles(1);
     const bare = await created(api, '/endpoints', endpointBody());
-    // A sweep profile is no verification profile: an endpoint with only one has none.
+    // A sweep of listed points has no capacity to verify: an endpoint with only one has no verification profile.
     const sweeping = await created(api, '/endpoints', endpointBody());
     const sweepProfile = await created(
       api,
@@ -152,12 +152,20 @@ describe('deployments', () => {
         'settings.profileIds',
         /profiles of endpoint/,
       ],
-      [{ endpointId: bare.id, label: 'x' }, 'settings.profileIds', /no enabled single-load profile/],
-      [{ endpointId: sweeping.id, label: 'x' }, 'settings.profileIds', /no enabled single-load profile/],
+      [
+        { endpointId: bare.id, label: 'x' },
+        'settings.profileIds',
+        /no enabled single-load or capacity-search/,
+      ],
+      [
+        { endpointId: sweeping.id, label: 'x' },
+        'settings.profileIds',
+        /no enabled single-load or capacity-search/,
+      ],
       [
         { endpointId: sweeping.id, label: 'x', settings: { profileIds: [sweepProfile.id] } },
         'settings.profileIds',
-        /names sweep profile/,
+        /names sweep profile .*a list of points/,
       ],
       [{ endpointId: endpoint.id, label: 'x', config: { gpuCount: 0 } }, 'config.gpuCount', /1/],
     ];

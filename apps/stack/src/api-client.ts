@@ -93,6 +93,24 @@ export interface DeploymentView {
   runs: Array<{ id: string; profileId: string | null; status: string }>;
 }
 
+/** GET /sweeps/{id}: what the demo prints of a capacity search. */
+export interface SweepView {
+  id: string;
+  status: string;
+  stopReason: string | null;
+  capacity: number | null;
+  unit: string;
+  bracket: { passed: number | null; failed: number | null };
+  costPerMillionOutputTokensUsdAtCapacity: number | null;
+  error: string | null;
+  points: Array<{
+    index: number;
+    offered: number | null;
+    runStatus: string;
+    figures: { met: boolean | null } | null;
+  }>;
+}
+
 /** POST /webhooks/subscriptions: the secret is in this answer only. */
 export interface SubscriptionView {
   id: string;
@@ -193,6 +211,15 @@ export class TeapotApiClient {
   /** POST /comparisons with this body. */
   compare(body: Record<string, unknown>): Promise<ComparisonView> {
     return this.request('POST', '/comparisons', body);
+  }
+
+  /** POST /sweeps: a capacity search of the profile, measured point by point by the worker. */
+  startSweep(profileId: string): Promise<SweepView> {
+    return this.request('POST', '/sweeps', { profileId });
+  }
+
+  sweep(id: string): Promise<SweepView> {
+    return this.request('GET', `/sweeps/${id}`);
   }
 
   /** POST /deployments with this body. */

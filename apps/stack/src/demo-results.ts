@@ -1,7 +1,8 @@
 import { isFinalRunStatus } from '@teapot/contracts';
 import { ApiRequestError, trendQuery, type RunView, type TeapotApiClient } from './api-client';
 import type { StackOptions } from './args';
-import type { DemoQuant, RegisteredEndpoint } from './demo';
+import { measureCapacities, renderCapacities } from './capacity-demo';
+import { DEMO_USD_PER_GPU_HOUR, type DemoQuant, type RegisteredEndpoint } from './demo';
 import { announceSlowerDeployment } from './deployment-demo';
 import {
   describeMethod,
@@ -70,6 +71,26 @@ export async function reportComparison(
   const comparison = await api.compare(comparisonBody(registered, new Date(0), runs));
   say('FP8 against FP16 over the same runs (POST /comparisons; change = FP8 / FP16 - 1):\n');
   say(renderComparison(comparison, { baseline: 'FP16', candidate: 'FP8' }));
+}
+
+/** A capacity search of each endpoint at MLPerf's interactive limits, and what FP8 buys in traffic and cost. */
+export async function reportCapacity(
+  api: TeapotApiClient,
+  registered: RegisteredEndpoint[],
+  say: (text?: string) => void,
+  stop: AbortSignal,
+): Promise<void> {
+  say(
+    "\nCapacity at MLPerf's llama3.1-8b interactive limits (P99 TTFT <= 500 ms, P99 TPOT <= 30 ms), Poisson " +
+      'arrivals for 5 s a point, one search per endpoint (POST /sweeps):',
+  );
+  const sweeps = await measureCapacities(api, registered, say, stop);
+  say('');
+  say(renderCapacities(registered, sweeps));
+  say(
+    `Cost from the serving configuration's $${DEMO_USD_PER_GPU_HOUR.toFixed(2)}/GPU-hour (an assumed price). ` +
+      'Each point is a stored run: GET /sweeps/{id} lists them with the frontier, GET /trends?metric=capacity keeps the history.',
+  );
 }
 
 /**

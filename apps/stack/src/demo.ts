@@ -44,6 +44,9 @@ export function simulatorArgs(quant: DemoQuant, port: number): string[] {
   return ['--port', String(port), '--gpu', DEMO_GPU, '--model', DEMO_MODEL, '--quant', quant];
 }
 
+/** An assumed on-demand H100 price: the cost per million tokens is computed from it, never guessed. */
+export const DEMO_USD_PER_GPU_HOUR = 3;
+
 /** What serves the endpoint, as an inference engineer would record it. */
 export function servingConfigOf(quant: DemoQuant): Record<string, unknown> {
   return {
@@ -60,6 +63,7 @@ export function servingConfigOf(quant: DemoQuant): Record<string, unknown> {
     maxNumSeqs: 256,
     chunkedPrefill: false,
     prefixCaching: false,
+    usdPerGpuHour: DEMO_USD_PER_GPU_HOUR,
     extra: { simulator: { gpu: DEMO_GPU, model: DEMO_MODEL, quant } },
   };
 }

@@ -43,6 +43,8 @@ export async function announceSlowerDeployment(
         version: 'teapot-sim-0.1.0-fp16',
         config: { ...servingConfigOf('fp16'), note: 'teapot stack demo: a deployment that makes it slower' },
         settings: {
+          // The scheduled profile only: a capacity search of the endpoint would take minutes a round.
+          profileIds: [endpoint.profileId],
           runsPerProfile: 3,
           firstRunDelayS: 0,
           baselineRuns,

@@ -5,6 +5,7 @@ import type { Output } from './children';
 import { DEMO_CONCURRENCY, DEMO_REQUESTS, demoEndpoints, registerDemoEndpoint } from './demo';
 import {
   comparisonBody,
+  reportCapacity,
   reportComparison,
   reportDeployment,
   reportRuns,
@@ -35,6 +36,8 @@ export interface StackResult {
 const REGISTER_TIMEOUT_MS = 30_000;
 /** Three post-deployment runs of a few seconds each, on a worker that also runs the schedule's. */
 const DEPLOYMENT_TIMEOUT_MS = 180_000;
+/** Two searches of up to 8 points of about 8 s each, measured one at a time between scheduled runs. */
+const CAPACITY_TIMEOUT_MS = 300_000;
 
 /** Starts the whole service on this machine; see USAGE in args.ts. Never throws for expected failures. */
 export async function runStack(options: StackOptions, io: StackIo): Promise<StackResult> {
@@ -116,6 +119,11 @@ async function launch(
     'reading the comparison',
     () => reportComparison(api, registered, runs, say),
     REGISTER_TIMEOUT_MS,
+  );
+  await session.guard(
+    'measuring the capacities',
+    (stop) => reportCapacity(api, registered, say, stop),
+    CAPACITY_TIMEOUT_MS,
   );
   await session.guard(
     'verifying the deployment',

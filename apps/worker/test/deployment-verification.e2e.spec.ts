@@ -104,4 +104,76 @@ describe('deployment verification on the analysis queue', () => {
     );
     expect(await world.db.prisma.webhookEvent.count()).toBe(1);
   }, 90_000);
+
+  it('judges a sweep profile on its capacity at SLO: 41 -> 29 req/s is deployment.regressed, carried by the webhook', async () => {
+    // Verification reads the deployment's sweeps; the profile's own sweep spec is the API's concern.
+    const sweepProfileId = await seedProfile(world, endpointId);
+    const sweep = (
+      capacity: number,
+      status: 'succeeded' | 'running',
+      finishedAt: Date | null,
+      deploymentId?: string,
+    ) =>
+      world.db.prisma.sweep.create({
+        data: {
+          endpointId,
+          profileId: sweepProfileId,
+          deploymentId,
+          trigger: deploymentId ? 'deployment' : 'schedule',
+          spec: { kind: 'capacity', dimension: 'rate' },
+          profileSnapshot: {},
+          status,
+          stopReason: status === 'succeeded' ? 'converged' : null,
+          capacity: status === 'succeeded' ? capacity : null,
+          startedAt: new Date(),
+          finishedAt,
+        },
+      });
+    for (const capacity of [40.2, 41.5, 41.1])
+      await sweep(capacity, 'succeeded', new Date(Date.now() - 60_000));
+    const deployment = await world.db.prisma.deployment.update({
+      where: { id: (await createDeployment(world, endpointId, sweepProfileId)).id },
+      data: { label: 'moved to a smaller GPU' },
+    });
+    for (const capacity of [29.3, 28.8]) await sweep(capacity, 'succeeded', new Date(), deployment.id);
+    const unfinished = await sweep(0, 'running', null, deployment.id);
+    await producer.enqueueVerification(deployment.id);
+    // A capacity search still running holds the verification back, as an unfinished run does.
+    await new Promise((resolve) => setTimeout(resolve, 800));
+    expect(
+      (await world.db.prisma.deployment.findUniqueOrThrow({ where: { id: deployment.id } })).verdict,
+    ).toBeNull();
+    await world.db.prisma.sweep.update({
+      where: { id: unfinished.id },
+      data: { status: 'succeeded', stopReason: 'converged', capacity: 29.1, finishedAt: new Date() },
+    });
+    const stored = await waitForVerdict(world, deployment.id, 100);
+    expect(stored.verdict).toBe('regressed');
+    const event = await world.db.prisma.webhookEvent.findFirstOrThrow({
+      where: { type: 'deployment.regressed', data: { path: ['deployment', 'id'], equals: deployment.id } },
+    });
+    const [profile] = (event.data as { profiles: Array<Record<string, unknown>> }).profiles;
+    expect(profile).toMatchObject({
+      profileId: sweepProfileId,
+      verdict: 'regressed',
+      decidedBy: ['capacity.mean'],
+      baselineSweeps: 3,
+      candidateSweeps: 3,
+    });
+    const [row] = profile.metrics as Array<{
+      metric: string;
+      unit: string;
+      baseline: number;
+      candidate: number;
+      delta: number;
+      interval: number[];
+    }>;
+    expect(row).toMatchObject({ metric: 'capacity', unit: 'req/s', verdict: 'regressed' });
+    const geo = (values: number[]) =>
+      Math.exp(values.reduce((sum, v) => sum + Math.log(v), 0) / values.length);
+    expect(row.baseline).toBeCloseTo(geo([40.2, 41.5, 41.1]), 9);
+    expect(row.candidate).toBeCloseTo(geo([29.3, 28.8, 29.1]), 9);
+    expect(row.delta).toBeCloseTo(-0.29, 2);
+    expect(row.interval[1]).toBeLessThan(-0.1);
+  }, 60_000);
 });

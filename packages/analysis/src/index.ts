@@ -17,6 +17,15 @@ export type {
 export { trend, TREND_BUCKETS, TREND_GROUP_FIELDS } from './trend';
 export type { Trend, TrendBucket, TrendGroupField } from './trend';
 export { trendDeployments, type TrendDeployment } from './trend-deployments';
+export { sweepTrend } from './sweep-trend';
+export { compareSweeps, compareSweepValues } from './sweep-comparison';
+export { sweepRowVerification } from './deployments/verify-sweeps';
+export type {
+  SweepComparison,
+  SweepComparisonQuery,
+  SweepMetricComparison,
+  SweepSide,
+} from './sweep-comparison';
 export { compareRuns } from './comparisons/load-comparison';
 export type { Comparison } from './comparisons/compare';
 export { COMPARISON_LIMITS, RESAMPLE_CHOICES } from './comparisons/comparison-query';

@@ -61,7 +61,7 @@ export function trendOf(
   return { ...base, series };
 }
 
-function bucketStart(at: Date, bucket: Exclude<TrendBucket, 'run'>): number {
+export function bucketStart(at: Date, bucket: Exclude<TrendBucket, 'run'>): number {
   const size = BUCKET_MS[bucket];
   const origin = bucket === 'week' ? WEEK_ORIGIN_MS : 0;
   return Math.floor((at.getTime() - origin) / size) * size + origin;

@@ -4,6 +4,7 @@ import {
   type MetricDefinition,
   type MetricName,
   type Statistic,
+  type SweepMetricName,
 } from '@teapot/contracts';
 import {
   SERVING_CONFIG_FIELD_NAMES,
@@ -52,18 +53,24 @@ export interface TrendPoint {
   configVersions: Array<{ endpointId: string; version: number | null }>;
   /** For bucket=run: the run. */
   runId?: string;
+  /** Sweep metrics, bucket=run: the sweep. */
+  sweepId?: string;
+  /** Sweep metrics: the bucket's sweeps whose SLO failed even at the lowest load (they have no value). */
+  belowLowest?: number;
 }
 
 export interface TrendSeries {
-  key: Partial<Record<TrendGroupField, ConfigValue>>;
+  /** The grouping's values; a capacity trend adds the sweeps' `dimension` (rate or concurrency). */
+  key: Partial<Record<TrendGroupField | 'dimension', ConfigValue>>;
   points: TrendPoint[];
 }
 
 export interface Trend {
-  metric: MetricName;
+  metric: MetricName | SweepMetricName;
   statistic: Statistic;
   unit: string;
-  weighting: MetricDefinition['weighting'];
+  /** What one sample is; `sweep` for the sweep metrics (capacity, cost per million tokens). */
+  weighting: MetricDefinition['weighting'] | 'sweep';
   bucket: TrendBucket;
   from: Date;
   to: Date;
@@ -126,6 +133,13 @@ export async function trend(
   options: TrendOptions = {},
 ): Promise<Trend> {
   const { metric, statistic } = checkMetric(query.metric, query.statistic);
+  const groupBy = checkTrendShape(query);
+  const loaded = await loadTrend(stores, query, metric, groupBy, planReads(query, options.source ?? 'auto'));
+  return trendOf({ ...query, metric, statistic, groupBy }, loaded);
+}
+
+/** Checks a trend's bucket, grouping and selection (not its metric); returns its grouping. */
+export function checkTrendShape(query: TrendQuery): TrendGroupField[] {
   if (!(TREND_BUCKETS as readonly string[]).includes(query.bucket)) {
     throw new AnalysisInputError('bucket', `must be one of ${TREND_BUCKETS.join(', ')}`);
   }
@@ -144,8 +158,7 @@ export async function trend(
       );
     }
   }
-  const loaded = await loadTrend(stores, query, metric, groupBy, planReads(query, options.source ?? 'auto'));
-  return trendOf({ ...query, metric, statistic, groupBy }, loaded);
+  return groupBy;
 }
 
 /** What a trend reads: its runs one by one with their samples, and rollup rows. */

@@ -108,6 +108,16 @@ describe('pointFigures', () => {
     expect(point.missed).toEqual(['3% of requests failed']);
   });
 
+  it('leaves out requests the measuring window cut off: unknown, neither failed nor good', () => {
+    // The last 9 of 77 were still streaming when durationS ended (the run stores them incomplete).
+    const requests = steady(77, 16, () => 40).map((r, i) =>
+      i >= 68 ? { ...r, succeeded: false, good: false, e2eUs: null, cut: true } : r,
+    );
+    const point = pointFigures({ dimension: 'rate', load: 16, summary: summary(), requests }, slo);
+    expect(point).toMatchObject({ requests: 68, succeeded: 68, failed: 0, met: true, missed: [] });
+    expect(point.goodShare).toBe(1);
+  });
+
   it('has no cost without a price or a GPU count, never a guess', () => {
     expect(costPerMillionOutputTokens(1000, { gpus: null, usdPerGpuHour: 2 })).toBeNull();
     expect(costPerMillionOutputTokens(1000, { gpus: 1, usdPerGpuHour: null })).toBeNull();

@@ -114,7 +114,9 @@ export function targetValueMs(summary: RunSummary, target: Pick<SloTarget, 'metr
 }
 
 export function pointFigures(input: PointInput, slo?: CapacitySlo, cost?: CostBasis): SweepPoint {
-  const { summary, requests } = input;
+  const { summary } = input;
+  // Requests the window cut off have no outcome to judge (saturationOf still sees them arrive).
+  const requests = input.requests.filter((r) => !r.cut);
   const measured = requests.length;
   const succeeded = requests.filter((r) => r.succeeded).length;
   const windowUs = summary.durationS * 1e6;

@@ -20,6 +20,7 @@ export function pointRequestsOf(records: readonly RequestRecord[], slo?: Capacit
         e2eUs: metrics.e2eUs,
         succeeded,
         good: succeeded && limits !== undefined && meetsSlo(metrics, limits),
+        cut: record.outcome === 'incomplete',
       };
     });
 }

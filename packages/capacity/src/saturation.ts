@@ -10,6 +10,11 @@ export interface PointRequest {
   succeeded: boolean;
   /** Met every target's limit on its own (measure's meetsSlo with requestLimits(slo)). */
   good: boolean;
+  /**
+   * Still running when the run's measuring window (durationS) ended: its outcome is unknown, so it is
+   * neither a failure nor good. It still counts as an arrival: a server falling behind shows there.
+   */
+  cut?: boolean;
 }
 
 export interface Saturation {

@@ -173,6 +173,28 @@ describe('nextSweepStep: capacity search', () => {
     expect(step).toMatchObject({ reason: 'converged' });
     if (step.kind === 'done') expect(step.capacity).toBeLessThan(20);
   });
+
+  it('bisects when the fail is over-saturation its latencies do not explain', () => {
+    // Latencies far inside their limits on both sides of the bracket: the targets would put the
+    // crossing beyond the failed load, so only bisection narrows it (not a step just under the fail).
+    // The latencies follow a queue served at 120 req/s, but the point at 71.1 fell behind its arrivals.
+    const model = { service: 120, ttft0: 40, tpot0: 6, noise: 0 };
+    const spec = capacitySpec(slo(500, 30), 4, 512);
+    const rnd = () => 0.5;
+    const points = [4, 16, 47.6, 71.1].map((load) => measure(model, load, spec.slo!, rnd));
+    const queued = {
+      saturated: true,
+      reason: 'completions fell behind',
+      ttftGrowth: null,
+      completionRatio: 0.5,
+      sendLagMs: null,
+    };
+    points[3] = { ...points[3], met: false, saturation: queued };
+    const step = nextSweepStep(spec, points);
+    expect(step).toMatchObject({ kind: 'measure' });
+    // The geometric middle of the bracket, aimed just under it as every estimate is (tolerance x 0.4).
+    if (step.kind === 'measure') expect(step.load).toBeCloseTo(Math.sqrt(47.6 * 71.1) * (1 - 0.05 * 0.4), 6);
+  });
 });
 
 describe('nextSweepStep: listed points', () => {

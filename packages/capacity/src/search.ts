@@ -78,7 +78,10 @@ function nextSearchPoint(
   const failed = bracket.failed;
   if (failed / passed - 1 <= tol) return done('converged', passed);
   if (points.length >= spec.maxPoints) return done('point_limit', passed);
-  const estimate = crossingOf(points, passed, failed) ?? Math.sqrt(passed * failed);
+  // A crossing at or beyond the failed load means the targets do not explain the failure (the point
+  // failed by over-saturation or errors): the latencies say nothing of where, so bisect.
+  const crossing = crossingOf(points, passed, failed);
+  const estimate = crossing !== null && crossing < failed ? crossing : Math.sqrt(passed * failed);
   let next = passed * (1 + tol) >= estimate ? passed * (1 + tol * 0.95) : estimate * (1 - tol * 0.4);
   if (failed / passed > Math.pow(1 + tol, 3)) {
     const lo = Math.log(passed);

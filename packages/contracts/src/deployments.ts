@@ -60,6 +60,9 @@ export interface ProfileVerification {
   reason: string | null;
   baselineRunIds: string[];
   candidateRunIds: string[];
+  /** A sweep profile's: the capacity searches before the deployment and those it queued (runs are then empty). */
+  baselineSweepIds?: string[];
+  candidateSweepIds?: string[];
   /**
    * The judged rows (`metric.statistic`) that made the verdict: the regressed ones when regressed,
    * the improved ones when improved, the unchanged ones when verified, the inconclusive ones when inconclusive; empty when no row

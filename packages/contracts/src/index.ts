@@ -65,6 +65,7 @@ export type {
   DeploymentVerdictName,
   DeploymentVerification,
   MetricVerification,
+  MetricVerdictName,
   ProfileVerification,
   VerificationMethod,
 } from './deployments';
@@ -82,3 +83,11 @@ export {
   type SweepSpec,
   type SweepStopReason,
 } from '@teapot/run-definitions';
+export {
+  isSweepMetricName,
+  SWEEP_METRIC_NAMES,
+  SWEEP_METRICS,
+  SWEEP_STATISTICS,
+  sweepMetricUnit,
+} from './sweep-metrics';
+export type { SweepMetricName } from './sweep-metrics';

@@ -100,8 +100,10 @@ export {
   type BaselineFilter,
   type DeploymentMark,
   type DeploymentRun,
+  type DeploymentSweep,
 } from './stores/deployments';
 export { LatestResultsStore, type LatestResult } from './stores/latest-results';
+export { SweepSeriesStore, type SeriesSweep, type SweepFilter } from './stores/sweep-series';
 export {
   SweepStore,
   type IdleSweep,

@@ -165,7 +165,7 @@ async function refreshHours(client: Queryable, endpointId: string, starts: Date[
             COALESCE((summary->>'outputTokens')::bigint, 0) AS tokens, summary
        FROM runs
       WHERE endpoint_id = $1 AND started_at >= $2 AND started_at < $3
-        AND status::text = ANY($4) AND summary IS NOT NULL`,
+        AND status::text = ANY($4) AND summary IS NOT NULL AND sweep_id IS NULL`,
     [endpointId, new Date(first), end, MEASURED_RUN_STATUSES],
   );
   const runs = inRange.filter((run) => wanted.has(hourStartOf(run.started_at).getTime()));

@@ -20,3 +20,4 @@ export {
   type Detection,
   type LabelledSeries,
 } from './change-points';
+export { tQuantile, welchOnLogs } from './welch';

@@ -1,10 +1,22 @@
 import { Body, Controller, HttpCode, Post } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
-import type { Comparison } from '@teapot/analysis';
+import type { Comparison, SweepComparison } from '@teapot/analysis';
 import { AnalysisRoute } from '../common/routes';
 import { ComparisonDto } from './dto/comparison-result.dto';
 import { CreateComparisonDto } from './dto/comparison.dto';
+import { CreateSweepComparisonDto, SweepComparisonDto } from './dto/sweep-comparison.dto';
 import { ComparisonsService } from './comparisons.service';
+
+const COMPARE_SWEEPS = {
+  summary: 'Compare capacity at SLO and cost per million tokens between two sets of capacity searches',
+  description:
+    'Each side is sweep ids, a window, a configuration filter or a mix (as POST /comparisons); each finished ' +
+    'capacity search is one sample. Per metric: the values, the change of their geometric means with a Welch ' +
+    'interval on the logs, and a verdict against the threshold (default 5%). A side whose every sweep missed the ' +
+    'SLO at its lowest load has no capacity: against a side that has one, that is a regression.',
+  type: SweepComparisonDto,
+  badRequest: 'Names the field: unknown metric, a side without a window or sweep ids...',
+};
 
 @ApiTags('comparisons')
 @Controller('comparisons')
@@ -26,5 +38,12 @@ export class ComparisonsController {
   })
   compare(@Body() body: CreateComparisonDto): Promise<Comparison> {
     return this.comparisons.compare(body);
+  }
+
+  @Post('sweeps')
+  @HttpCode(200)
+  @AnalysisRoute(COMPARE_SWEEPS)
+  compareSweeps(@Body() body: CreateSweepComparisonDto): Promise<SweepComparison> {
+    return this.comparisons.compareSweeps(body);
   }
 }

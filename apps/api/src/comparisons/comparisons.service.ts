@@ -1,9 +1,17 @@
 import { Injectable } from '@nestjs/common';
-import { compareRuns, type Comparison, type ComparisonSide } from '@teapot/analysis';
+import {
+  compareRuns,
+  compareSweeps,
+  type Comparison,
+  type ComparisonSide,
+  type SweepComparison,
+  type SweepSide,
+} from '@teapot/analysis';
 import { analysisStores, type AnalysisStores } from '@teapot/db';
 import { timeParameter } from '../common/parse';
 import { PrismaService } from '../prisma/prisma.service';
 import type { ComparisonSideDto, CreateComparisonDto } from './dto/comparison.dto';
+import type { CreateSweepComparisonDto, SweepSideDto } from './dto/sweep-comparison.dto';
 
 @Injectable()
 export class ComparisonsService {
@@ -25,6 +33,21 @@ export class ComparisonsService {
       seed: body.seed,
     });
   }
+
+  compareSweeps(body: CreateSweepComparisonDto): Promise<SweepComparison> {
+    return compareSweeps(this.stores.sweeps, {
+      baseline: sweepSideOf(body.baseline, 'baseline'),
+      candidate: sweepSideOf(body.candidate, 'candidate'),
+      metrics: body.metrics,
+      threshold: body.threshold,
+      confidence: body.confidence,
+    });
+  }
+}
+
+function sweepSideOf(side: SweepSideDto, name: string): SweepSide {
+  const { includeSaturated: _none, runIds: _sweeps, ...rest } = sideOf(side, name);
+  return { ...rest, sweepIds: side.sweepIds };
 }
 
 function sideOf(side: ComparisonSideDto, name: string): ComparisonSide {

@@ -4,8 +4,17 @@ import {
   DEPLOYMENT_SETTINGS,
   type DeploymentVerification,
 } from '@teapot/contracts';
-import { createQueuedRun, type Deployment, type Prisma, type Run, type ServingConfig } from '@teapot/db';
-import { AnalysisQueueProducer, RunQueueProducer } from '@teapot/jobs';
+import {
+  createQueuedRun,
+  createQueuedSweep,
+  type Deployment,
+  type Prisma,
+  type Profile,
+  type Run,
+  type ServingConfig,
+  type Sweep,
+} from '@teapot/db';
+import { AnalysisQueueProducer, RunQueueProducer, SweepQueueProducer } from '@teapot/jobs';
 import { keysetPage, type Page } from '../common/pagination';
 import { withTimeout } from '../common/timeout';
 import { parseTimestamp } from '../common/parse';
@@ -26,12 +35,17 @@ const FUTURE_SKEW_MS = 60_000;
 type DeploymentRow = Deployment & {
   config: ServingConfig | null;
   runs: Array<Pick<Run, 'id' | 'profileId' | 'status'>>;
+  sweeps: Array<Pick<Sweep, 'id' | 'profileId' | 'status'>>;
 };
 
-const WITH_RUNS = {
-  config: true,
-  runs: { select: { id: true, profileId: true, status: true }, orderBy: { queuedAt: 'asc' as const } },
-};
+const QUEUED = { select: { id: true, profileId: true, status: true }, orderBy: { queuedAt: 'asc' as const } };
+// A sweep's points carry its deployment too: they are listed under the sweep, not as runs.
+const WITH_RUNS = { config: true, runs: { ...QUEUED, where: { sweepId: null } }, sweeps: QUEUED };
+
+/** A profile a deployment can be verified with: single-load, or a capacity search (a list of points has no capacity). */
+function verifiable(profile: Profile): boolean {
+  return profile.sweep === null || (profile.sweep as { kind?: string }).kind === 'capacity';
+}
 
 @Injectable()
 export class DeploymentsService {
@@ -41,6 +55,7 @@ export class DeploymentsService {
     private readonly prisma: PrismaService,
     private readonly runQueue: RunQueueProducer,
     private readonly analysisQueue: AnalysisQueueProducer,
+    private readonly sweepQueue: SweepQueueProducer,
   ) {}
 
   /**
@@ -69,8 +84,7 @@ export class DeploymentsService {
       );
     }
     const settings = input.settings ?? {};
-    // A sweep profile's runs are points at many loads: one run at its base load is no baseline for them.
-    let profiles = endpoint.profiles.filter((profile) => profile.enabled && profile.sweep === null);
+    let profiles = endpoint.profiles.filter((profile) => profile.enabled && verifiable(profile));
     if (settings.profileIds) {
       const named = new Set(settings.profileIds);
       profiles = endpoint.profiles.filter((profile) => named.has(profile.id));
@@ -83,12 +97,12 @@ export class DeploymentsService {
           { field: 'settings.profileIds', problem: `must name profiles of endpoint ${endpoint.id}` },
         ]);
       }
-      const sweep = profiles.find((profile) => profile.sweep !== null);
-      if (sweep) {
+      const points = profiles.find((profile) => !verifiable(profile));
+      if (points) {
         throw new RequestValidationException([
           {
             field: 'settings.profileIds',
-            problem: `names sweep profile ${sweep.id}: a deployment is verified with single-load profiles`,
+            problem: `names sweep profile ${points.id}, a list of points: only a capacity search has a capacity to verify`,
           },
         ]);
       }
@@ -97,14 +111,14 @@ export class DeploymentsService {
       throw new RequestValidationException([
         {
           field: 'settings.profileIds',
-          problem: `is empty: endpoint ${endpoint.id} has no enabled single-load profile to verify the deployment with (POST /profiles first)`,
+          problem: `is empty: endpoint ${endpoint.id} has no enabled single-load or capacity-search profile to verify the deployment with (POST /profiles first)`,
         },
       ]);
     }
     const runsPerProfile = settings.runsPerProfile ?? DEPLOYMENT_SETTINGS.runsPerProfile.default;
     const firstRunDelayS = settings.firstRunDelayS ?? DEPLOYMENT_SETTINGS.firstRunDelayS.default;
 
-    const { deployment, runs } = await retryVersionRace(() =>
+    const { deployment, runs, sweeps } = await retryVersionRace(() =>
       this.prisma.$transaction(async (tx) => {
         const config = input.config ? await addServingConfigVersion(tx, endpoint.id, input.config) : null;
         const deployment = await tx.deployment.create({
@@ -122,14 +136,18 @@ export class DeploymentsService {
             includeSaturated: settings.includeSaturated ?? DEFAULT_INCLUDE_SATURATED,
           },
         });
-        // Round-robin over the profiles, so an interrupted series still has runs of each.
+        // Round-robin over the profiles, so an interrupted series still has runs of each; a sweep
+        // profile's turn is a whole capacity search.
         const runs: Run[] = [];
+        const sweeps: Sweep[] = [];
         for (let round = 0; round < runsPerProfile; round++) {
           for (const profile of profiles) {
-            runs.push(await createQueuedRun(tx, profile, 'deployment', { deploymentId: deployment.id }));
+            const queued = { deploymentId: deployment.id };
+            if (profile.sweep === null) runs.push(await createQueuedRun(tx, profile, 'deployment', queued));
+            else sweeps.push(await createQueuedSweep(tx, profile, 'deployment', queued));
           }
         }
-        return { deployment, runs };
+        return { deployment, runs, sweeps };
       }),
     );
 
@@ -138,6 +156,8 @@ export class DeploymentsService {
       await withTimeout(
         (async () => {
           await this.runQueue.enqueueRuns(runs.map((run) => ({ runId: run.id, runAtMs: firstRunAtMs })));
+          for (const sweep of sweeps)
+            await this.sweepQueue.enqueueAdvance(sweep.id, 0, { runAtMs: firstRunAtMs });
           await this.analysisQueue.enqueueVerification(deployment.id, firstRunAtMs - Date.now());
         })(),
         ENQUEUE_TIMEOUT_MS,
@@ -190,7 +210,7 @@ export class DeploymentsService {
 
 // prettier-ignore
 const DEPLOYMENT_FIELDS = [
-  'id', 'endpointId', 'label', 'version', 'config', 'effectiveAt', 'verifiedAt', 'runs', 'createdAt',
+  'id', 'endpointId', 'label', 'version', 'config', 'effectiveAt', 'verifiedAt', 'runs', 'sweeps', 'createdAt',
 ] as const;
 // prettier-ignore
 const SETTINGS_FIELDS = [

@@ -84,6 +84,7 @@ export class RunsService {
     const where: Prisma.RunWhereInput = {
       ...(query.endpointId ? { endpointId: query.endpointId } : {}),
       ...(query.profileId ? { profileId: query.profileId } : {}),
+      ...(query.sweepId ? { sweepId: query.sweepId } : {}),
       ...(query.status ? { status: { in: query.status } } : {}),
       ...(query.from || query.to ? { queuedAt } : {}),
     };

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import {
   SERVING_CONFIG_FIELD_NAMES,
   SERVING_CONFIG_FIELDS,
+  sweepTrend,
   trend,
   trendDeployments,
   type ConfigValue,
@@ -9,6 +10,7 @@ import {
   type Trend,
   type TrendDeployment,
 } from '@teapot/analysis';
+import { isSweepMetricName } from '@teapot/contracts';
 import { analysisStores, type AnalysisStores } from '@teapot/db';
 import { INT32_MAX } from '../common/params';
 import { parseWholeNumber, timeParameter } from '../common/parse';
@@ -26,7 +28,7 @@ export class TrendsService {
 
   /** The trend, and the deployments that took effect on its series' endpoints within its range. */
   async trend(query: TrendQueryDto): Promise<Trend & { deployments: TrendDeployment[] }> {
-    const found = await trend(this.stores, {
+    const selection = {
       metric: query.metric,
       statistic: query.statistic,
       bucket: query.bucket,
@@ -38,7 +40,10 @@ export class TrendsService {
       groupBy: query.groupBy,
       includeSaturated: query.includeSaturated ?? false,
       config: configFilters(query),
-    });
+    };
+    const found = isSweepMetricName(selection.metric)
+      ? await sweepTrend(this.stores.sweeps, { ...selection, metric: selection.metric })
+      : await trend(this.stores, selection);
     return { ...found, deployments: await trendDeployments(this.stores.deployments, found) };
   }
 }

@@ -57,7 +57,7 @@ function pointMeaning(trend: Schemas['TrendDto']): string {
 }
 
 interface Picks {
-  metric: TrendQuery['metric'];
+  metric: (typeof TREND_METRICS)[number]['name'];
   statistic: TrendQuery['statistic'];
   bucket: TrendBucket;
   range: (typeof RANGES)[number]['name'];

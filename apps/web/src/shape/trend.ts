@@ -2,7 +2,8 @@ import { isStatistic, METRICS, statisticOf } from '@teapot/contracts/catalogue';
 import type { Schemas } from '../api/client';
 
 type Trend = Pick<Schemas['TrendDto'], 'bucket' | 'series'>;
-type TrendMetric = Schemas['TrendDto']['metric'];
+// Capacity and cost are trends of sweeps, not of runs: they are drawn with the sweeps (no change points yet).
+type TrendMetric = Exclude<Schemas['TrendDto']['metric'], 'capacity' | 'cost_per_mtok'>;
 type TrendStatistic = Schemas['TrendDto']['statistic'];
 export type TrendBucket = Schemas['TrendDto']['bucket'];
 

@@ -35,6 +35,12 @@ export function deploymentEvent(
         reason: profile.reason,
         baselineRuns: profile.baselineRunIds.length,
         candidateRuns: profile.candidateRunIds.length,
+        ...(profile.candidateSweepIds
+          ? {
+              baselineSweeps: profile.baselineSweepIds?.length ?? 0,
+              candidateSweeps: profile.candidateSweepIds.length,
+            }
+          : {}),
         decidedBy: profile.decidedBy,
         metrics: profile.metrics
           .filter((metric) => metric.judged && !metric.insufficient)

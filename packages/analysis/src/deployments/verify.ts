@@ -6,12 +6,14 @@ import {
   type ProfileVerification,
   type RunStatusName,
   type VerificationMethod,
+  UNFINISHED_SWEEP_STATUSES,
 } from '@teapot/contracts';
 import type { AnalysisStores } from '@teapot/db';
 import { compare, type Comparison } from '../comparisons/compare';
 import { checkComparisonQuery, DEFAULT_COMPARISON_METRICS } from '../comparisons/comparison-query';
 import { loadComparison, type ComparisonStores, type LoadedComparison } from '../comparisons/load-comparison';
 import type { Verdict } from '../comparisons/verdict';
+import { verifySweepProfile } from './verify-sweeps';
 
 /** The deployment row fields a verification reads. */
 export interface DeploymentToVerify {
@@ -29,7 +31,7 @@ export interface DeploymentToVerify {
 export type VerificationProgress =
   { state: 'measuring'; unfinishedRuns: number } | { state: 'done'; verification: DeploymentVerification };
 
-export type VerificationStores = ComparisonStores & Pick<AnalysisStores, 'deployments'>;
+export type VerificationStores = ComparisonStores & Pick<AnalysisStores, 'deployments' | 'sweeps'>;
 
 export interface VerifyOptions {
   /** Bootstrap iterations (compare's default otherwise). */
@@ -92,11 +94,20 @@ export async function verifyDeployment(
   options: VerifyOptions = {},
 ): Promise<VerificationProgress> {
   const runs = await stores.deployments.runsOf(deployment.id);
-  const unfinished = runs.filter((run) => !isFinalRunStatus(run.status)).length;
+  const sweeps = await stores.deployments.sweepsOf(deployment.id);
+  const unfinished =
+    runs.filter((run) => !isFinalRunStatus(run.status)).length +
+    sweeps.filter((sweep) => (UNFINISHED_SWEEP_STATUSES as readonly string[]).includes(sweep.status)).length;
   if (unfinished > 0) return { state: 'measuring', unfinishedRuns: unfinished };
 
   const profiles: ProfileVerification[] = [];
   for (const profileId of deployment.profileIds) {
+    const mySweeps = sweeps.filter((sweep) => sweep.profileId === profileId);
+    if (mySweeps.length > 0) {
+      const named = { profileId, profileName: await stores.profiles.nameOf(profileId) };
+      profiles.push(await verifySweepProfile(stores, deployment, named, mySweeps));
+      continue;
+    }
     const mine = runs.filter((run) => run.profileId === profileId);
     const candidateRunIds = mine.filter((run) => MEASURED.has(run.status)).map((run) => run.id);
     const baselineRunIds = await stores.deployments.baselineRunIds({

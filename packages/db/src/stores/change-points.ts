@@ -130,7 +130,7 @@ export class ChangePointStore {
     const { rows } = await poolOf(this.db).query<{ id: string; started_at: Date } & Record<string, unknown>>(
       `SELECT r.id, r.started_at, ${VALUE_COLUMNS}
          FROM runs r
-        WHERE r.endpoint_id = $1 AND r.profile_id = $2 AND r.status::text = ANY($3)
+        WHERE r.endpoint_id = $1 AND r.profile_id = $2 AND r.status::text = ANY($3) AND r.sweep_id IS NULL
           AND r.started_at IS NOT NULL AND NOT COALESCE(r.client_saturated, false)
         ORDER BY r.started_at DESC, r.id DESC
         LIMIT $4`,
@@ -146,7 +146,7 @@ export class ChangePointStore {
   /** Whether a measured run of the pair finished at or after `mark` (database time). */
   async finishedSince(key: SeriesKey, mark: Date): Promise<boolean> {
     const { rows } = await poolOf(this.db).query<{ found: boolean }>(
-      `SELECT EXISTS (SELECT 1 FROM runs WHERE endpoint_id = $1 AND profile_id = $2
+      `SELECT EXISTS (SELECT 1 FROM runs WHERE endpoint_id = $1 AND profile_id = $2 AND sweep_id IS NULL
                          AND status::text = ANY($3) AND finished_at >= $4) AS found`,
       [key.endpointId, key.profileId, MEASURED_RUN_STATUSES, mark],
     );

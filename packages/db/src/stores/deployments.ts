@@ -1,4 +1,4 @@
-import type { DeploymentVerdictName, RunStatusName } from '@teapot/contracts';
+import type { DeploymentVerdictName, RunStatusName, SweepStatusName } from '@teapot/contracts';
 import { poolOf, type RunStore } from '../run-store';
 
 /** A run a deployment queued, as its verification reads it. */
@@ -6,6 +6,13 @@ export interface DeploymentRun {
   id: string;
   profileId: string | null;
   status: RunStatusName;
+}
+
+/** A sweep a deployment queued. */
+export interface DeploymentSweep {
+  id: string;
+  profileId: string | null;
+  status: SweepStatusName;
 }
 
 /** A deployment as a trend draws it. */
@@ -37,17 +44,40 @@ export class DeploymentStore {
       profile_id: string | null;
       status: RunStatusName;
     }>(
-      'SELECT id, profile_id, status::text AS status FROM runs WHERE deployment_id = $1 ORDER BY queued_at, id',
+      // A sweep's points are the sweep's: sweepsOf lists the sweeps.
+      `SELECT id, profile_id, status::text AS status FROM runs
+        WHERE deployment_id = $1 AND sweep_id IS NULL ORDER BY queued_at, id`,
       [deploymentId],
     );
     return rows.map((row) => ({ id: row.id, profileId: row.profile_id, status: row.status }));
+  }
+
+  /** The sweeps a deployment queued (for its sweep profiles), in the order it queued them. */
+  async sweepsOf(deploymentId: string): Promise<DeploymentSweep[]> {
+    const { rows } = await poolOf(this.db).query<DeploymentSweep>(
+      `SELECT id, profile_id AS "profileId", status::text AS status FROM sweeps
+        WHERE deployment_id = $1 ORDER BY queued_at, id`,
+      [deploymentId],
+    );
+    return rows;
+  }
+
+  /** The baseline of a sweep profile: its last `runs` finished capacity searches by `before`, oldest first. */
+  async baselineSweepIds(filter: Omit<BaselineFilter, 'includeSaturated'>): Promise<string[]> {
+    const { rows } = await poolOf(this.db).query<{ id: string }>(
+      `SELECT id FROM sweeps
+        WHERE profile_id = $1 AND status = 'succeeded' AND spec->>'kind' = 'capacity' AND finished_at <= $2
+        ORDER BY finished_at DESC, id DESC LIMIT $3`,
+      [filter.profileId, filter.before, filter.runs],
+    );
+    return rows.map((sweep) => sweep.id).reverse();
   }
 
   /** The baseline's run ids, oldest first. */
   async baselineRunIds(filter: BaselineFilter): Promise<string[]> {
     const { rows } = await poolOf(this.db).query<{ id: string }>(
       `SELECT id FROM runs
-        WHERE profile_id = $1 AND status = 'succeeded' AND finished_at <= $2
+        WHERE profile_id = $1 AND status = 'succeeded' AND finished_at <= $2 AND sweep_id IS NULL
           AND ($4 OR NOT COALESCE(client_saturated, false))
         ORDER BY finished_at DESC, id DESC LIMIT $3`,
       [filter.profileId, filter.before, filter.runs, filter.includeSaturated],

@@ -6,6 +6,7 @@ import { RunHistogramStore } from './run-histograms';
 import { RunRequestStore } from './run-requests';
 import { RunRollupStore } from './run-rollups';
 import { RunSelectionStore } from './run-selection';
+import { SweepSeriesStore } from './sweep-series';
 
 /** Every store the analyses read and write, over one pool. */
 export interface AnalysisStores {
@@ -16,6 +17,7 @@ export interface AnalysisStores {
   profiles: ProfileStore;
   changePoints: ChangePointStore;
   deployments: DeploymentStore;
+  sweeps: SweepSeriesStore;
 }
 
 export function analysisStores(db: RunStore): AnalysisStores {
@@ -27,5 +29,6 @@ export function analysisStores(db: RunStore): AnalysisStores {
     profiles: new ProfileStore(db),
     changePoints: new ChangePointStore(db),
     deployments: new DeploymentStore(db),
+    sweeps: new SweepSeriesStore(db),
   };
 }

@@ -45,7 +45,7 @@ export class LatestResultsStore {
          CROSS JOIN LATERAL (
            SELECT r.started_at, r.client_saturated, ${columns} FROM runs r
             WHERE r.profile_id = p.id AND r.config_id = c.id AND r.started_at IS NOT NULL
-              AND r.status::text = ANY($1::text[]) AND r.summary IS NOT NULL
+              AND r.status::text = ANY($1::text[]) AND r.summary IS NOT NULL AND r.sweep_id IS NULL
             -- started_at alone, as the index orders it: a tie-break column would read every run of the pair.
             ORDER BY r.started_at DESC
             LIMIT 1

@@ -3,6 +3,7 @@ import type { RunSummary } from '@teapot/measure';
 import { poolOf, type RunStore } from '../run-store';
 import {
   configColumns,
+  configOf,
   configConditions,
   Parameters,
   SERVING_CONFIG_FIELD_NAMES,
@@ -71,6 +72,23 @@ type RunDetailRow = {
   extra: unknown;
 };
 
+/**
+ * What run and sweep selections share, on the table `alias` with its serving configuration joined as
+ * `c`: the start window, endpoints, profiles, triggers and configuration values.
+ */
+export function selectionConditions(
+  filter: Omit<RunFilter, 'runIds'>,
+  alias: string,
+  bind: (value: unknown) => string,
+): string[] {
+  const where = [`${alias}.started_at >= ${bind(filter.from)}`, `${alias}.started_at < ${bind(filter.to)}`];
+  if (filter.endpointIds) where.push(`${alias}.endpoint_id = ANY(${bind(filter.endpointIds)}::uuid[])`);
+  if (filter.profileIds) where.push(`${alias}.profile_id = ANY(${bind(filter.profileIds)}::uuid[])`);
+  if (filter.triggers) where.push(`${alias}.trigger::text = ANY(${bind(filter.triggers)})`);
+  where.push(...configConditions(filter.config, 'c', bind));
+  return where;
+}
+
 /** Measured runs (status measured, with a summary) and what analyses read of them. */
 export class RunSelectionStore {
   constructor(private readonly db: RunStore) {}
@@ -83,14 +101,12 @@ export class RunSelectionStore {
     const where = [
       `r.status::text = ANY(${bind(MEASURED_RUN_STATUSES)})`,
       'r.summary IS NOT NULL',
-      `r.started_at >= ${bind(filter.from)}`,
-      `r.started_at < ${bind(filter.to)}`,
+      ...selectionConditions(filter, 'r', bind),
     ];
-    if (filter.endpointIds) where.push(`r.endpoint_id = ANY(${bind(filter.endpointIds)}::uuid[])`);
-    if (filter.profileIds) where.push(`r.profile_id = ANY(${bind(filter.profileIds)}::uuid[])`);
+    // A sweep's point measured the load the search chose, not its profile's: it belongs to the sweep's
+    // figures (capacity, frontier), never to the profile's series, unless a caller names the run.
     if (filter.runIds) where.push(`r.id = ANY(${bind(filter.runIds)}::uuid[])`);
-    if (filter.triggers) where.push(`r.trigger::text = ANY(${bind(filter.triggers)})`);
-    where.push(...configConditions(filter.config, 'c', bind));
+    else where.push('r.sweep_id IS NULL');
     const { rows } = await poolOf(this.db).query<SelectedRunRow>(
       `SELECT r.id, r.endpoint_id, r.profile_id, r.config_id, c.version AS config_version, r.trigger::text AS trigger,
               COALESCE(r.client_saturated, false) AS client_saturated, r.started_at,
@@ -113,10 +129,7 @@ export class RunSelectionStore {
       startedAt: row.started_at,
       requests: Number(row.requests),
       tokens: Number(row.tokens),
-      config: Object.fromEntries(SERVING_CONFIG_FIELD_NAMES.map((f) => [f, row[f] ?? null])) as Record<
-        ServingConfigField,
-        ConfigValue
-      >,
+      config: configOf(row),
     }));
   }
 

@@ -60,3 +60,13 @@ export class Parameters {
     return `$${this.values.length}`;
   };
 }
+
+/** A row's serving-configuration values as configColumns selected them (unset: null). */
+export function configOf(
+  row: Partial<Record<ServingConfigField, ConfigValue>>,
+): Record<ServingConfigField, ConfigValue> {
+  return Object.fromEntries(SERVING_CONFIG_FIELD_NAMES.map((f) => [f, row[f] ?? null])) as Record<
+    ServingConfigField,
+    ConfigValue
+  >;
+}

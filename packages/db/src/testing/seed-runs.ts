@@ -23,6 +23,8 @@ export interface MeasuredRunSeed {
   startedAt: Date;
   /** Default `{}`: the readers under test do not look at it. */
   profileSnapshot?: object;
+  /** A point of this sweep (the sweep row must exist). */
+  sweep?: { id: string; index: number };
 }
 
 /**
@@ -45,6 +47,8 @@ export async function storeMeasuredRun(
       trigger: seed.trigger ?? 'schedule',
       status: 'running',
       startedAt: seed.startedAt,
+      sweepId: seed.sweep?.id,
+      sweepIndex: seed.sweep?.index,
     },
   });
   await persistRunResult(store, run.id, result, options);

@@ -24,7 +24,7 @@ import {
 import { IsBoundedJsonObject, IsTimestamp, IsWholeNumber } from '../../common/validators';
 
 /** Runs, endpoints or profiles named by id: absent, or 1 to `maxItems` UUIDs. */
-function SomeIds(maxItems: number, description?: string): PropertyDecorator {
+export function SomeIds(maxItems: number, description?: string): PropertyDecorator {
   return applyDecorators(
     ApiPropertyOptional({
       type: [String],
@@ -41,7 +41,7 @@ function SomeIds(maxItems: number, description?: string): PropertyDecorator {
 }
 
 /** Absent (the default choice), or some of `values`: never empty, never longer than `values`. */
-function SomeOf(
+export function SomeOf(
   values: readonly string[],
   docs: { example: string[]; description: string },
 ): PropertyDecorator {
@@ -101,23 +101,29 @@ export class ComparisonSideDto {
   includeSaturated?: boolean;
 }
 
-/** One side of a comparison, validated as a nested object. */
-function Side(example: ComparisonSideDto): PropertyDecorator {
+/** One side of a comparison (of runs, or of sweeps), validated as a nested object. */
+function Side<T extends object>(type: new () => T, example: object): PropertyDecorator {
   return applyDecorators(
-    ApiProperty({ type: ComparisonSideDto, example }),
+    ApiProperty({ type, example }),
     IsObject(),
     ValidateNested(),
-    Type(() => ComparisonSideDto),
+    Type(() => type),
   );
 }
 
-export class CreateComparisonDto {
-  @Side({ from: '2026-11-24T00:00:00Z', config: { weightQuant: ['fp16'] } })
-  baseline!: ComparisonSideDto;
+/** A baseline and a candidate side of `type`: what every comparison body starts with. */
+export function ComparisonSides<T extends object>(type: new () => T) {
+  class Sides {
+    @Side(type, { from: '2026-11-24T00:00:00Z', config: { weightQuant: ['fp16'] } })
+    baseline!: T;
 
-  @Side({ from: '2026-11-24T00:00:00Z', config: { weightQuant: ['fp8'] } })
-  candidate!: ComparisonSideDto;
+    @Side(type, { from: '2026-11-24T00:00:00Z', config: { weightQuant: ['fp8'] } })
+    candidate!: T;
+  }
+  return Sides;
+}
 
+export class CreateComparisonDto extends ComparisonSides(ComparisonSideDto) {
   @SomeOf(METRIC_NAMES, {
     example: ['itl', 'tpot', 'ttft', 'output_tokens_per_s'],
     description: 'Default: itl, tpot, ttft, e2e, output_tokens_per_s, requests_per_s, error_rate.',

@@ -24,9 +24,11 @@ import {
   DEPLOYMENT_SETTINGS,
   DEPLOYMENT_VERDICTS,
   RUN_STATUSES,
+  SWEEP_STATUSES,
   type DeploymentVerdictName,
   type DeploymentVerification,
   type RunStatusName,
+  type SweepStatusName,
 } from '@teapot/contracts';
 import { PageQueryDto } from '../../common/pagination';
 import { QueryArray } from '../../common/query';
@@ -55,7 +57,7 @@ function Setting(
 
 /** How the deployment is verified; every field has a default. */
 export class DeploymentSettingsDto {
-  @Setting(S.runsPerProfile, 'Post-deployment runs of each profile.')
+  @Setting(S.runsPerProfile, 'Post-deployment runs of each profile (capacity searches of a sweep profile).')
   runsPerProfile?: number;
 
   @ApiPropertyOptional({
@@ -174,6 +176,12 @@ export class DeploymentRunDto {
   @ApiProperty({ enum: RUN_STATUSES }) status!: RunStatusName;
 }
 
+export class DeploymentSweepDto {
+  @ApiProperty({ format: 'uuid' }) id!: string;
+  @ApiProperty({ type: String, format: 'uuid', nullable: true }) profileId!: string | null;
+  @ApiProperty({ enum: SWEEP_STATUSES }) status!: SweepStatusName;
+}
+
 export class DeploymentDto {
   @ApiProperty({ format: 'uuid' }) id!: string;
   @ApiProperty({ format: 'uuid' }) endpointId!: string;
@@ -202,7 +210,16 @@ export class DeploymentDto {
   })
   verification!: DeploymentVerification | null;
   @ApiProperty({ type: Date, nullable: true }) verifiedAt!: Date | null;
-  @ApiProperty({ type: [DeploymentRunDto], description: 'The post-deployment runs.' })
+  @ApiProperty({
+    type: [DeploymentRunDto],
+    description: 'The post-deployment runs (of single-load profiles).',
+  })
   runs!: DeploymentRunDto[];
+  @ApiProperty({
+    type: [DeploymentSweepDto],
+    description:
+      'The post-deployment capacity searches (of sweep profiles); each point is a run of GET /runs?sweepId.',
+  })
+  sweeps!: DeploymentSweepDto[];
   @ApiProperty() createdAt!: Date;
 }

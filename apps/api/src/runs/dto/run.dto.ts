@@ -28,6 +28,11 @@ export class ListRunsQueryDto extends MeasurementsPageQueryDto {
   @IsIn(RUN_STATUSES, { each: true })
   status?: RunStatusName[];
 
+  @ApiPropertyOptional({ format: 'uuid', description: "This sweep's point runs." })
+  @IsOptional()
+  @IsUUID()
+  sweepId?: string;
+
   @ApiPropertyOptional({
     format: 'date-time',
     example: '2026-01-01T00:00:00Z',

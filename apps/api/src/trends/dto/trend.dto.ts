@@ -12,25 +12,35 @@ import {
   DEPLOYMENT_VERDICTS,
   METRIC_NAMES,
   STATISTICS,
+  SWEEP_METRIC_NAMES,
   type MetricName,
   type Statistic,
+  type SweepMetricName,
 } from '@teapot/contracts';
 import { IsIn, IsOptional, IsString, MaxLength } from 'class-validator';
 import { IsTimestamp } from '../../common/validators';
 import { QueryArray, QueryBoolean, QueryUuids } from '../../common/query';
 
 const MAX_ENDPOINTS = 20;
+const TREND_METRICS = [...METRIC_NAMES, ...SWEEP_METRIC_NAMES];
 const MAX_VALUES = 20;
 
 export class TrendQueryDto {
-  @ApiProperty({ enum: METRIC_NAMES, example: 'itl', description: 'A metric of the catalogue.' })
-  @IsIn(METRIC_NAMES)
-  metric!: MetricName;
+  @ApiProperty({
+    enum: TREND_METRICS,
+    example: 'itl',
+    description:
+      'A run metric of the catalogue, or a sweep metric: `capacity` (capacity at SLO) or `cost_per_mtok` ' +
+      '(USD per million output tokens at capacity), one sample per finished capacity search.',
+  })
+  @IsIn(TREND_METRICS)
+  metric!: MetricName | SweepMetricName;
 
   @ApiProperty({
     enum: STATISTICS,
     example: 'p99',
-    description: 'A statistic the metric offers; rates offer only `mean` (pooled).',
+    description:
+      'A statistic the metric offers; rates offer only `mean` (pooled); sweep metrics `p50` and `mean` over sweeps.',
   })
   @IsIn(STATISTICS)
   statistic!: Statistic;
@@ -122,6 +132,13 @@ class TrendPointDto {
   samples!: number;
   @ApiProperty({ type: [ConfigVersionDto] }) configVersions!: ConfigVersionDto[];
   @ApiPropertyOptional({ format: 'uuid', description: 'bucket=run: the run.' }) runId?: string;
+  @ApiPropertyOptional({ format: 'uuid', description: 'Sweep metrics, bucket=run: the sweep.' })
+  sweepId?: string;
+  @ApiPropertyOptional({
+    example: 0,
+    description: "Sweep metrics: the bucket's sweeps whose SLO failed even at the lowest load (no value).",
+  })
+  belowLowest?: number;
 }
 
 class TrendReadDto {
@@ -159,10 +176,10 @@ class TrendDeploymentDto {
 }
 
 export class TrendDto {
-  @ApiProperty({ enum: METRIC_NAMES, example: 'itl' }) metric!: string;
+  @ApiProperty({ enum: TREND_METRICS, example: 'itl' }) metric!: string;
   @ApiProperty({ enum: STATISTICS, example: 'p99' }) statistic!: string;
   @ApiProperty({ example: 'ms' }) unit!: string;
-  @ApiProperty({ enum: ['token', 'request', 'run'], example: 'token' }) weighting!: string;
+  @ApiProperty({ enum: ['token', 'request', 'run', 'sweep'], example: 'token' }) weighting!: string;
   @ApiProperty({ enum: TREND_BUCKETS, example: 'day' }) bucket!: string;
   @ApiProperty() from!: Date;
   @ApiProperty() to!: Date;
