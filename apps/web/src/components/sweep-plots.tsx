@@ -1,6 +1,6 @@
 import { useMemo } from 'preact/hooks';
 import type uPlot from 'uplot';
-import { type Frontier, type OverlaySeries, overlayData, type SloPlotData } from '../shape/sweep';
+import { formatLoad, type Frontier, type OverlaySeries, overlayData, type SloPlotData } from '../shape/sweep';
 import { PALETTE, Plot, type Theme, themedAxis } from './plot';
 
 /** The measured latency, the frontier: the first series colour. */
@@ -24,6 +24,8 @@ function drawCapacityLine(x: number, label: string) {
     ctx.strokeStyle = CAPACITY_COLOUR;
     ctx.fillStyle = CAPACITY_COLOUR;
     ctx.lineWidth = 2 * ratio;
+    // Solid, whatever dash the last series left on the context: the dashed line is the SLO limit.
+    ctx.setLineDash([]);
     ctx.beginPath();
     ctx.moveTo(at, bbox.top);
     ctx.lineTo(at, bbox.top + bbox.height);
@@ -59,7 +61,8 @@ export function SloPlot({
         options={(theme) => ({
           scales: { x: { time: false } },
           hooks: {
-            draw: capacity === null ? [] : [drawCapacityLine(capacity, `capacity ${capacity} ${unit}`)],
+            draw:
+              capacity === null ? [] : [drawCapacityLine(capacity, `capacity ${formatLoad(capacity, unit)}`)],
           },
           axes: [
             themedAxis(theme, { label: `offered load (${unit})` }),

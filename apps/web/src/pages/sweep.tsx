@@ -30,10 +30,8 @@ function Outcome({ sweep }: { sweep: Sweep }) {
       {[
         ['status', sweep.status],
         ['capacity at SLO', capacity],
-        [
-          'bracket',
-          `${formatLoad(sweep.bracket.passed, sweep.unit)} met · ${formatLoad(sweep.bracket.failed, sweep.unit)} missed`,
-        ],
+        ['highest load met', formatLoad(sweep.bracket.passed, sweep.unit)],
+        ['lowest load missed', formatLoad(sweep.bracket.failed, sweep.unit)],
         ['cost at capacity', costText(sweep)],
       ].map(([label, value]) => (
         <div class="figure" key={label} data-figure={label}>
