@@ -67,8 +67,8 @@ describe('auth matrix over every route of the OpenAPI document', () => {
   });
 
   it('lets a read key GET (but not list the keys, and POST the queries that only read) and answers 403 on every other method', async () => {
-    // POST only because the query is a body: a comparison reads and stores nothing.
-    const readingPosts = ['post /comparisons'];
+    // POST only because the query is a body: a comparison (of runs or of sweeps) reads and stores nothing.
+    const readingPosts = ['post /comparisons', 'post /comparisons/sweeps'];
     for (const op of operations.filter((o) => !o.public)) {
       const status = await statusOf(op, `Bearer ${readKey}`);
       const label = `${op.method} ${op.path}`;
