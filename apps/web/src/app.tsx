@@ -5,6 +5,7 @@ import { EndpointPage } from './pages/endpoint';
 import { ComparePage } from './pages/compare';
 import { EndpointsPage } from './pages/endpoints';
 import { RunPage } from './pages/run';
+import { SweepPage } from './pages/sweep';
 import { href, useRoute } from './router';
 import { KeyRefused } from './use-api';
 
@@ -86,6 +87,7 @@ export function App() {
         {route.page === 'endpoints' ? <EndpointsPage /> : null}
         {route.page === 'endpoint' ? <EndpointPage id={route.id} /> : null}
         {route.page === 'run' ? <RunPage id={route.id} /> : null}
+        {route.page === 'sweep' ? <SweepPage id={route.id} /> : null}
         {route.page === 'compare' ? <ComparePage key={route.query.toString()} query={route.query} /> : null}
         {route.page === 'missing' ? <Failure message="There is no such page here." /> : null}
       </main>

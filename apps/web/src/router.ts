@@ -4,6 +4,7 @@ export type Route =
   | { page: 'endpoints' }
   | { page: 'endpoint'; id: string }
   | { page: 'run'; id: string }
+  | { page: 'sweep'; id: string }
   | { page: 'compare'; query: URLSearchParams }
   | { page: 'missing'; hash: string };
 
@@ -15,6 +16,7 @@ export function parseRoute(hash: string): Route {
   if (parts.length === 2 && parts[0] === 'endpoints')
     return { page: 'endpoint', id: decodeURIComponent(parts[1]) };
   if (parts.length === 2 && parts[0] === 'runs') return { page: 'run', id: decodeURIComponent(parts[1]) };
+  if (parts.length === 2 && parts[0] === 'sweeps') return { page: 'sweep', id: decodeURIComponent(parts[1]) };
   if (parts.length === 1 && parts[0] === 'compare')
     return { page: 'compare', query: new URLSearchParams(search) };
   return { page: 'missing', hash };
@@ -24,6 +26,7 @@ export const href = {
   endpoints: () => '#/',
   endpoint: (id: string) => `#/endpoints/${encodeURIComponent(id)}`,
   run: (id: string) => `#/runs/${encodeURIComponent(id)}`,
+  sweep: (id: string) => `#/sweeps/${encodeURIComponent(id)}`,
   compare: (query: Record<string, string> = {}) => {
     const search = new URLSearchParams(query).toString();
     return search ? `#/compare?${search}` : '#/compare';

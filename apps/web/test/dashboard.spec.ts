@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { ARTIFACTS, collectPageErrors, hexToRgb, launchChromium, seriesPixels } from './browser';
+import { SEEDED_SLO_LIMIT_MS } from './seed-sweeps';
 import { type DashboardWorld, startDashboardWorld, WEB_DIST } from './world';
 
 const ITL_POINTS = hexToRgb('#1c7ed6');
@@ -11,6 +12,10 @@ const DEPLOYMENT_MARKER = hexToRgb('#8250df');
 const BASELINE_CURVE = hexToRgb('#1c7ed6');
 const CANDIDATE_CURVE = hexToRgb('#e8590c');
 const CHANGE_POINT = hexToRgb('#e03131');
+const SLO_LIMIT = hexToRgb('#e03131');
+const CAPACITY = hexToRgb('#2f9e44');
+const FRONTIER = hexToRgb('#1c7ed6');
+const SECOND_SERIES = hexToRgb('#1c7ed6');
 
 let world: DashboardWorld;
 let browser: Browser;
@@ -244,6 +249,79 @@ describe('the dashboard in chromium, on the real API over a seeded database', ()
       expect(errors).toEqual([]);
       await context.close();
     }
+  });
+
+  it("shows a sweep's capacity, SLO line and frontier, links its points' runs both ways, and overlays frontiers", async () => {
+    const { context, page, errors } = await open({ key: world.readKey });
+    const fp16 = seeded('fp16');
+    const [older, newer] = world.sweeps;
+    await page.click(`[data-endpoint="${fp16.name}"] h2 a`);
+    await page.locator('table.sweep-list tbody tr').first().waitFor();
+    expect(await page.locator('table.sweep-list tbody tr').count()).toBe(2);
+    await page.click(`table.sweep-list a[href="#/sweeps/${newer.id}"]`);
+
+    await page.locator('.sweep-outcome').waitFor();
+    const figure = (name: string) =>
+      page.locator(`.sweep-outcome [data-figure="${name}"] .value`).textContent();
+    // The capacity the search converged on, as sweepOutcome found it when the world was seeded.
+    expect(await figure('capacity at SLO')).toBe(`${Number(newer.capacity?.toPrecision(3))} streams`);
+    // The bracket: the highest load that met the SLO is the capacity, and a higher one missed it.
+    expect(await figure('highest load met')).toBe(await figure('capacity at SLO'));
+    expect(await figure('lowest load missed')).toMatch(/^[\d.]+ streams$/);
+    expect(await figure('cost at capacity')).toMatch(/^\$[\d.]+ per million output tokens$/);
+    expect(await page.locator('.page-header').textContent()).toContain('converged');
+    const rows = await page.locator('table.sweep-points tbody tr').allTextContents();
+    expect(rows).toHaveLength(newer.runIds.length);
+    expect(rows.filter((row) => / ms met/.test(row)).length).toBeGreaterThan(0);
+    expect(rows.filter((row) => / ms missed/.test(row)).length).toBeGreaterThan(0);
+    expect(await page.locator('table.sweep-points thead').textContent()).toContain(
+      `p50 TPOT (limit ${SEEDED_SLO_LIMIT_MS} ms)`,
+    );
+
+    // The SLO limit (dashed red) and the capacity (green) over the measured TPOT (blue).
+    await page.waitForSelector('.slo-plots .plot[data-drawn]');
+    expect(await seriesPixels(page, '.slo-plots', FRONTIER)).toBeGreaterThan(20);
+    expect(await seriesPixels(page, '.slo-plots', SLO_LIMIT)).toBeGreaterThan(20);
+    expect(await seriesPixels(page, '.slo-plots', CAPACITY)).toBeGreaterThan(20);
+    await page.waitForSelector('.frontier .plot[data-drawn]');
+    expect(await seriesPixels(page, '.frontier', FRONTIER)).toBeGreaterThan(20);
+    expect(await seriesPixels(page, '.frontier', CAPACITY)).toBeGreaterThan(10);
+    expect(await page.locator('.frontier .u-legend').textContent()).toContain('frontier');
+    await screenshot(page, 'sweep');
+
+    // The third point's run, and back through its "point 3 of sweep" link.
+    await page.click(`table.sweep-points a[href="#/runs/${newer.runIds[2]}"]`);
+    const link = page.locator('a.sweep-link');
+    await link.waitFor();
+    expect(await link.textContent()).toBe(`point 3 of sweep ${newer.id.slice(0, 8)}`);
+    await link.click();
+    await page.locator('.sweep-outcome').waitFor();
+    expect(page.url()).toContain(`#/sweeps/${newer.id}`);
+
+    // Both sweeps' frontiers on one plot, one colour each, from the endpoint page.
+    await page.click('.page-header a');
+    await page.locator('table.sweep-list tbody tr').first().waitFor();
+    expect(await page.locator('.sweeps .hint').textContent()).toContain('Tick two or more');
+    await page.check(`.sweeps input[value="${older.id}"]`);
+    await page.check(`.sweeps input[value="${newer.id}"]`);
+    await page.waitForSelector('.sweeps .plot[data-drawn]');
+    expect(await seriesPixels(page, '.sweeps', FIRST_SERIES)).toBeGreaterThan(20);
+    expect(await seriesPixels(page, '.sweeps', SECOND_SERIES)).toBeGreaterThan(20);
+    expect(await page.locator('.sweeps .u-legend').textContent()).toMatch(/v1 W:fp16 · .*v1 W:fp16 · /);
+    await screenshot(page, 'endpoint-frontiers');
+
+    // Capacity as a trend: the sweeps' statistics, no change points asked for.
+    const capacity = page.waitForRequest((request) => request.url().includes('metric=capacity'));
+    await page.selectOption('.trend select[name=metric]', 'capacity');
+    expect(new URL((await capacity).url()).searchParams.get('statistic')).toBe('p50');
+    expect(await page.locator('.trend select[name=changePoints]').count()).toBe(0);
+    await page.waitForSelector('.trend .plot[data-drawn]');
+    expect(await seriesPixels(page, '.trend', FIRST_SERIES)).toBeGreaterThan(20);
+    expect(await page.locator('.trend .u-legend').textContent()).toContain('dimension concurrency');
+    expect(await page.locator('.trend .hint').textContent()).toContain('one sample per sweep');
+    await screenshot(page, 'endpoint-capacity-trend');
+    expect(errors).toEqual([]);
+    await context.close();
   });
 
   it('fits a phone screen and follows the dark-mode preference', async () => {

@@ -8,6 +8,7 @@ import { syntheticRunResult } from '@teapot/db/testing';
 import { createTestWorld } from '@teapot/testing';
 import { runBenchmark } from '@teapot/measure';
 import { type RunningSimulator, startSimulator } from '@teapot/simulator';
+import { type SeededSweep, seedSweeps } from './seed-sweeps';
 
 export const WEB_DIST = path.join(__dirname, '..', 'dist');
 
@@ -16,6 +17,8 @@ export interface DashboardWorld {
   baseUrl: string;
   readKey: string;
   endpoints: Array<{ id: string; name: string; runIds: string[] }>;
+  /** fp16's two finished sweeps, older first (their point runs are not in `runIds`). */
+  sweeps: SeededSweep[];
   close(): Promise<void>;
 }
 
@@ -44,7 +47,7 @@ const HISTORY_RUNS = 24;
  * the worker would: runs queued through the API, measured against real simulators, stored by the
  * real writer. One endpoint's simulator answers some requests with 429, so a run has errors by class.
  * fp16 also has a stored history with a step in it, and its change points computed by the analysis
- * the worker runs, so its trend has one to draw.
+ * the worker runs, so its trend has one to draw, and two finished sweeps (seed-sweeps.ts).
  */
 export async function startDashboardWorld(runsPerEndpoint = 3): Promise<DashboardWorld> {
   const world = await createTestWorld({ poolMax: 2 });
@@ -73,6 +76,7 @@ export async function startDashboardWorld(runsPerEndpoint = 3): Promise<Dashboar
       await call<{ key: string }>(baseUrl, write, 'POST', '/api-keys', { name: 'dashboard', scope: 'read' })
     ).key;
     const endpoints: DashboardWorld['endpoints'] = [];
+    let sweeps: SeededSweep[] = [];
     for (const quant of ['fp16', 'fp8'] as const) {
       const sim = await startSimulator({
         gpu: 'h100-sxm',
@@ -93,6 +97,8 @@ export async function startDashboardWorld(runsPerEndpoint = 3): Promise<Dashboar
           gpuModel: 'H100 SXM',
           gpuCount: 1,
           weightQuant: quant,
+          // fp16 is priced, so its sweeps have a cost at capacity.
+          usdPerGpuHour: quant === 'fp16' ? 2.5 : undefined,
         },
       });
       const profile = await call<{ id: string }>(baseUrl, write, 'POST', '/profiles', {
@@ -142,14 +148,16 @@ export async function startDashboardWorld(runsPerEndpoint = 3): Promise<Dashboar
           });
         }
       }
-      if (quant === 'fp16')
+      if (quant === 'fp16') {
         await recomputeChangePoints(new ChangePointStore(store), {
           endpointId: endpoint.id,
           profileId: profile.id,
         });
+        sweeps = await seedSweeps(store, { endpointId: endpoint.id, profileId: profile.id });
+      }
       endpoints.push({ id: endpoint.id, name: endpoint.name, runIds });
     }
-    return { baseUrl, readKey, endpoints, close };
+    return { baseUrl, readKey, endpoints, sweeps, close };
   } catch (error) {
     await close();
     throw error;

@@ -6,6 +6,7 @@ import {
   type ChangeMarker,
   changePointMarkers,
   deploymentMarkers,
+  belowLowestSweeps,
   formatTrendValue,
   type PlotMarker,
   TREND_METRICS,
@@ -22,6 +23,7 @@ import { Empty, Show } from './states';
 
 type TrendQuery = NonNullable<GetOptions<'/trends'>['query']>;
 type GroupField = NonNullable<TrendQuery['groupBy']>[number];
+type ChangePointMetric = NonNullable<GetOptions<'/change-points'>['query']>['metric'];
 
 const RANGES = [
   { name: '24h', label: 'last 24 hours', seconds: 86_400 },
@@ -49,6 +51,11 @@ const GROUPS: Array<{ name: GroupField; label: string }> = [
 
 /** What a point is over, by the trend's weighting. */
 function pointMeaning(trend: Schemas['TrendDto']): string {
+  if (trend.weighting === 'sweep') {
+    const of =
+      trend.bucket === 'run' ? 'one capacity search' : `its ${trend.bucket}'s finished capacity searches`;
+    return `Each point is the ${trend.statistic === 'mean' ? 'mean' : 'median'} of ${of}, one sample per sweep.`;
+  }
   const of = trend.bucket === 'run' ? 'its run' : `its ${trend.bucket}'s runs`;
   if (trend.weighting === 'run')
     return `Each point pools ${of}: totals over total measured time, not an average of per-run rates.`;
@@ -241,12 +248,12 @@ export function TrendPanel({
       const seconds = RANGES.find((r) => r.name === picks.range)?.seconds ?? 7 * 86_400;
       const from = new Date(Date.now() - seconds * 1000).toISOString();
       const changePoints =
-        picks.changePoints === 'off'
+        picks.changePoints === 'off' || metric.ofSweeps
           ? null
           : get('/change-points', {
               query: {
                 endpointId: [endpointId],
-                metric: picks.metric,
+                metric: picks.metric as ChangePointMetric,
                 statistic: picks.statistic,
                 mode: picks.changePoints,
                 from,
@@ -263,7 +270,7 @@ export function TrendPanel({
             from,
             endpointId: [endpointId],
             groupBy: [picks.groupBy],
-            includeSaturated: picks.includeSaturated || undefined,
+            includeSaturated: (picks.includeSaturated && !metric.ofSweeps) || undefined,
           },
           signal,
         }),
@@ -276,7 +283,7 @@ export function TrendPanel({
         changes: changePointMarkers(changes?.changePoints ?? [], names),
       };
     },
-    [endpointId, picks, names],
+    [endpointId, picks, names, metric],
   );
   return (
     <section class="trend">
@@ -303,23 +310,25 @@ export function TrendPanel({
         {picker('bucket', 'one point per', BUCKETS)}
         {picker('range', 'range', RANGES)}
         {picker('groupBy', 'a series per', GROUPS)}
-        {picker('changePoints', 'change points', CHANGE_POINT_MODES)}
-        <label class="check">
-          <input
-            type="checkbox"
-            name="includeSaturated"
-            checked={picks.includeSaturated}
-            onChange={(event) => pick({ includeSaturated: event.currentTarget.checked })}
-          />
-          include runs whose client was saturated
-        </label>
+        {metric.ofSweeps ? null : picker('changePoints', 'change points', CHANGE_POINT_MODES)}
+        {metric.ofSweeps ? null : (
+          <label class="check">
+            <input
+              type="checkbox"
+              name="includeSaturated"
+              checked={picks.includeSaturated}
+              onChange={(event) => pick({ includeSaturated: event.currentTarget.checked })}
+            />
+            include runs whose client was saturated
+          </label>
+        )}
       </div>
       <Show loaded={loaded} what="the trend">
         {({ trend, markers, changes }) =>
           trend.series.length === 0 ? (
             <Empty>
               {trend.reason ? `No trend: ${trend.reason}.` : 'No runs in this range yet.'}
-              {trend.excludedSaturatedRuns > 0
+              {trend.excludedSaturatedRuns > 0 && !metric.ofSweeps
                 ? ' Tick "include runs whose client was saturated" to draw them anyway.'
                 : ''}
             </Empty>
@@ -365,6 +374,9 @@ function TrendFigure({
         {pointMeaning(trend)}
         {trend.excludedSaturatedRuns > 0
           ? ` ${trend.excludedSaturatedRuns} run(s) whose client was saturated are left out.`
+          : ''}
+        {belowLowestSweeps(trend) > 0
+          ? ` ${belowLowestSweeps(trend)} sweep(s) missed the SLO even at their lowest load: no value, not 0.`
           : ''}
         {markers.length > 0 ? ' Dashed purple lines: deployments, labelled with their verdict.' : ''}
         {changes.length > 0

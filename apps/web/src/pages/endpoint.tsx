@@ -2,6 +2,7 @@ import { useState } from 'preact/hooks';
 import { get, type Schemas } from '../api/client';
 import { RunsTable } from '../components/runs-table';
 import { Empty, Show } from '../components/states';
+import { SweepsPanel } from '../components/sweeps-panel';
 import { TrendPanel } from '../components/trend-panel';
 import { configFacts } from '../shape/config';
 import { useApi } from '../use-api';
@@ -91,6 +92,7 @@ export function EndpointPage({ id }: { id: string }) {
         <>
           <Header endpoint={endpoint} configs={configs} />
           <TrendPanel endpointId={endpoint.id} profiles={profiles} />
+          <SweepsPanel endpointId={endpoint.id} configs={configs} />
           <Runs endpointId={endpoint.id} />
         </>
       )}

@@ -4,9 +4,10 @@ import { Plot, themedAxis } from '../components/plot';
 import { Empty, Show } from '../components/states';
 import { href } from '../router';
 import { configFacts } from '../shape/config';
-import { formatMs, formatRate, formatTime } from '../shape/format';
+import { errorText, formatMs, formatRate, formatTime } from '../shape/format';
 import { tokenTimeline } from '../shape/run-timeline';
 import { useApi } from '../use-api';
+import { SweepLink } from './sweep';
 
 const REQUESTS_PAGE = 500;
 // Bounds what one page view downloads; a bigger run is drawn from its first requests and says so.
@@ -137,7 +138,13 @@ export function RunPage({ id }: { id: string }) {
             <p>
               <a href={href.endpoint(detail.endpointId)}>its endpoint</a> ·{' '}
               <span class={`status ${detail.status}`}>{detail.status}</span> · {detail.trigger}
-              {detail.error ? ` · ${detail.errorClass ? `${detail.errorClass}: ` : ''}${detail.error}` : ''}
+              {detail.error ? ` · ${errorText(detail.error, detail.errorClass)}` : ''}
+              {detail.sweepId !== null && detail.sweepIndex !== null ? (
+                <>
+                  {' · '}
+                  <SweepLink sweepId={detail.sweepId} sweepIndex={detail.sweepIndex} />
+                </>
+              ) : null}
             </p>
             {detail.config ? (
               <ul class="facts">

@@ -13,3 +13,9 @@ export function formatTime(iso: string | null | undefined): string {
   if (!iso) return '–';
   return new Date(iso).toLocaleString(undefined, { dateStyle: 'short', timeStyle: 'medium' });
 }
+
+/** "endpoint: connection refused": a stored error with its class, or nothing. */
+export function errorText(error: string | null, errorClass: string | null): string {
+  if (!error) return '';
+  return errorClass ? `${errorClass}: ${error}` : error;
+}

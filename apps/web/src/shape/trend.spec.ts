@@ -1,5 +1,6 @@
-import { METRICS } from '@teapot/contracts/catalogue';
+import { METRICS, SWEEP_STATISTICS } from '@teapot/contracts/catalogue';
 import {
+  belowLowestSweeps,
   changePointMarkers,
   deploymentMarkers,
   formatTrendValue,
@@ -88,9 +89,36 @@ describe('trend shaping', () => {
   });
 
   it('offers each metric the statistics of the catalogue, the ITL tail ratio only to ITL', () => {
-    for (const metric of TREND_METRICS) expect(metric.statistics).toEqual(METRICS[metric.name].statistics);
+    for (const metric of TREND_METRICS.filter((m) => !m.ofSweeps))
+      expect(metric.statistics).toEqual(METRICS[metric.name as keyof typeof METRICS].statistics);
     const offering = TREND_METRICS.filter((m) => m.statistics.includes('p99/p50')).map((m) => m.name);
     expect(offering).toEqual(['itl']);
+  });
+
+  it('offers capacity and cost per Mtok as sweep figures, with the median and mean only', () => {
+    const sweeps = TREND_METRICS.filter((m) => m.ofSweeps);
+    expect(sweeps.map((m) => [m.name, m.statistics])).toEqual([
+      ['capacity', ['p50', 'mean']],
+      ['cost_per_mtok', ['p50', 'mean']],
+    ]);
+    expect(SWEEP_STATISTICS).toEqual(['p50', 'mean']);
+  });
+
+  it('counts the sweeps that missed the SLO at their lowest load over every series and bucket', () => {
+    const trend = {
+      bucket: 'day' as const,
+      series: [
+        {
+          key: {},
+          points: [
+            { ...point(0, null), belowLowest: 2 },
+            { ...point(HOUR, 30), belowLowest: 0 },
+          ],
+        },
+        { key: {}, points: [point(0, 5), { ...point(HOUR, null), belowLowest: 1 }] },
+      ],
+    };
+    expect(belowLowestSweeps(trend)).toBe(3);
   });
 
   it('titles the value axis with the unit, a ratio with its label', () => {

@@ -1,9 +1,16 @@
-import { isStatistic, METRICS, statisticOf } from '@teapot/contracts/catalogue';
+import {
+  isStatistic,
+  METRICS,
+  statisticOf,
+  SWEEP_METRICS,
+  SWEEP_STATISTICS,
+} from '@teapot/contracts/catalogue';
 import type { Schemas } from '../api/client';
 
 type Trend = Pick<Schemas['TrendDto'], 'bucket' | 'series'>;
-// Capacity and cost are trends of sweeps, not of runs: they are drawn with the sweeps (no change points yet).
-type TrendMetric = Exclude<Schemas['TrendDto']['metric'], 'capacity' | 'cost_per_mtok'>;
+type TrendMetric = Schemas['TrendDto']['metric'];
+type SweepTrendMetric = keyof typeof SWEEP_METRICS;
+type RunTrendMetric = Exclude<TrendMetric, SweepTrendMetric>;
 type TrendStatistic = Schemas['TrendDto']['statistic'];
 export type TrendBucket = Schemas['TrendDto']['bucket'];
 
@@ -12,7 +19,7 @@ export type TrendBucket = Schemas['TrendDto']['bucket'];
  * statistics the catalogue offers each: the API answers 400 for any other pair, so the pickers never
  * offer one.
  */
-const TREND_LABELS: ReadonlyArray<[TrendMetric, string]> = [
+const TREND_LABELS: ReadonlyArray<[RunTrendMetric, string]> = [
   ['itl', 'ITL'],
   ['tpot', 'TPOT'],
   ['ttft', 'TTFT'],
@@ -22,11 +29,33 @@ const TREND_LABELS: ReadonlyArray<[TrendMetric, string]> = [
   ['goodput', 'goodput req/s'],
   ['error_rate', 'error rate'],
 ];
+const SWEEP_TREND_LABELS: ReadonlyArray<[SweepTrendMetric, string]> = [
+  ['capacity', 'capacity at SLO'],
+  ['cost_per_mtok', 'cost per Mtok at capacity'],
+];
 export const TREND_METRICS: ReadonlyArray<{
   name: TrendMetric;
   label: string;
   statistics: TrendStatistic[];
-}> = TREND_LABELS.map(([name, label]) => ({ name, label, statistics: [...METRICS[name].statistics] }));
+  /**
+   * A figure of whole sweeps (one sample per capacity search): no change points are computed for it,
+   * and no run of it is client-saturated on its own.
+   */
+  ofSweeps: boolean;
+}> = [
+  ...TREND_LABELS.map(([name, label]) => ({
+    name,
+    label,
+    statistics: [...METRICS[name].statistics],
+    ofSweeps: false,
+  })),
+  ...SWEEP_TREND_LABELS.map(([name, label]) => ({
+    name,
+    label,
+    statistics: [...SWEEP_STATISTICS],
+    ofSweeps: true,
+  })),
+];
 
 /** The catalogue's entry of a statistic the API named. */
 function definitionOf(statistic: string) {
@@ -102,6 +131,14 @@ export function trendPlotData(
     labels: trend.series.map((series) => seriesLabel(series.key, omit, names)),
     spanGaps: trend.bucket === 'run',
   };
+}
+
+/** Sweeps of the trend whose SLO failed even at their lowest load: counted, never drawn as 0. */
+export function belowLowestSweeps(trend: Trend): number {
+  return trend.series.reduce(
+    (sum, series) => sum + series.points.reduce((n, point) => n + (point.belowLowest ?? 0), 0),
+    0,
+  );
 }
 
 /** How one point of the trend reads, e.g. "12.4 ms", "0.021", "2.31×". */
