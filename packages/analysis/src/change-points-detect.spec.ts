@@ -1,5 +1,6 @@
-import type { ChangePoint, SeriesRun } from '@teapot/db';
-import { detectChangePoints, newChangePoints } from './change-points';
+import type { SeriesRun, StoredChangePoint } from '@teapot/db';
+import { changedMaterially, newChanges, planChangePoints } from './change-point-identity';
+import { detectChangePoints } from './change-points';
 
 const KEY = { endpointId: 'e1', profileId: 'p1' };
 const T0 = Date.UTC(2026, 10, 2);
@@ -32,20 +33,60 @@ describe('detectChangePoints (no database)', () => {
     expect(found.every((c) => c.metric === 'output_tokens_per_s')).toBe(true);
   });
 
-  it('announces only inserted change points with none of their series stored within 2 runs before', () => {
-    const robust = throughput.find((c) => c.mode === 'robust')!;
-    const stored = (inserted: boolean) => ({
-      changePoint: { ...robust, id: 'cp', detectedAt: new Date(), updatedAt: new Date() } as ChangePoint,
-      inserted,
+  const robust = throughput.find((c) => c.mode === 'robust')!;
+  const row = (id: string, at: number, more: Partial<StoredChangePoint> = {}): StoredChangePoint => ({
+    ...robust,
+    id,
+    runId: `run-${at}`,
+    detectedAt: new Date(),
+    updatedAt: new Date(),
+    retractedAt: null,
+    announcedMagnitude: null,
+    ...more,
+  });
+
+  it('refines a stored change point of the series within 5 runs in place, whatever its kind now', () => {
+    const drift = { ...robust, kind: 'drift' as const, runId: 'run-20', endRunId: 'run-39', runIndex: 20 };
+    expect(planChangePoints([row('moved', STEP - 5)], found, runs)).toMatchObject({
+      updates: [{ id: 'moved', changePoint: { runId: `run-${STEP}` } }],
+      retractions: [],
     });
-    const previousAt = (index: number) => [{ ...robust, runId: `run-${index}` }];
-    expect(newChangePoints(found, runs, { previous: [], stored: [stored(true)] })).toHaveLength(1);
-    expect(newChangePoints(found, runs, { previous: [], stored: [stored(false)] })).toEqual([]);
-    expect(newChangePoints(found, runs, { previous: previousAt(STEP - 2), stored: [stored(true)] })).toEqual(
-      [],
+    expect(planChangePoints([row('step', STEP)], [drift], runs)).toMatchObject({
+      updates: [{ id: 'step', changePoint: { kind: 'drift' } }],
+      inserts: [],
+    });
+    // Six runs off is another change: the stored one is retracted, the found one inserted.
+    const far = planChangePoints([row('far', STEP - 6)], [robust], runs);
+    expect(far).toEqual({ updates: [], inserts: [robust], retractions: ['far'] });
+    // Another series or mode is never the same change.
+    expect(planChangePoints([row('otava', STEP, { mode: 'otava' })], [robust], runs).updates).toEqual([]);
+  });
+
+  it('revives a retracted change point rather than inserting a new one, preferring a live one', () => {
+    const retracted = row('old', STEP, { retractedAt: new Date() });
+    expect(planChangePoints([retracted], [robust], runs).updates).toEqual([{ id: 'old', changePoint: robust }]);
+    expect(planChangePoints([retracted, row('live', STEP)], [robust], runs)).toMatchObject({
+      updates: [{ id: 'live' }],
+      retractions: [],
+    });
+  });
+
+  it('announces a drift going on from a step as that step, not as a second change', () => {
+    const step = row('step', STEP);
+    const drift = row('drift', STEP, { kind: 'drift', endRunId: 'run-39' });
+    expect(newChanges([drift], [step], runs)).toEqual([]);
+    expect(newChanges([step, drift], [], runs)).toEqual([step]);
+    expect(newChanges([row('later', 35)], [step], runs).map((c) => c.id)).toEqual(['later']);
+  });
+
+  it('judges an update material against the announced magnitude, not the last stored one', () => {
+    const announced = row('a', STEP, { magnitude: -0.3, announcedMagnitude: -0.3 });
+    expect(changedMaterially(announced, { ...announced, magnitude: -0.35 })).toBe(false);
+    expect(changedMaterially(announced, { ...announced, magnitude: -0.4 })).toBe(true);
+    expect(changedMaterially(announced, { ...announced, kind: 'drift' })).toBe(true);
+    expect(changedMaterially({ ...announced, retractedAt: new Date() }, announced)).toBe(true);
+    expect(changedMaterially({ ...announced, announcedMagnitude: null }, { ...announced, magnitude: 1 })).toBe(
+      false,
     );
-    expect(
-      newChangePoints(found, runs, { previous: previousAt(STEP - 3), stored: [stored(true)] }),
-    ).toHaveLength(1);
   });
 });

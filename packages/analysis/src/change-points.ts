@@ -15,23 +15,22 @@ import {
   type ChangePoint,
   type ChangePointFilter,
   type ChangePointMode,
-  type ChangePointReplacement,
   type ChangePointStore,
   type FoundChangePoint,
   type PoolClient,
   type SeriesKey,
   type SeriesRun,
+  type StoredChangePoint,
 } from '@teapot/db';
 import type { RunSummary } from '@teapot/measure';
 import { otavaChangePoints, robustChangePoints, type OtavaOptions, type RobustOptions } from '@teapot/stats';
+import { changedMaterially, newChanges, planChangePoints } from './change-point-identity';
 import { AnalysisInputError } from './errors';
 
 /** The most recent runs of a series that a recomputation reads (older change points are kept as stored). */
 export const MAX_SERIES_RUNS = 2_000;
 /** Fewer measured values than this and a series is not analysed yet. */
 export const MIN_SERIES_RUNS = 10;
-/** A stored change point within this many runs of a recomputed one is the same change, moved. */
-const SAME_CHANGE_RUNS = 2;
 export const MAX_CHANGE_POINTS_LIMIT = 1_000;
 
 export interface ChangePointOptions {
@@ -40,18 +39,29 @@ export interface ChangePointOptions {
   /** Runs read per series; default MAX_SERIES_RUNS. */
   maxRuns?: number;
   /**
-   * Called inside the storing transaction for each change point that is new: none of its series,
-   * mode and kind was stored within 2 runs of it before. Whatever it writes commits with it.
+   * Called inside the storing transaction with what is news (see ChangePointNews); whatever it writes
+   * commits with the change points.
    */
-  onDetected?: (client: PoolClient, changePoint: ChangePoint) => Promise<unknown>;
+  onNews?: (client: PoolClient, news: ChangePointNews) => Promise<unknown>;
 }
 
-export interface Recomputation {
+/**
+ * What a recomputation changed that a subscriber may hear of. A change keeps its stored row (and id)
+ * as later runs refine it, so one change is `detected` once.
+ */
+export interface ChangePointNews {
+  /** Change points stored for the first time, no other live one of their series next to them. */
+  detected: StoredChangePoint[];
+  /** Announced change points that changed materially since (see changedMaterially). */
+  updated: StoredChangePoint[];
+  /** Change points no longer found (hidden from lists; found again, they come back with their id). */
+  retracted: StoredChangePoint[];
+}
+
+export interface Recomputation extends ChangePointNews {
   series: number;
   runs: number;
   stored: number;
-  detected: ChangePoint[];
-  removed: number;
 }
 
 /** Every (metric, statistic) with a per-run value, as the catalogue declares them. */
@@ -160,9 +170,6 @@ function relative(before: number, after: number): number {
   return before === 0 ? 0 : after / before - 1;
 }
 
-const identity = (c: { metric: string; statistic: string; mode: string; kind: string }) =>
-  `${c.metric}|${c.statistic}|${c.mode}|${c.kind}`;
-
 /** Both modes' change points of every series of a pair, over its runs (oldest first); no I/O. */
 export function detectChangePoints(
   key: SeriesKey,
@@ -175,41 +182,10 @@ export function detectChangePoints(
 }
 
 /**
- * The stored change points that are news: inserted now, and none of their series, mode and kind was
- * stored within SAME_CHANGE_RUNS runs of them before (that one moved rather than appeared).
- */
-export function newChangePoints(
-  found: readonly DetectedChangePoint[],
-  runs: readonly SeriesRun[],
-  replacement: Pick<ChangePointReplacement, 'previous' | 'stored'>,
-): ChangePoint[] {
-  const indexOfRun = new Map(runs.map((run, i) => [run.id, i]));
-  const before = new Map<string, number[]>();
-  for (const previous of replacement.previous) {
-    const at = indexOfRun.get(previous.runId);
-    if (at === undefined) continue;
-    before.set(identity(previous), [...(before.get(identity(previous)) ?? []), at]);
-  }
-  const stored = new Map(
-    replacement.stored.map((row) => [`${identity(row.changePoint)}|${row.changePoint.runId}`, row]),
-  );
-  const news: ChangePoint[] = [];
-  for (const change of found) {
-    const row = stored.get(`${identity(change)}|${change.runId}`);
-    if (!row?.inserted) continue;
-    const near = (before.get(identity(change)) ?? []).some(
-      (at) => Math.abs(at - change.runIndex) <= SAME_CHANGE_RUNS,
-    );
-    if (!near) news.push(row.changePoint);
-  }
-  return news;
-}
-
-/**
  * Recomputes every change-point series of an (endpoint, profile) from its latest runs (both modes, every
- * metric and statistic of the catalogue) and stores the result in one transaction: change points of the
- * recomputed range that are no longer found are removed, the others inserted or updated. Serialized per
- * pair by the store, so overlapping jobs cannot interleave.
+ * metric and statistic of the catalogue) and stores the result in one transaction: a stored change point
+ * found again (near where it was, see planChangePoints) is updated in place, a new one inserted, one no
+ * longer found retracted. Serialized per pair by the store, so overlapping jobs cannot interleave.
  */
 export async function recomputeChangePoints(
   store: ChangePointStore,
@@ -219,12 +195,25 @@ export async function recomputeChangePoints(
   const runs = await store.seriesRuns(key, options.maxRuns ?? MAX_SERIES_RUNS);
   const found = detectChangePoints(key, runs, options);
   const from = runs[0]?.startedAt ?? new Date(0);
-  const { removed, result: detected } = await store.replace(key, from, found, async (replacement) => {
-    const news = newChangePoints(found, runs, replacement);
-    if (options.onDetected) for (const change of news) await options.onDetected(replacement.client, change);
-    return news;
-  });
-  return { series: CHANGE_POINT_SERIES.length, runs: runs.length, stored: found.length, detected, removed };
+  const news = await store.replace(
+    key,
+    from,
+    (stored) => planChangePoints(stored, found, runs),
+    async ({ client, updated, inserted, retracted }) => {
+      const news: ChangePointNews = {
+        detected: newChanges(
+          inserted,
+          updated.map((u) => u.current),
+          runs,
+        ),
+        updated: updated.filter((u) => changedMaterially(u.previous, u.current)).map((u) => u.current),
+        retracted,
+      };
+      if (options.onNews) await options.onNews(client, news);
+      return news;
+    },
+  );
+  return { series: CHANGE_POINT_SERIES.length, runs: runs.length, stored: found.length, ...news };
 }
 
 /** Change points at or after `from` and before `to`, of these series; `limit` default 100, at most MAX_CHANGE_POINTS_LIMIT. */

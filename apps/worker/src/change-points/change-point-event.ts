@@ -1,22 +1,57 @@
-import { changePointSurroundings, recordEvent, type ChangePoint, type PoolClient } from '@teapot/db';
+import type { ChangePointNews } from '@teapot/analysis';
+import type { WebhookEventType } from '@teapot/contracts';
+import {
+  changePointSurroundings,
+  markChangePointsAnnounced,
+  recordEvent,
+  type PoolClient,
+  type StoredChangePoint,
+} from '@teapot/db';
 
 /** A deployment-triggered run of the endpoint this long before a change explains it: no alert. */
 export const DEPLOYMENT_NEAR_MS = 24 * 3_600_000;
 
 /**
- * Writes a `changepoint.detected` webhook event, in the transaction that stores the change point,
- * when it is news: a robust-mode change (Otava mode is kept for comparison and flags sub-percent
- * shifts) of a scheduled run, with no deployment-triggered run of the endpoint in the day up to it.
- * A change a deployment caused is reported by that deployment's own verification instead.
+ * Writes the webhook events of a recomputation's news, in the transaction that stores the change points:
+ * - `changepoint.detected` for a new robust-mode change (Otava mode is kept for comparison and flags
+ *   sub-percent shifts) of a scheduled run with no deployment-triggered run of the endpoint in the day up
+ *   to it (a change a deployment caused is reported by that deployment's own verification);
+ * - `changepoint.updated` for an announced one that changed materially as later runs refined it;
+ * - `changepoint.retracted` for an announced one that is no longer found.
+ * The same change keeps its id through all three. Returns how many events it wrote.
  */
-export async function recordChangePointEvent(client: PoolClient, changePoint: ChangePoint): Promise<boolean> {
-  if (changePoint.mode !== 'robust') return false;
-  const { scheduled, deployedBefore } = await changePointSurroundings(
+export async function recordChangePointNews(client: PoolClient, news: ChangePointNews): Promise<number> {
+  const announced: StoredChangePoint[] = [];
+  for (const changePoint of news.detected) {
+    if (changePoint.mode !== 'robust') continue;
+    const { scheduled, deployedBefore } = await changePointSurroundings(
+      client,
+      changePoint,
+      DEPLOYMENT_NEAR_MS,
+    );
+    if (!scheduled || deployedBefore) continue;
+    await recordChangePointEvent(client, 'changepoint.detected', changePoint);
+    announced.push(changePoint);
+  }
+  // Only announced change points are updated or retracted in news, so they passed the filters above.
+  for (const changePoint of news.updated) {
+    await recordChangePointEvent(client, 'changepoint.updated', changePoint);
+    announced.push(changePoint);
+  }
+  const retracted = news.retracted.filter((c) => c.announcedMagnitude !== null);
+  for (const changePoint of retracted) await recordChangePointEvent(client, 'changepoint.retracted', changePoint);
+  await markChangePointsAnnounced(
     client,
-    changePoint,
-    DEPLOYMENT_NEAR_MS,
+    announced.map((c) => ({ id: c.id, magnitude: c.magnitude })),
   );
-  if (!scheduled || deployedBefore) return false;
+  return announced.length + retracted.length;
+}
+
+async function recordChangePointEvent(
+  client: PoolClient,
+  type: Extract<WebhookEventType, `changepoint.${string}`>,
+  changePoint: StoredChangePoint,
+): Promise<void> {
   const series = new URLSearchParams({
     endpointId: changePoint.endpointId,
     profileId: changePoint.profileId,
@@ -25,7 +60,7 @@ export async function recordChangePointEvent(client: PoolClient, changePoint: Ch
     mode: changePoint.mode,
   });
   await recordEvent(client, {
-    type: 'changepoint.detected',
+    type,
     endpointId: changePoint.endpointId,
     data: {
       id: changePoint.id,
@@ -40,12 +75,14 @@ export async function recordChangePointEvent(client: PoolClient, changePoint: Ch
       runId: changePoint.runId,
       previousRunId: changePoint.previousRunId,
       endRunId: changePoint.endRunId,
+      runsBefore: changePoint.runsBefore,
+      runsAfter: changePoint.runsAfter,
       meanBefore: changePoint.meanBefore,
       meanAfter: changePoint.meanAfter,
       magnitude: changePoint.magnitude,
       pValue: changePoint.pValue,
+      detectedAt: changePoint.detectedAt.toISOString(),
     },
     links: { run: `/runs/${changePoint.runId}`, changePoints: `/change-points?${series}` },
   });
-  return true;
 }
