@@ -33,7 +33,8 @@ export function planChangePoints(
   found.forEach((change, f) => {
     stored.forEach((row, s) => {
       const gap = gapOf(change, row);
-      if (gap <= SAME_CHANGE_RUNS) pairs.push({ stored: s, found: f, gap, retracted: row.retractedAt !== null });
+      if (gap <= SAME_CHANGE_RUNS)
+        pairs.push({ stored: s, found: f, gap, retracted: row.retractedAt !== null });
     });
   });
   pairs.sort((x, y) => x.gap - y.gap || Number(x.retracted) - Number(y.retracted));

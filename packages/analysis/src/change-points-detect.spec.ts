@@ -64,7 +64,9 @@ describe('detectChangePoints (no database)', () => {
 
   it('revives a retracted change point rather than inserting a new one, preferring a live one', () => {
     const retracted = row('old', STEP, { retractedAt: new Date() });
-    expect(planChangePoints([retracted], [robust], runs).updates).toEqual([{ id: 'old', changePoint: robust }]);
+    expect(planChangePoints([retracted], [robust], runs).updates).toEqual([
+      { id: 'old', changePoint: robust },
+    ]);
     expect(planChangePoints([retracted, row('live', STEP)], [robust], runs)).toMatchObject({
       updates: [{ id: 'live' }],
       retractions: [],
@@ -85,8 +87,8 @@ describe('detectChangePoints (no database)', () => {
     expect(changedMaterially(announced, { ...announced, magnitude: -0.4 })).toBe(true);
     expect(changedMaterially(announced, { ...announced, kind: 'drift' })).toBe(true);
     expect(changedMaterially({ ...announced, retractedAt: new Date() }, announced)).toBe(true);
-    expect(changedMaterially({ ...announced, announcedMagnitude: null }, { ...announced, magnitude: 1 })).toBe(
-      false,
-    );
+    expect(
+      changedMaterially({ ...announced, announcedMagnitude: null }, { ...announced, magnitude: 1 }),
+    ).toBe(false);
   });
 });

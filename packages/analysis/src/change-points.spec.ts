@@ -108,7 +108,9 @@ describe('recomputeChangePoints', () => {
       {
         onNews: async (client, news) => {
           for (const changePoint of news.detected) {
-            const { rows } = await client.query('SELECT id FROM change_points WHERE id = $1', [changePoint.id]);
+            const { rows } = await client.query('SELECT id FROM change_points WHERE id = $1', [
+              changePoint.id,
+            ]);
             if (rows.length === 1) seen.push(changePoint.id);
           }
         },
@@ -138,9 +140,10 @@ describe('recomputeChangePoints', () => {
       mode: 'robust',
     });
     expect(left.changePoints.map((c) => c.id)).toEqual([robust.id]);
-    const { rows } = await db.pool.query('SELECT 1 FROM change_points WHERE run_id = $1 AND retracted_at IS NOT NULL', [
-      runIds[5],
-    ]);
+    const { rows } = await db.pool.query(
+      'SELECT 1 FROM change_points WHERE run_id = $1 AND retracted_at IS NOT NULL',
+      [runIds[5]],
+    );
     expect(rows).toHaveLength(1);
   });
 });

@@ -39,7 +39,8 @@ export async function recordChangePointNews(client: PoolClient, news: ChangePoin
     announced.push(changePoint);
   }
   const retracted = news.retracted.filter((c) => c.announcedMagnitude !== null);
-  for (const changePoint of retracted) await recordChangePointEvent(client, 'changepoint.retracted', changePoint);
+  for (const changePoint of retracted)
+    await recordChangePointEvent(client, 'changepoint.retracted', changePoint);
   await markChangePointsAnnounced(
     client,
     announced.map((c) => ({ id: c.id, magnitude: c.magnitude })),

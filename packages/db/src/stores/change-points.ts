@@ -327,7 +327,11 @@ async function write(
 }
 
 function storedChangePointOf(row: ChangePointRow): StoredChangePoint {
-  return { ...changePointOf(row), retractedAt: row.retracted_at, announcedMagnitude: row.announced_magnitude };
+  return {
+    ...changePointOf(row),
+    retractedAt: row.retracted_at,
+    announcedMagnitude: row.announced_magnitude,
+  };
 }
 
 function changePointOf(row: ChangePointRow): ChangePoint {
