@@ -25,3 +25,4 @@ export {
   type SeriesKind,
   type SeriesShape,
 } from './synthetic';
+export { familySeries, SERIES_FAMILIES, type SeriesFamily } from './families';
