@@ -33,6 +33,24 @@ describe('detectChangePoints (no database)', () => {
     expect(found.every((c) => c.metric === 'output_tokens_per_s')).toBe(true);
   });
 
+  it("takes a profile's comparison threshold for a series as the smallest change it reports", () => {
+    // 4% slower from run 40 on, in 1% noise: over the 2% default, under a profile's 5%.
+    const slower: SeriesRun[] = Array.from({ length: 80 }, (_, i) => ({
+      id: `run-${i}`,
+      startedAt: new Date(T0 + i * 3_600_000),
+      values: { output_tokens_per_s: (i < 40 ? 1000 : 960) * (1 + 0.01 * Math.sin(i * 2.7)) },
+    }));
+    const robustSteps = (profileThresholds?: { profileId: string; thresholds: Record<string, unknown> }) =>
+      detectChangePoints(KEY, slower, { profileThresholds })
+        .filter((c) => c.mode === 'robust' && c.metric === 'output_tokens_per_s')
+        .map((c) => c.runIndex);
+    expect(robustSteps()).toEqual([40]);
+    expect(robustSteps({ profileId: 'p1', thresholds: { output_tokens_per_s: 0.05 } })).toEqual([]);
+    expect(robustSteps({ profileId: 'p1', thresholds: { 'output_tokens_per_s.mean': 0.03 } })).toEqual([40]);
+    // A key that is no metric is ignored, as comparisons ignore it.
+    expect(robustSteps({ profileId: 'p1', thresholds: { nope: 0.5 } })).toEqual([40]);
+  });
+
   const robust = throughput.find((c) => c.mode === 'robust')!;
   const row = (id: string, at: number, more: Partial<StoredChangePoint> = {}): StoredChangePoint => ({
     ...robust,

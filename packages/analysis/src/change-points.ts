@@ -21,10 +21,12 @@ import {
   type SeriesKey,
   type SeriesRun,
   type StoredChangePoint,
+  type StoredThresholds,
 } from '@teapot/db';
 import type { RunSummary } from '@teapot/measure';
 import { otavaChangePoints, robustChangePoints, type OtavaOptions, type RobustOptions } from '@teapot/stats';
 import { changedMaterially, newChanges, planChangePoints } from './change-point-identity';
+import { thresholdOf, usableThresholds } from './comparisons/thresholds';
 import { AnalysisInputError } from './errors';
 
 /** The most recent runs of a series that a recomputation reads (older change points are kept as stored). */
@@ -35,7 +37,11 @@ export const MAX_CHANGE_POINTS_LIMIT = 1_000;
 
 export interface ChangePointOptions {
   otava?: OtavaOptions;
+  /** The robust mode's options; a series whose profile sets a comparison threshold for it (relative,
+   *  by metric or metric.statistic) takes that as its `minChange`. */
   robust?: RobustOptions;
+  /** The profile's comparison thresholds as stored (recomputeChangePoints reads them). */
+  profileThresholds?: StoredThresholds;
   /** Runs read per series; default MAX_SERIES_RUNS. */
   maxRuns?: number;
   /**
@@ -135,7 +141,7 @@ function detect(
       }),
     ),
   );
-  const robust = robustChangePoints(values, options.robust).findings;
+  const robust = robustChangePoints(values, robustOptionsOf(metric, statistic, options)).findings;
   const steps = robust.filter((f) => f.kind === 'step');
   for (const finding of robust) {
     const stats = {
@@ -164,6 +170,23 @@ function detect(
   return found;
 }
 
+/**
+ * The robust options of one series: the change that matters for it is its profile's comparison
+ * threshold when the profile sets one (the same "change that matters" as comparisons), else the
+ * detector's minimum (2%). Thresholds of fractions (absolute, e.g. the error rate) are not relative
+ * changes and are left to the default.
+ */
+function robustOptionsOf(
+  metric: MetricName,
+  statistic: Statistic,
+  options: ChangePointOptions,
+): RobustOptions {
+  if (!options.profileThresholds) return options.robust ?? {};
+  const { threshold } = thresholdOf(metric, statistic, {}, usableThresholds([options.profileThresholds]));
+  if (threshold.source !== 'profile' || threshold.kind !== 'relative') return options.robust ?? {};
+  return { ...options.robust, minChange: threshold.value };
+}
+
 type Stats = Pick<ChangePoint, 'meanBefore' | 'meanAfter' | 'magnitude' | 'pValue'>;
 
 function relative(before: number, after: number): number {
@@ -174,7 +197,7 @@ function relative(before: number, after: number): number {
 export function detectChangePoints(
   key: SeriesKey,
   runs: readonly SeriesRun[],
-  options: Pick<ChangePointOptions, 'otava' | 'robust'> = {},
+  options: Pick<ChangePointOptions, 'otava' | 'robust' | 'profileThresholds'> = {},
 ): DetectedChangePoint[] {
   return CHANGE_POINT_SERIES.flatMap(({ metric, statistic }) =>
     detect(key, metric, statistic, runs, options),
@@ -193,7 +216,8 @@ export async function recomputeChangePoints(
   options: ChangePointOptions = {},
 ): Promise<Recomputation> {
   const runs = await store.seriesRuns(key, options.maxRuns ?? MAX_SERIES_RUNS);
-  const found = detectChangePoints(key, runs, options);
+  const profileThresholds = options.profileThresholds ?? (await store.profileThresholds(key));
+  const found = detectChangePoints(key, runs, { ...options, profileThresholds });
   const from = runs[0]?.startedAt ?? new Date(0);
   const news = await store.replace(
     key,

@@ -9,6 +9,7 @@ import {
 } from '@teapot/contracts';
 import type { PoolClient } from 'pg';
 import { poolOf, type RunStore } from '../run-store';
+import { ProfileStore, type StoredThresholds } from './profiles';
 import { Parameters } from './serving-config';
 
 export const CHANGE_POINT_MODES = ['otava', 'robust'] as const;
@@ -153,6 +154,13 @@ export class ChangePointStore {
       startedAt: row.started_at,
       values: Object.fromEntries(METRIC_NAMES.map((m) => [m, row[m] === null ? null : row[m]])),
     }));
+  }
+
+  /** The pair's profile's comparison thresholds as stored ({} when it sets none): the change that
+   *  matters per metric, which change-point detection takes as its minimum too. */
+  async profileThresholds(key: SeriesKey): Promise<StoredThresholds> {
+    const [stored] = await new ProfileStore(this.db).comparisonThresholds([key.profileId]);
+    return stored ?? { profileId: key.profileId, thresholds: {} };
   }
 
   /** Whether a measured run of the pair finished at or after `mark` (database time). */
