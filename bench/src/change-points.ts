@@ -30,6 +30,7 @@ import {
   robustChangePoints,
   scoreDetections,
   SERIES_KINDS,
+  stepStillHolds,
   type SeriesFamily,
   type Detection,
   type LabelledSeries,
@@ -165,8 +166,8 @@ function families(): void {
 /**
  * Online use: a series of 300 runs of 3% lognormal noise, then runs after a step arriving one at a
  * time, detected anew at each; the delay is the runs after the step when the robust mode first reports
- * a step within 5 runs of it, and the drift how far that step moves (or whether it is withdrawn) while
- * the next 100 runs arrive.
+ * a step within 5 runs of it; then, over the next 100 runs, how far it moves and whether it is
+ * withdrawn (not found, and no longer holding where it was: the recomputation's hysteresis).
  */
 function delays(): void {
   const SEEDS = 20;
@@ -181,18 +182,21 @@ function delays(): void {
         (_, i) => 20 * (i >= 300 ? 1 + size : 1) * Math.exp(0.03 * standardNormal(random)),
       );
       let first = -1;
+      let last = 300;
       for (let n = 301; n <= 500; n++) {
         const step = robustChangePoints(values.slice(0, n)).findings.find(
           (f) => f.kind === 'step' && Math.abs(f.index - 300) <= FAMILY_TOLERANCE,
         );
         if (first < 0) {
-          if (step) first = n - 300;
+          if (step) [first, last] = [n - 300, step.index];
           continue;
         }
         if (!step) {
+          if (stepStillHolds(values.slice(0, n), last, { from: 0, to: n })) continue;
           withdrawn++;
           break;
         }
+        last = step.index;
         moved = Math.max(moved, Math.abs(step.index - 300));
         if (n - 300 >= first + 100) break;
       }

@@ -20,13 +20,15 @@ const seriesOf = (c: { metric: string; statistic: string; mode: string }) =>
 /**
  * Pairs what a recomputation found with what is stored (one to one, nearest first, a live change point
  * before a retracted one): a pair is an update of the stored row, a found change without a pair is
- * inserted, a live stored one without a pair is retracted. A stored change point whose runs are no longer
- * read (older than the recomputed range) is not in `stored` and so is kept as it is.
+ * inserted, a live stored one without a pair is retracted unless it `holds` still (hysteresis: kept as
+ * it is). A stored change point whose runs are no longer read (older than the recomputed range) is not
+ * in `stored` and so is kept as it is.
  */
 export function planChangePoints(
   stored: readonly StoredChangePoint[],
   found: readonly DetectedChangePoint[],
   runs: readonly SeriesRun[],
+  holds: (changePoint: StoredChangePoint) => boolean = () => false,
 ): ChangePointPlan {
   const gapOf = gapInRuns(runs);
   const pairs: Array<{ stored: number; found: number; gap: number; retracted: boolean }> = [];
@@ -50,7 +52,9 @@ export function planChangePoints(
   return {
     updates,
     inserts: found.filter((_, f) => !foundUsed.has(f)),
-    retractions: stored.filter((row, s) => !storedUsed.has(s) && row.retractedAt === null).map((r) => r.id),
+    retractions: stored
+      .filter((row, s) => !storedUsed.has(s) && row.retractedAt === null && !holds(row))
+      .map((r) => r.id),
   };
 }
 

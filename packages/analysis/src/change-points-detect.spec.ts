@@ -80,6 +80,15 @@ describe('detectChangePoints (no database)', () => {
     expect(planChangePoints([row('otava', STEP, { mode: 'otava' })], [robust], runs).updates).toEqual([]);
   });
 
+  it('keeps a stored change point it did not find when it still holds there, and retracts it otherwise', () => {
+    const far = row('far', STEP - 10);
+    expect(planChangePoints([far], [robust], runs, () => true)).toMatchObject({
+      retractions: [],
+      updates: [],
+    });
+    expect(planChangePoints([far], [robust], runs, () => false).retractions).toEqual(['far']);
+  });
+
   it('revives a retracted change point rather than inserting a new one, preferring a live one', () => {
     const retracted = row('old', STEP, { retractedAt: new Date() });
     expect(planChangePoints([retracted], [robust], runs).updates).toEqual([

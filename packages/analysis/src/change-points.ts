@@ -24,7 +24,13 @@ import {
   type StoredThresholds,
 } from '@teapot/db';
 import type { RunSummary } from '@teapot/measure';
-import { otavaChangePoints, robustChangePoints, type OtavaOptions, type RobustOptions } from '@teapot/stats';
+import {
+  otavaChangePoints,
+  robustChangePoints,
+  stepStillHolds,
+  type OtavaOptions,
+  type RobustOptions,
+} from '@teapot/stats';
 import { changedMaterially, newChanges, planChangePoints } from './change-point-identity';
 import { thresholdOf, usableThresholds } from './comparisons/thresholds';
 import { AnalysisInputError } from './errors';
@@ -85,6 +91,46 @@ function valueOf(run: SeriesRun, metric: MetricName, statistic: Statistic): numb
   return typeof value === 'number' && Number.isFinite(value) ? value : null;
 }
 
+/** The runs of a series that have a value, with their place among all the pair's runs. */
+function seriesPoints(
+  runs: readonly SeriesRun[],
+  metric: MetricName,
+  statistic: Statistic,
+): Array<{ run: SeriesRun; index: number; value: number }> {
+  const points: Array<{ run: SeriesRun; index: number; value: number }> = [];
+  runs.forEach((run, index) => {
+    const value = valueOf(run, metric, statistic);
+    if (value !== null) points.push({ run, index, value });
+  });
+  return points;
+}
+
+/**
+ * Whether a stored robust step the recomputation did not find again still holds where it is, between
+ * the steps found in its series (stepStillHolds: a weaker bar than a new step's), so that a step found
+ * on marginal evidence is not withdrawn and found again as the next runs arrive.
+ */
+function stillHolds(
+  row: StoredChangePoint,
+  runs: readonly SeriesRun[],
+  found: readonly DetectedChangePoint[],
+  options: ChangePointOptions,
+): boolean {
+  if (row.mode !== 'robust' || row.kind !== 'step') return false;
+  const points = seriesPoints(runs, row.metric, row.statistic);
+  const at = points.findIndex((p) => p.run.id === row.runId);
+  if (at < 0) return false;
+  const steps = found
+    .filter((c) => c.mode === 'robust' && c.metric === row.metric && c.statistic === row.statistic)
+    .map((c) => points.findIndex((p) => p.run.id === c.runId));
+  const bounds = {
+    from: Math.max(0, ...steps.filter((i) => i < at)),
+    to: Math.min(points.length, ...steps.filter((i) => i > at)),
+  };
+  const values = points.map((p) => p.value);
+  return stepStillHolds(values, at, bounds, robustOptionsOf(row.metric, row.statistic, options));
+}
+
 export type DetectedChangePoint = FoundChangePoint & { unit: string; runIndex: number };
 
 /** Both modes' change points of one series, over runs (oldest first) that have a value. */
@@ -95,11 +141,7 @@ function detect(
   runs: readonly SeriesRun[],
   options: ChangePointOptions,
 ): DetectedChangePoint[] {
-  const points: Array<{ run: SeriesRun; index: number; value: number }> = [];
-  runs.forEach((run, index) => {
-    const value = valueOf(run, metric, statistic);
-    if (value !== null) points.push({ run, index, value });
-  });
+  const points = seriesPoints(runs, metric, statistic);
   if (points.length < MIN_SERIES_RUNS) return [];
   const values = points.map((p) => p.value);
   const definition: MetricDefinition = METRICS[metric];
@@ -222,7 +264,10 @@ export async function recomputeChangePoints(
   const news = await store.replace(
     key,
     from,
-    (stored) => planChangePoints(stored, found, runs),
+    (stored) =>
+      planChangePoints(stored, found, runs, (row) =>
+        stillHolds(row, runs, found, { ...options, profileThresholds }),
+      ),
     async ({ client, updated, inserted, retracted }) => {
       const news: ChangePointNews = {
         detected: newChanges(

@@ -12,6 +12,7 @@ export {
 export {
   otavaChangePoints,
   robustChangePoints,
+  stepStillHolds,
   labelledSeries,
   familySeries,
   scoreDetections,

@@ -3,12 +3,23 @@
  * levels joined by a ramp (a drift that levels off), one robust line, or one level, each point's loss
  * capped so that a spike costs every fit the same. The robust detector's step and drift tests read them.
  */
+import { mannWhitneyU } from '../mann-whitney';
+
+/** A step at `index` of y[from..to): its Mann-Whitney p-value, median shift, and that in noise levels. */
+export function stepTest(y: Float64Array, from: number, index: number, to: number, noise: number) {
+  const left = y.subarray(from, index);
+  const right = y.subarray(index, to);
+  if (left.length === 0 || right.length === 0) return { pValue: 1, effect: 0, shift: 0 };
+  const pValue = mannWhitneyU(left, right).pValue;
+  const shift = median(Float64Array.from(right)) - median(Float64Array.from(left));
+  return { pValue, effect: Math.abs(shift) / noise, shift };
+}
 
 /**
  * True when a step at `index` (within 5 runs) is the best account of y[from..to): it beats one level by
  * 3 log(runs), a robust line by log(runs), and no ramp through it beats it by log(runs). The margin a
  * true step earns grows with its runs (about runs x shift^2 / 32 sigma^2); on a drift, a line or a ramp
- * fits better whatever the runs.
+ * fits better whatever the runs. `strictness` scales the margins (a reported step is kept at half).
  */
 export function stepFitsBetter(
   y: Float64Array,
@@ -16,8 +27,9 @@ export function stepFitsBetter(
   index: number,
   to: number,
   noise: number,
+  strictness = 1,
 ): boolean {
-  const margin = Math.log(to - from);
+  const margin = strictness * Math.log(to - from);
   const stepLoss = nearStepLoss(y, from, index, to, noise);
   // Against no change at all the step pays for its level and for where it was searched (a penalty
   // of 3 log(runs), as in the modified BIC): a few runs a little apart between two steps do not.

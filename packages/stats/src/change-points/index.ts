@@ -26,3 +26,4 @@ export {
   type SeriesShape,
 } from './synthetic';
 export { familySeries, SERIES_FAMILIES, type SeriesFamily } from './families';
+export { stepStillHolds } from './holds';

@@ -1,4 +1,5 @@
 import { otavaChangePoints } from './otava';
+import { stepStillHolds } from './holds';
 import { robustChangePoints } from './robust';
 import { labelledSeries, scoreDetections, type SeriesKind } from './synthetic';
 import { mulberry32, standardNormal } from '@teapot/random';
@@ -139,6 +140,20 @@ describe('robustChangePoints', () => {
       expect(truePositives).toBeGreaterThanOrEqual(0.9 * labels);
       expect(falsePositives).toBeLessThanOrEqual(0.1 * labels);
     }
+  });
+});
+
+describe('stepStillHolds', () => {
+  it('keeps a reported step while its runs support it, at a weaker bar than a new one, and drops others', () => {
+    const values = heavyTailed(31, 308, (i) => (i < 300 ? 20 : 21), 0.03);
+    const all = { from: 0, to: values.length };
+    // 8 runs into a 5% step in 3% noise: too early for a new step here, enough to keep a reported one.
+    expect(robustChangePoints(values).findings).toEqual([]);
+    expect(stepStillHolds(values, 300, all)).toBe(true);
+    expect(stepStillHolds(values, 150, all)).toBe(false);
+    // Under the practical minimum, or at the series' edge, nothing holds.
+    expect(stepStillHolds(values, 300, all, { minChange: 0.2 })).toBe(false);
+    expect(stepStillHolds(values, 306, all)).toBe(false);
   });
 });
 

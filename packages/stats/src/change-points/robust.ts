@@ -7,6 +7,7 @@ import {
   rampLoss,
   SPIKE_CAP,
   stepFitsBetter,
+  stepTest,
   trimmedMean,
   twoStepLoss,
 } from './fits';
@@ -388,15 +389,6 @@ function placeStep(y: Float64Array, from: number, index: number, to: number, noi
     }
   }
   return best;
-}
-
-function stepTest(y: Float64Array, from: number, index: number, to: number, noise: number) {
-  const left = y.subarray(from, index);
-  const right = y.subarray(index, to);
-  if (left.length === 0 || right.length === 0) return { pValue: 1, effect: 0, shift: 0 };
-  const pValue = mannWhitneyU(left, right).pValue;
-  const shift = median(Float64Array.from(right)) - median(Float64Array.from(left));
-  return { pValue, effect: Math.abs(shift) / noise, shift };
 }
 
 /**
