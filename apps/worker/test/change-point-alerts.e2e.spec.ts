@@ -80,18 +80,27 @@ describe('change-point alerts: one change, one detected event however many runs 
       await storeRun(FLAT + k - 1, 1 + 0.03 * k);
       await recompute();
     }
+    type Listed = { id: string; metric: string; statistic: string };
     const { rows: events } = await world.db.pool.query<{
       type: string;
-      data: { id: string; metric: string; statistic: string };
+      data: Listed & { changePoints: Listed[] };
     }>(`SELECT type, data FROM webhook_events WHERE type LIKE 'changepoint.%' ORDER BY created_at`);
     const detected = events.filter((e) => e.type === 'changepoint.detected');
     const perSeries = new Map<string, number>();
-    for (const { data } of detected) {
-      const series = `${data.metric} ${data.statistic}`;
-      perSeries.set(series, (perSeries.get(series) ?? 0) + 1);
-    }
+    for (const { data } of detected)
+      for (const listed of data.changePoints) {
+        const series = `${listed.metric} ${listed.statistic}`;
+        perSeries.set(series, (perSeries.get(series) ?? 0) + 1);
+      }
     expect(perSeries.get('itl p99')).toBe(1);
     expect([...perSeries.entries()].filter(([, count]) => count > 1)).toEqual([]);
+    // One change seen in several series of the profile (ITL and inter-chunk gaps, their percentiles)
+    // is one event listing them.
+    const itl = detected.find((e) =>
+      e.data.changePoints.some((c) => c.metric === 'itl' && c.statistic === 'p99'),
+    )!;
+    expect(itl.data.changePoints.length).toBeGreaterThan(1);
+    expect(detected.length).toBeLessThan(perSeries.size);
 
     // The announced change point is the one stored now (same id), refined in place since.
     const stored = await listChangePoints(new ChangePointStore(world.db), {
@@ -99,11 +108,11 @@ describe('change-point alerts: one change, one detected event however many runs 
       statistic: 'p99',
       mode: 'robust',
     });
-    const [itl] = detected.filter((e) => e.data.metric === 'itl' && e.data.statistic === 'p99');
-    const announced = stored.changePoints.find((c) => c.id === itl.data.id);
+    const itlP99 = itl.data.changePoints.find((c) => c.metric === 'itl' && c.statistic === 'p99')!;
+    const announced = stored.changePoints.find((c) => c.id === itlP99.id);
     expect(announced?.magnitude).toBeGreaterThan(0.3);
     // Later events about it are updates of the same id, and fewer than the runs that refined it.
-    const later = events.filter((e) => e.type !== 'changepoint.detected' && e.data.id === itl.data.id);
+    const later = events.filter((e) => e.type !== 'changepoint.detected' && e.data.id === itlP99.id);
     expect(later.every((e) => e.type === 'changepoint.updated')).toBe(true);
     expect(later.length).toBeLessThan(DRIFTING / 2);
   });

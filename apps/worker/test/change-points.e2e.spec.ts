@@ -91,14 +91,20 @@ describe('change-points queue: change points recomputed as runs arrive', () => {
     expect(found[0]).toMatchObject({ endpointId, profileId, kind: 'step', runId: runIds[STEP] });
     expect(found[0].magnitude).toBeGreaterThan(1);
     // Announced once, as a webhook event written with it (the scheduled series saw no deployment).
-    const events = await world.db.pool.query<{ data: { id: string; kind: string }; deliveries: number }>(
+    // One event for the change, listing every series it shows in (ITL P99 among them).
+    const events = await world.db.pool.query<{
+      data: { id: string; kind: string; changePoints: Array<{ id: string; metric: string; kind: string }> };
+      deliveries: number;
+    }>(
       `SELECT e.data, (SELECT count(*)::int FROM webhook_deliveries d WHERE d.event_id = e.id) AS deliveries
          FROM webhook_events e WHERE e.type = 'changepoint.detected'`,
     );
-    const announced = events.rows.filter((row) => row.data.id === found[0].id);
-    expect(announced).toEqual([
-      { data: expect.objectContaining({ kind: 'step', metric: 'itl' }), deliveries: 1 },
-    ]);
+    const announced = events.rows.filter((row) => row.data.changePoints.some((c) => c.id === found[0].id));
+    expect(announced).toHaveLength(1);
+    expect(announced[0].deliveries).toBe(1);
+    expect(announced[0].data.changePoints).toContainEqual(
+      expect.objectContaining({ id: found[0].id, kind: 'step', metric: 'itl' }),
+    );
     expect(events.rows.every((row) => (row.data as unknown as { mode: string }).mode === 'robust')).toBe(
       true,
     );

@@ -82,10 +82,31 @@ export function newChanges(
   );
 }
 
+/**
+ * The detected change points of one recomputation grouped by change: the same change seen in several
+ * metrics or statistics of the pair (TTFT p50 and p99, E2E) is one group when their spans are within
+ * SAME_CHANGE_RUNS of a member's, in the same mode. Largest |magnitude| first in each group.
+ */
+export function sameChanges(
+  detected: readonly StoredChangePoint[],
+  runs: readonly SeriesRun[],
+): StoredChangePoint[][] {
+  const gapOf = gapInRuns(runs, true);
+  const groups: StoredChangePoint[][] = [];
+  for (const change of detected) {
+    const near = groups.filter((group) => group.some((other) => gapOf(change, other) <= SAME_CHANGE_RUNS));
+    const merged = [change, ...near.flat()];
+    for (const group of near) groups.splice(groups.indexOf(group), 1);
+    groups.push(merged);
+  }
+  return groups.map((group) => group.sort((a, b) => Math.abs(b.magnitude) - Math.abs(a.magnitude)));
+}
+
 type Located = { metric: string; statistic: string; mode: string; runId: string; endRunId: string | null };
 
-/** The runs between two change points' spans (0 when they overlap), Infinity across series or off the runs read. */
-function gapInRuns(runs: readonly SeriesRun[]): (a: Located, b: Located) => number {
+/** The runs between two change points' spans (0 when they overlap); Infinity across modes, across series
+ *  unless `acrossSeries`, or off the runs read. */
+function gapInRuns(runs: readonly SeriesRun[], acrossSeries = false): (a: Located, b: Located) => number {
   const indexOfRun = new Map(runs.map((run, i) => [run.id, i]));
   const spanOf = (c: Located) => {
     const start = indexOfRun.get(c.runId);
@@ -93,7 +114,7 @@ function gapInRuns(runs: readonly SeriesRun[]): (a: Located, b: Located) => numb
     return [start, c.endRunId === null ? start : (indexOfRun.get(c.endRunId) ?? start)] as const;
   };
   return (a, b) => {
-    if (seriesOf(a) !== seriesOf(b)) return Infinity;
+    if (acrossSeries ? a.mode !== b.mode : seriesOf(a) !== seriesOf(b)) return Infinity;
     const [spanA, spanB] = [spanOf(a), spanOf(b)];
     if (!spanA || !spanB) return Infinity;
     return Math.max(0, Math.max(spanA[0], spanB[0]) - Math.min(spanA[1], spanB[1]));

@@ -1,5 +1,5 @@
 import type { SeriesRun, StoredChangePoint } from '@teapot/db';
-import { changedMaterially, newChanges, planChangePoints } from './change-point-identity';
+import { changedMaterially, newChanges, planChangePoints, sameChanges } from './change-point-identity';
 import { detectChangePoints } from './change-points';
 
 const KEY = { endpointId: 'e1', profileId: 'p1' };
@@ -106,6 +106,15 @@ describe('detectChangePoints (no database)', () => {
     expect(newChanges([drift], [step], runs)).toEqual([]);
     expect(newChanges([step, drift], [], runs)).toEqual([step]);
     expect(newChanges([row('later', 35)], [step], runs).map((c) => c.id)).toEqual(['later']);
+  });
+
+  it('groups one change seen in several series of the pair, largest first, by mode and place', () => {
+    const p50 = row('p50', STEP, { metric: 'itl', statistic: 'p50', magnitude: 0.1 });
+    const p99 = row('p99', STEP + 2, { metric: 'itl', statistic: 'p99', magnitude: 0.3 });
+    const later = row('later', STEP + 10, { metric: 'ttft', statistic: 'p50' });
+    const otava = row('otava', STEP, { metric: 'itl', statistic: 'p50', mode: 'otava' });
+    const groups = sameChanges([p50, p99, later, otava], runs).map((g) => g.map((c) => c.id));
+    expect(groups).toEqual([['p99', 'p50'], ['later'], ['otava']]);
   });
 
   it('judges an update material against the announced magnitude, not the last stored one', () => {

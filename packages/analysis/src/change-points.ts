@@ -31,7 +31,7 @@ import {
   type OtavaOptions,
   type RobustOptions,
 } from '@teapot/stats';
-import { changedMaterially, newChanges, planChangePoints } from './change-point-identity';
+import { changedMaterially, newChanges, planChangePoints, sameChanges } from './change-point-identity';
 import { thresholdOf, usableThresholds } from './comparisons/thresholds';
 import { AnalysisInputError } from './errors';
 
@@ -64,6 +64,8 @@ export interface ChangePointOptions {
 export interface ChangePointNews {
   /** Change points stored for the first time, no other live one of their series next to them. */
   detected: StoredChangePoint[];
+  /** `detected` grouped by change: one change seen in several series of the pair (see sameChanges). */
+  detectedTogether: StoredChangePoint[][];
   /** Announced change points that changed materially since (see changedMaterially). */
   updated: StoredChangePoint[];
   /** Change points no longer found (hidden from lists; found again, they come back with their id). */
@@ -269,12 +271,14 @@ export async function recomputeChangePoints(
         stillHolds(row, runs, found, { ...options, profileThresholds }),
       ),
     async ({ client, updated, inserted, retracted }) => {
+      const detected = newChanges(
+        inserted,
+        updated.map((u) => u.current),
+        runs,
+      );
       const news: ChangePointNews = {
-        detected: newChanges(
-          inserted,
-          updated.map((u) => u.current),
-          runs,
-        ),
+        detected,
+        detectedTogether: sameChanges(detected, runs),
         updated: updated.filter((u) => changedMaterially(u.previous, u.current)).map((u) => u.current),
         retracted,
       };

@@ -13,25 +13,30 @@ export const DEPLOYMENT_NEAR_MS = 24 * 3_600_000;
 
 /**
  * Writes the webhook events of a recomputation's news, in the transaction that stores the change points:
- * - `changepoint.detected` for a new robust-mode change (Otava mode is kept for comparison and flags
+ * - one `changepoint.detected` per new robust-mode change (Otava mode is kept for comparison and flags
  *   sub-percent shifts) of a scheduled run with no deployment-triggered run of the endpoint in the day up
- *   to it (a change a deployment caused is reported by that deployment's own verification);
+ *   to it (a change a deployment caused is reported by that deployment's own verification), listing
+ *   every series it shows in (`changePoints`), the largest first and its fields at the top level;
  * - `changepoint.updated` for an announced one that changed materially as later runs refined it;
  * - `changepoint.retracted` for an announced one that is no longer found.
  * The same change keeps its id through all three. Returns how many events it wrote.
  */
 export async function recordChangePointNews(client: PoolClient, news: ChangePointNews): Promise<number> {
   const announced: StoredChangePoint[] = [];
-  for (const changePoint of news.detected) {
-    if (changePoint.mode !== 'robust') continue;
-    const { scheduled, deployedBefore } = await changePointSurroundings(
-      client,
-      changePoint,
-      DEPLOYMENT_NEAR_MS,
-    );
-    if (!scheduled || deployedBefore) continue;
-    await recordChangePointEvent(client, 'changepoint.detected', changePoint);
-    announced.push(changePoint);
+  for (const change of news.detectedTogether) {
+    const told: StoredChangePoint[] = [];
+    for (const changePoint of change) {
+      if (changePoint.mode !== 'robust') continue;
+      const { scheduled, deployedBefore } = await changePointSurroundings(
+        client,
+        changePoint,
+        DEPLOYMENT_NEAR_MS,
+      );
+      if (scheduled && !deployedBefore) told.push(changePoint);
+    }
+    if (told.length === 0) continue;
+    await recordChangePointEvent(client, 'changepoint.detected', told[0], told);
+    announced.push(...told);
   }
   // Only announced change points are updated or retracted in news, so they passed the filters above.
   for (const changePoint of news.updated) {
@@ -52,6 +57,7 @@ async function recordChangePointEvent(
   client: PoolClient,
   type: Extract<WebhookEventType, `changepoint.${string}`>,
   changePoint: StoredChangePoint,
+  together: readonly StoredChangePoint[] = [changePoint],
 ): Promise<void> {
   const series = new URLSearchParams({
     endpointId: changePoint.endpointId,
@@ -83,6 +89,18 @@ async function recordChangePointEvent(
       magnitude: changePoint.magnitude,
       pValue: changePoint.pValue,
       detectedAt: changePoint.detectedAt.toISOString(),
+      changePoints: together.map((c) => ({
+        id: c.id,
+        metric: c.metric,
+        statistic: c.statistic,
+        unit: c.unit,
+        kind: c.kind,
+        runId: c.runId,
+        meanBefore: c.meanBefore,
+        meanAfter: c.meanAfter,
+        magnitude: c.magnitude,
+        pValue: c.pValue,
+      })),
     },
     links: { run: `/runs/${changePoint.runId}`, changePoints: `/change-points?${series}` },
   });
