@@ -1,9 +1,11 @@
 import type { ChangePointNews } from '@teapot/analysis';
 import type { WebhookEventType } from '@teapot/contracts';
 import {
+  changePointAttribution,
   changePointSurroundings,
   markChangePointsAnnounced,
   recordEvent,
+  type ChangePointAttribution,
   type PoolClient,
   type StoredChangePoint,
 } from '@teapot/db';
@@ -35,7 +37,11 @@ export async function recordChangePointNews(client: PoolClient, news: ChangePoin
       if (scheduled && !deployedBefore) told.push(changePoint);
     }
     if (told.length === 0) continue;
-    await recordChangePointEvent(client, 'changepoint.detected', told[0], told);
+    const attribution = await changePointAttribution(client, told[0]);
+    await recordChangePointEvent(client, 'changepoint.detected', told[0], told, {
+      ...attribution,
+      summary: attributionSummary(attribution),
+    });
     announced.push(...told);
   }
   // Only announced change points are updated or retracted in news, so they passed the filters above.
@@ -58,6 +64,7 @@ async function recordChangePointEvent(
   type: Extract<WebhookEventType, `changepoint.${string}`>,
   changePoint: StoredChangePoint,
   together: readonly StoredChangePoint[] = [changePoint],
+  attribution?: ChangePointAttribution & { summary: string },
 ): Promise<void> {
   const series = new URLSearchParams({
     endpointId: changePoint.endpointId,
@@ -101,7 +108,25 @@ async function recordChangePointEvent(
         magnitude: c.magnitude,
         pValue: c.pValue,
       })),
+      ...(attribution ? { attribution } : {}),
     },
     links: { run: `/runs/${changePoint.runId}`, changePoints: `/change-points?${series}` },
   });
+}
+
+/**
+ * One line on what the change coincides with: "coincides with config v7 (weightQuant fp16 -> fp8),
+ * deployment 'moved to FP8'", or "no recorded change: unexplained" (the alert a team most needs).
+ */
+export function attributionSummary(attribution: ChangePointAttribution): string {
+  const parts: string[] = [];
+  if (attribution.configBefore !== attribution.configAfter) {
+    const fields = attribution.configChanges.map((c) => `${c.field} ${c.before} -> ${c.after}`);
+    parts.push(
+      `config v${attribution.configAfter ?? 'none'} (from v${attribution.configBefore ?? 'none'}` +
+        `${fields.length ? `: ${fields.join(', ')}` : ''})`,
+    );
+  }
+  for (const deployment of attribution.deployments) parts.push(`deployment '${deployment.label}'`);
+  return parts.length ? `coincides with ${parts.join(', ')}` : 'no recorded change: unexplained';
 }

@@ -10,7 +10,12 @@ import {
 import type { PoolClient } from 'pg';
 import { poolOf, type RunStore } from '../run-store';
 import { ProfileStore, type StoredThresholds } from './profiles';
-import { Parameters } from './serving-config';
+import {
+  Parameters,
+  SERVING_CONFIG_FIELDS,
+  SERVING_CONFIG_FIELD_NAMES,
+  type ConfigValue,
+} from './serving-config';
 
 export const CHANGE_POINT_MODES = ['otava', 'robust'] as const;
 export type ChangePointMode = (typeof CHANGE_POINT_MODES)[number];
@@ -281,6 +286,63 @@ export async function changePointSurroundings(
     [changePoint.runId, changePoint.endpointId, changePoint.at, windowMs / 1000],
   );
   return { scheduled: rows[0]?.scheduled === true, deployedBefore: rows[0]?.deployed === true };
+}
+
+/** What changed around a change point: its series' serving configuration and the endpoint's deployments. */
+export interface ChangePointAttribution {
+  /** The serving-configuration version of the run before the change and of its first run (null: none recorded). */
+  configBefore: number | null;
+  configAfter: number | null;
+  /** The configuration fields that differ between those two versions. */
+  configChanges: Array<{ field: string; before: ConfigValue; after: ConfigValue }>;
+  /** Deployments of the endpoint that took effect after the run before the change, up to its first run. */
+  deployments: Array<{ id: string; label: string; version: string | null; effectiveAt: Date }>;
+  /** False when neither the configuration nor a deployment changed there: an unexplained change. */
+  explained: boolean;
+}
+
+type AttributionRun = { id: string; started_at: Date; version: number | null } & Record<string, ConfigValue>;
+
+/** The serving configurations and deployments around a change point, read in the transaction that stores it. */
+export async function changePointAttribution(
+  client: PoolClient,
+  changePoint: Pick<ChangePoint, 'endpointId' | 'runId' | 'previousRunId'>,
+): Promise<ChangePointAttribution> {
+  const columns = SERVING_CONFIG_FIELD_NAMES.map((f) => `c.${SERVING_CONFIG_FIELDS[f][0]} AS "${f}"`);
+  const { rows } = await client.query<AttributionRun>(
+    `SELECT r.id, r.started_at, c.version, ${columns.join(', ')}
+       FROM runs r LEFT JOIN serving_configs c ON c.id = r.config_id WHERE r.id = ANY($1::uuid[])`,
+    [[changePoint.runId, changePoint.previousRunId].filter((id): id is string => id !== null)],
+  );
+  const after = rows.find((r) => r.id === changePoint.runId);
+  const before = rows.find((r) => r.id === changePoint.previousRunId);
+  const configBefore = before?.version ?? null;
+  const configAfter = after?.version ?? null;
+  const configChanges =
+    before && after && configBefore !== configAfter
+      ? SERVING_CONFIG_FIELD_NAMES.filter((f) => before[f] !== after[f]).map((field) => ({
+          field,
+          before: before[field],
+          after: after[field],
+        }))
+      : [];
+  const deployments =
+    before && after
+      ? (
+          await client.query<{ id: string; label: string; version: string | null; effective_at: Date }>(
+            `SELECT id, label, version, effective_at FROM deployments
+              WHERE endpoint_id = $1 AND effective_at > $2 AND effective_at <= $3 ORDER BY effective_at`,
+            [changePoint.endpointId, before.started_at, after.started_at],
+          )
+        ).rows.map((d) => ({ id: d.id, label: d.label, version: d.version, effectiveAt: d.effective_at }))
+      : [];
+  return {
+    configBefore,
+    configAfter,
+    configChanges,
+    deployments,
+    explained: configBefore !== configAfter || deployments.length > 0,
+  };
 }
 
 /**
