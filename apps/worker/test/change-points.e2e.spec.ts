@@ -91,14 +91,30 @@ describe('change-points queue: change points recomputed as runs arrive', () => {
     expect(found[0]).toMatchObject({ endpointId, profileId, kind: 'step', runId: runIds[STEP] });
     expect(found[0].magnitude).toBeGreaterThan(1);
     // Announced once, as a webhook event written with it (the scheduled series saw no deployment).
-    const events = await world.db.pool.query<{ data: { id: string; kind: string }; deliveries: number }>(
+    // One event for the change, listing every series it shows in (ITL P99 among them).
+    const events = await world.db.pool.query<{
+      data: {
+        id: string;
+        kind: string;
+        changePoints: Array<{ id: string; metric: string; kind: string }>;
+        attribution: { explained: boolean; summary: string };
+      };
+      deliveries: number;
+    }>(
       `SELECT e.data, (SELECT count(*)::int FROM webhook_deliveries d WHERE d.event_id = e.id) AS deliveries
          FROM webhook_events e WHERE e.type = 'changepoint.detected'`,
     );
-    const announced = events.rows.filter((row) => row.data.id === found[0].id);
-    expect(announced).toEqual([
-      { data: expect.objectContaining({ kind: 'step', metric: 'itl' }), deliveries: 1 },
-    ]);
+    const announced = events.rows.filter((row) => row.data.changePoints.some((c) => c.id === found[0].id));
+    expect(announced).toHaveLength(1);
+    expect(announced[0].deliveries).toBe(1);
+    expect(announced[0].data.changePoints).toContainEqual(
+      expect.objectContaining({ id: found[0].id, kind: 'step', metric: 'itl' }),
+    );
+    // No configuration version or deployment recorded around it: the alert says so.
+    expect(announced[0].data.attribution).toMatchObject({
+      explained: false,
+      summary: 'no recorded change: unexplained',
+    });
     expect(events.rows.every((row) => (row.data as unknown as { mode: string }).mode === 'robust')).toBe(
       true,
     );
@@ -122,6 +138,52 @@ describe('change-points queue: change points recomputed as runs arrive', () => {
     );
     expect(rows).toEqual([]);
     await world.db.prisma.run.update({ where: { id: runIds[STEP - 1] }, data: { trigger: 'schedule' } });
+  });
+
+  it('names the configuration version and the deployment the change coincides with', async () => {
+    await world.db.pool.query('DELETE FROM change_points');
+    await world.db.pool.query('DELETE FROM webhook_events');
+    const config = (version: number, weightQuant: string) =>
+      world.db.prisma.servingConfig.create({ data: { endpointId, version, weightQuant, engine: 'vllm' } });
+    const [fp16, fp8] = [await config(2, 'fp16'), await config(3, 'fp8')];
+    await world.db.prisma.run.updateMany({
+      where: { id: { in: runIds.slice(0, STEP) } },
+      data: { configId: fp16.id },
+    });
+    await world.db.prisma.run.updateMany({
+      where: { id: { in: runIds.slice(STEP) } },
+      data: { configId: fp8.id },
+    });
+    const [before, after] = await Promise.all(
+      [runIds[STEP - 1], runIds[STEP]].map((id) => world.db.prisma.run.findUniqueOrThrow({ where: { id } })),
+    );
+    await world.db.prisma.deployment.create({
+      data: {
+        endpointId,
+        label: 'moved to FP8',
+        effectiveAt: new Date((before.startedAt!.getTime() + after.startedAt!.getTime()) / 2),
+        runsPerProfile: 1,
+        profileIds: [profileId],
+        firstRunDelayS: 0,
+        baselineRuns: 3,
+        threshold: 0.1,
+      },
+    });
+    await changePoints.enqueueChangePoints({ endpointId, profileId }, 0);
+    const event = await waitFor('the change to be announced again', async () => {
+      const { rows } = await world.db.pool.query<{ data: { attribution: Record<string, unknown> } }>(
+        "SELECT data FROM webhook_events WHERE type = 'changepoint.detected'",
+      );
+      return rows[0] ?? null;
+    });
+    expect(event.data.attribution).toMatchObject({
+      configBefore: 2,
+      configAfter: 3,
+      configChanges: [{ field: 'weightQuant', before: 'fp16', after: 'fp8' }],
+      deployments: [expect.objectContaining({ label: 'moved to FP8' })],
+      explained: true,
+      summary: "coincides with config v3 (from v2: weightQuant fp16 -> fp8), deployment 'moved to FP8'",
+    });
   });
 
   it('a burst of runs makes one job per pair', async () => {

@@ -1,5 +1,6 @@
-import type { ChangePoint, SeriesRun } from '@teapot/db';
-import { detectChangePoints, newChangePoints } from './change-points';
+import type { SeriesRun, StoredChangePoint } from '@teapot/db';
+import { changedMaterially, newChanges, planChangePoints, sameChanges } from './change-point-identity';
+import { detectChangePoints } from './change-points';
 
 const KEY = { endpointId: 'e1', profileId: 'p1' };
 const T0 = Date.UTC(2026, 10, 2);
@@ -32,20 +33,98 @@ describe('detectChangePoints (no database)', () => {
     expect(found.every((c) => c.metric === 'output_tokens_per_s')).toBe(true);
   });
 
-  it('announces only inserted change points with none of their series stored within 2 runs before', () => {
-    const robust = throughput.find((c) => c.mode === 'robust')!;
-    const stored = (inserted: boolean) => ({
-      changePoint: { ...robust, id: 'cp', detectedAt: new Date(), updatedAt: new Date() } as ChangePoint,
-      inserted,
+  it("takes a profile's comparison threshold for a series as the smallest change it reports", () => {
+    // 4% slower from run 40 on, in 1% noise: over the 2% default, under a profile's 5%.
+    const slower: SeriesRun[] = Array.from({ length: 80 }, (_, i) => ({
+      id: `run-${i}`,
+      startedAt: new Date(T0 + i * 3_600_000),
+      values: { output_tokens_per_s: (i < 40 ? 1000 : 960) * (1 + 0.01 * Math.sin(i * 2.7)) },
+    }));
+    const robustSteps = (profileThresholds?: { profileId: string; thresholds: Record<string, unknown> }) =>
+      detectChangePoints(KEY, slower, { profileThresholds })
+        .filter((c) => c.mode === 'robust' && c.metric === 'output_tokens_per_s')
+        .map((c) => c.runIndex);
+    expect(robustSteps()).toEqual([40]);
+    expect(robustSteps({ profileId: 'p1', thresholds: { output_tokens_per_s: 0.05 } })).toEqual([]);
+    expect(robustSteps({ profileId: 'p1', thresholds: { 'output_tokens_per_s.mean': 0.03 } })).toEqual([40]);
+    // A key that is no metric is ignored, as comparisons ignore it.
+    expect(robustSteps({ profileId: 'p1', thresholds: { nope: 0.5 } })).toEqual([40]);
+  });
+
+  const robust = throughput.find((c) => c.mode === 'robust')!;
+  const row = (id: string, at: number, more: Partial<StoredChangePoint> = {}): StoredChangePoint => ({
+    ...robust,
+    id,
+    runId: `run-${at}`,
+    detectedAt: new Date(),
+    updatedAt: new Date(),
+    retractedAt: null,
+    announcedMagnitude: null,
+    ...more,
+  });
+
+  it('refines a stored change point of the series within 5 runs in place, whatever its kind now', () => {
+    const drift = { ...robust, kind: 'drift' as const, runId: 'run-20', endRunId: 'run-39', runIndex: 20 };
+    expect(planChangePoints([row('moved', STEP - 5)], found, runs)).toMatchObject({
+      updates: [{ id: 'moved', changePoint: { runId: `run-${STEP}` } }],
+      retractions: [],
     });
-    const previousAt = (index: number) => [{ ...robust, runId: `run-${index}` }];
-    expect(newChangePoints(found, runs, { previous: [], stored: [stored(true)] })).toHaveLength(1);
-    expect(newChangePoints(found, runs, { previous: [], stored: [stored(false)] })).toEqual([]);
-    expect(newChangePoints(found, runs, { previous: previousAt(STEP - 2), stored: [stored(true)] })).toEqual(
-      [],
-    );
+    expect(planChangePoints([row('step', STEP)], [drift], runs)).toMatchObject({
+      updates: [{ id: 'step', changePoint: { kind: 'drift' } }],
+      inserts: [],
+    });
+    // Six runs off is another change: the stored one is retracted, the found one inserted.
+    const far = planChangePoints([row('far', STEP - 6)], [robust], runs);
+    expect(far).toEqual({ updates: [], inserts: [robust], retractions: ['far'] });
+    // Another series or mode is never the same change.
+    expect(planChangePoints([row('otava', STEP, { mode: 'otava' })], [robust], runs).updates).toEqual([]);
+  });
+
+  it('keeps a stored change point it did not find when it still holds there, and retracts it otherwise', () => {
+    const far = row('far', STEP - 10);
+    expect(planChangePoints([far], [robust], runs, () => true)).toMatchObject({
+      retractions: [],
+      updates: [],
+    });
+    expect(planChangePoints([far], [robust], runs, () => false).retractions).toEqual(['far']);
+  });
+
+  it('revives a retracted change point rather than inserting a new one, preferring a live one', () => {
+    const retracted = row('old', STEP, { retractedAt: new Date() });
+    expect(planChangePoints([retracted], [robust], runs).updates).toEqual([
+      { id: 'old', changePoint: robust },
+    ]);
+    expect(planChangePoints([retracted, row('live', STEP)], [robust], runs)).toMatchObject({
+      updates: [{ id: 'live' }],
+      retractions: [],
+    });
+  });
+
+  it('announces a drift going on from a step as that step, not as a second change', () => {
+    const step = row('step', STEP);
+    const drift = row('drift', STEP, { kind: 'drift', endRunId: 'run-39' });
+    expect(newChanges([drift], [step], runs)).toEqual([]);
+    expect(newChanges([step, drift], [], runs)).toEqual([step]);
+    expect(newChanges([row('later', 35)], [step], runs).map((c) => c.id)).toEqual(['later']);
+  });
+
+  it('groups one change seen in several series of the pair, largest first, by mode and place', () => {
+    const p50 = row('p50', STEP, { metric: 'itl', statistic: 'p50', magnitude: 0.1 });
+    const p99 = row('p99', STEP + 2, { metric: 'itl', statistic: 'p99', magnitude: 0.3 });
+    const later = row('later', STEP + 10, { metric: 'ttft', statistic: 'p50' });
+    const otava = row('otava', STEP, { metric: 'itl', statistic: 'p50', mode: 'otava' });
+    const groups = sameChanges([p50, p99, later, otava], runs).map((g) => g.map((c) => c.id));
+    expect(groups).toEqual([['p99', 'p50'], ['later'], ['otava']]);
+  });
+
+  it('judges an update material against the announced magnitude, not the last stored one', () => {
+    const announced = row('a', STEP, { magnitude: -0.3, announcedMagnitude: -0.3 });
+    expect(changedMaterially(announced, { ...announced, magnitude: -0.35 })).toBe(false);
+    expect(changedMaterially(announced, { ...announced, magnitude: -0.4 })).toBe(true);
+    expect(changedMaterially(announced, { ...announced, kind: 'drift' })).toBe(true);
+    expect(changedMaterially({ ...announced, retractedAt: new Date() }, announced)).toBe(true);
     expect(
-      newChangePoints(found, runs, { previous: previousAt(STEP - 3), stored: [stored(true)] }),
-    ).toHaveLength(1);
+      changedMaterially({ ...announced, announcedMagnitude: null }, { ...announced, magnitude: 1 }),
+    ).toBe(false);
   });
 });

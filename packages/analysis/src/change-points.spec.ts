@@ -83,17 +83,17 @@ describe('recomputeChangePoints', () => {
     });
     expect(stored.changePoints).toHaveLength(first.stored);
     const again = await recomputeChangePoints(new ChangePointStore(db), { endpointId, profileId });
-    expect(again).toMatchObject({ detected: [], removed: 0, stored: first.stored });
+    expect(again).toMatchObject({ detected: [], updated: [], retracted: [], stored: first.stored });
   });
 
-  it('writes what onDetected writes in the same transaction, and rolls both back when it throws', async () => {
+  it('writes what onNews writes in the same transaction, and rolls both back when it throws', async () => {
     await db.pool.query('DELETE FROM change_points');
     await expect(
       recomputeChangePoints(
         new ChangePointStore(db),
         { endpointId, profileId },
         {
-          onDetected: async (client) => {
+          onNews: async (client) => {
             await client.query('SELECT 1');
             throw new Error('outbox down');
           },
@@ -106,16 +106,20 @@ describe('recomputeChangePoints', () => {
       new ChangePointStore(db),
       { endpointId, profileId },
       {
-        onDetected: async (client, changePoint) => {
-          const { rows } = await client.query('SELECT id FROM change_points WHERE id = $1', [changePoint.id]);
-          if (rows.length === 1) seen.push(changePoint.id);
+        onNews: async (client, news) => {
+          for (const changePoint of news.detected) {
+            const { rows } = await client.query('SELECT id FROM change_points WHERE id = $1', [
+              changePoint.id,
+            ]);
+            if (rows.length === 1) seen.push(changePoint.id);
+          }
         },
       },
     );
     expect(seen.length).toBeGreaterThan(0);
   });
 
-  it('removes a stored change point the recomputation no longer finds', async () => {
+  it('retracts a stored change point the recomputation no longer finds, and keeps the one it finds', async () => {
     const [robust] = itlP99(
       (await listChangePoints(new ChangePointStore(db), { metric: 'itl', statistic: 'p99', mode: 'robust' }))
         .changePoints,
@@ -129,13 +133,18 @@ describe('recomputeChangePoints', () => {
       [robust.id, startedAt[5], runIds[5]],
     );
     const result = await recomputeChangePoints(new ChangePointStore(db), { endpointId, profileId });
-    expect(result.removed).toBe(1);
+    expect(result.retracted.map((c) => c.runId)).toEqual([runIds[5]]);
     const left = await listChangePoints(new ChangePointStore(db), {
       metric: 'itl',
       statistic: 'p99',
       mode: 'robust',
     });
-    expect(left.changePoints.map((c) => c.runId)).toEqual([runIds[STEP]]);
+    expect(left.changePoints.map((c) => c.id)).toEqual([robust.id]);
+    const { rows } = await db.pool.query(
+      'SELECT 1 FROM change_points WHERE run_id = $1 AND retracted_at IS NOT NULL',
+      [runIds[5]],
+    );
+    expect(rows).toHaveLength(1);
   });
 });
 

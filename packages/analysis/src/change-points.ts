@@ -15,43 +15,67 @@ import {
   type ChangePoint,
   type ChangePointFilter,
   type ChangePointMode,
-  type ChangePointReplacement,
   type ChangePointStore,
   type FoundChangePoint,
   type PoolClient,
   type SeriesKey,
   type SeriesRun,
+  type StoredChangePoint,
+  type StoredThresholds,
 } from '@teapot/db';
 import type { RunSummary } from '@teapot/measure';
-import { otavaChangePoints, robustChangePoints, type OtavaOptions, type RobustOptions } from '@teapot/stats';
+import {
+  otavaChangePoints,
+  robustChangePoints,
+  stepStillHolds,
+  type OtavaOptions,
+  type RobustOptions,
+} from '@teapot/stats';
+import { changedMaterially, newChanges, planChangePoints, sameChanges } from './change-point-identity';
+import { thresholdOf, usableThresholds } from './comparisons/thresholds';
 import { AnalysisInputError } from './errors';
 
 /** The most recent runs of a series that a recomputation reads (older change points are kept as stored). */
 export const MAX_SERIES_RUNS = 2_000;
 /** Fewer measured values than this and a series is not analysed yet. */
 export const MIN_SERIES_RUNS = 10;
-/** A stored change point within this many runs of a recomputed one is the same change, moved. */
-const SAME_CHANGE_RUNS = 2;
 export const MAX_CHANGE_POINTS_LIMIT = 1_000;
 
 export interface ChangePointOptions {
   otava?: OtavaOptions;
+  /** The robust mode's options; a series whose profile sets a comparison threshold for it (relative,
+   *  by metric or metric.statistic) takes that as its `minChange`. */
   robust?: RobustOptions;
+  /** The profile's comparison thresholds as stored (recomputeChangePoints reads them). */
+  profileThresholds?: StoredThresholds;
   /** Runs read per series; default MAX_SERIES_RUNS. */
   maxRuns?: number;
   /**
-   * Called inside the storing transaction for each change point that is new: none of its series,
-   * mode and kind was stored within 2 runs of it before. Whatever it writes commits with it.
+   * Called inside the storing transaction with what is news (see ChangePointNews); whatever it writes
+   * commits with the change points.
    */
-  onDetected?: (client: PoolClient, changePoint: ChangePoint) => Promise<unknown>;
+  onNews?: (client: PoolClient, news: ChangePointNews) => Promise<unknown>;
 }
 
-export interface Recomputation {
+/**
+ * What a recomputation changed that a subscriber may hear of. A change keeps its stored row (and id)
+ * as later runs refine it, so one change is `detected` once.
+ */
+export interface ChangePointNews {
+  /** Change points stored for the first time, no other live one of their series next to them. */
+  detected: StoredChangePoint[];
+  /** `detected` grouped by change: one change seen in several series of the pair (see sameChanges). */
+  detectedTogether: StoredChangePoint[][];
+  /** Announced change points that changed materially since (see changedMaterially). */
+  updated: StoredChangePoint[];
+  /** Change points no longer found (hidden from lists; found again, they come back with their id). */
+  retracted: StoredChangePoint[];
+}
+
+export interface Recomputation extends ChangePointNews {
   series: number;
   runs: number;
   stored: number;
-  detected: ChangePoint[];
-  removed: number;
 }
 
 /** Every (metric, statistic) with a per-run value, as the catalogue declares them. */
@@ -69,6 +93,46 @@ function valueOf(run: SeriesRun, metric: MetricName, statistic: Statistic): numb
   return typeof value === 'number' && Number.isFinite(value) ? value : null;
 }
 
+/** The runs of a series that have a value, with their place among all the pair's runs. */
+function seriesPoints(
+  runs: readonly SeriesRun[],
+  metric: MetricName,
+  statistic: Statistic,
+): Array<{ run: SeriesRun; index: number; value: number }> {
+  const points: Array<{ run: SeriesRun; index: number; value: number }> = [];
+  runs.forEach((run, index) => {
+    const value = valueOf(run, metric, statistic);
+    if (value !== null) points.push({ run, index, value });
+  });
+  return points;
+}
+
+/**
+ * Whether a stored robust step the recomputation did not find again still holds where it is, between
+ * the steps found in its series (stepStillHolds: a weaker bar than a new step's), so that a step found
+ * on marginal evidence is not withdrawn and found again as the next runs arrive.
+ */
+function stillHolds(
+  row: StoredChangePoint,
+  runs: readonly SeriesRun[],
+  found: readonly DetectedChangePoint[],
+  options: ChangePointOptions,
+): boolean {
+  if (row.mode !== 'robust' || row.kind !== 'step') return false;
+  const points = seriesPoints(runs, row.metric, row.statistic);
+  const at = points.findIndex((p) => p.run.id === row.runId);
+  if (at < 0) return false;
+  const steps = found
+    .filter((c) => c.mode === 'robust' && c.metric === row.metric && c.statistic === row.statistic)
+    .map((c) => points.findIndex((p) => p.run.id === c.runId));
+  const bounds = {
+    from: Math.max(0, ...steps.filter((i) => i < at)),
+    to: Math.min(points.length, ...steps.filter((i) => i > at)),
+  };
+  const values = points.map((p) => p.value);
+  return stepStillHolds(values, at, bounds, robustOptionsOf(row.metric, row.statistic, options));
+}
+
 export type DetectedChangePoint = FoundChangePoint & { unit: string; runIndex: number };
 
 /** Both modes' change points of one series, over runs (oldest first) that have a value. */
@@ -79,11 +143,7 @@ function detect(
   runs: readonly SeriesRun[],
   options: ChangePointOptions,
 ): DetectedChangePoint[] {
-  const points: Array<{ run: SeriesRun; index: number; value: number }> = [];
-  runs.forEach((run, index) => {
-    const value = valueOf(run, metric, statistic);
-    if (value !== null) points.push({ run, index, value });
-  });
+  const points = seriesPoints(runs, metric, statistic);
   if (points.length < MIN_SERIES_RUNS) return [];
   const values = points.map((p) => p.value);
   const definition: MetricDefinition = METRICS[metric];
@@ -125,7 +185,7 @@ function detect(
       }),
     ),
   );
-  const robust = robustChangePoints(values, options.robust).findings;
+  const robust = robustChangePoints(values, robustOptionsOf(metric, statistic, options)).findings;
   const steps = robust.filter((f) => f.kind === 'step');
   for (const finding of robust) {
     const stats = {
@@ -154,20 +214,34 @@ function detect(
   return found;
 }
 
+/**
+ * The robust options of one series: the change that matters for it is its profile's comparison
+ * threshold when the profile sets one (the same "change that matters" as comparisons), else the
+ * detector's minimum (2%). Thresholds of fractions (absolute, e.g. the error rate) are not relative
+ * changes and are left to the default.
+ */
+function robustOptionsOf(
+  metric: MetricName,
+  statistic: Statistic,
+  options: ChangePointOptions,
+): RobustOptions {
+  if (!options.profileThresholds) return options.robust ?? {};
+  const { threshold } = thresholdOf(metric, statistic, {}, usableThresholds([options.profileThresholds]));
+  if (threshold.source !== 'profile' || threshold.kind !== 'relative') return options.robust ?? {};
+  return { ...options.robust, minChange: threshold.value };
+}
+
 type Stats = Pick<ChangePoint, 'meanBefore' | 'meanAfter' | 'magnitude' | 'pValue'>;
 
 function relative(before: number, after: number): number {
   return before === 0 ? 0 : after / before - 1;
 }
 
-const identity = (c: { metric: string; statistic: string; mode: string; kind: string }) =>
-  `${c.metric}|${c.statistic}|${c.mode}|${c.kind}`;
-
 /** Both modes' change points of every series of a pair, over its runs (oldest first); no I/O. */
 export function detectChangePoints(
   key: SeriesKey,
   runs: readonly SeriesRun[],
-  options: Pick<ChangePointOptions, 'otava' | 'robust'> = {},
+  options: Pick<ChangePointOptions, 'otava' | 'robust' | 'profileThresholds'> = {},
 ): DetectedChangePoint[] {
   return CHANGE_POINT_SERIES.flatMap(({ metric, statistic }) =>
     detect(key, metric, statistic, runs, options),
@@ -175,41 +249,10 @@ export function detectChangePoints(
 }
 
 /**
- * The stored change points that are news: inserted now, and none of their series, mode and kind was
- * stored within SAME_CHANGE_RUNS runs of them before (that one moved rather than appeared).
- */
-export function newChangePoints(
-  found: readonly DetectedChangePoint[],
-  runs: readonly SeriesRun[],
-  replacement: Pick<ChangePointReplacement, 'previous' | 'stored'>,
-): ChangePoint[] {
-  const indexOfRun = new Map(runs.map((run, i) => [run.id, i]));
-  const before = new Map<string, number[]>();
-  for (const previous of replacement.previous) {
-    const at = indexOfRun.get(previous.runId);
-    if (at === undefined) continue;
-    before.set(identity(previous), [...(before.get(identity(previous)) ?? []), at]);
-  }
-  const stored = new Map(
-    replacement.stored.map((row) => [`${identity(row.changePoint)}|${row.changePoint.runId}`, row]),
-  );
-  const news: ChangePoint[] = [];
-  for (const change of found) {
-    const row = stored.get(`${identity(change)}|${change.runId}`);
-    if (!row?.inserted) continue;
-    const near = (before.get(identity(change)) ?? []).some(
-      (at) => Math.abs(at - change.runIndex) <= SAME_CHANGE_RUNS,
-    );
-    if (!near) news.push(row.changePoint);
-  }
-  return news;
-}
-
-/**
  * Recomputes every change-point series of an (endpoint, profile) from its latest runs (both modes, every
- * metric and statistic of the catalogue) and stores the result in one transaction: change points of the
- * recomputed range that are no longer found are removed, the others inserted or updated. Serialized per
- * pair by the store, so overlapping jobs cannot interleave.
+ * metric and statistic of the catalogue) and stores the result in one transaction: a stored change point
+ * found again (near where it was, see planChangePoints) is updated in place, a new one inserted, one no
+ * longer found retracted. Serialized per pair by the store, so overlapping jobs cannot interleave.
  */
 export async function recomputeChangePoints(
   store: ChangePointStore,
@@ -217,14 +260,33 @@ export async function recomputeChangePoints(
   options: ChangePointOptions = {},
 ): Promise<Recomputation> {
   const runs = await store.seriesRuns(key, options.maxRuns ?? MAX_SERIES_RUNS);
-  const found = detectChangePoints(key, runs, options);
+  const profileThresholds = options.profileThresholds ?? (await store.profileThresholds(key));
+  const found = detectChangePoints(key, runs, { ...options, profileThresholds });
   const from = runs[0]?.startedAt ?? new Date(0);
-  const { removed, result: detected } = await store.replace(key, from, found, async (replacement) => {
-    const news = newChangePoints(found, runs, replacement);
-    if (options.onDetected) for (const change of news) await options.onDetected(replacement.client, change);
-    return news;
-  });
-  return { series: CHANGE_POINT_SERIES.length, runs: runs.length, stored: found.length, detected, removed };
+  const news = await store.replace(
+    key,
+    from,
+    (stored) =>
+      planChangePoints(stored, found, runs, (row) =>
+        stillHolds(row, runs, found, { ...options, profileThresholds }),
+      ),
+    async ({ client, updated, inserted, retracted }) => {
+      const detected = newChanges(
+        inserted,
+        updated.map((u) => u.current),
+        runs,
+      );
+      const news: ChangePointNews = {
+        detected,
+        detectedTogether: sameChanges(detected, runs),
+        updated: updated.filter((u) => changedMaterially(u.previous, u.current)).map((u) => u.current),
+        retracted,
+      };
+      if (options.onNews) await options.onNews(client, news);
+      return news;
+    },
+  );
+  return { series: CHANGE_POINT_SERIES.length, runs: runs.length, stored: found.length, ...news };
 }
 
 /** Change points at or after `from` and before `to`, of these series; `limit` default 100, at most MAX_CHANGE_POINTS_LIMIT. */

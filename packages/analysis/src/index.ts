@@ -33,4 +33,4 @@ export type { ComparisonSide, ResampleChoice } from './comparisons/comparison-qu
 export { checkThresholds, MAX_THRESHOLD } from './comparisons/thresholds';
 export { verifyDeployment } from './deployments/verify';
 export { recomputeChangePoints, listChangePoints, MAX_CHANGE_POINTS_LIMIT } from './change-points';
-export type { ChangePointList, Recomputation } from './change-points';
+export type { ChangePointList, ChangePointNews, Recomputation } from './change-points';

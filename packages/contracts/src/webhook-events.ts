@@ -7,6 +7,8 @@ export const WEBHOOK_EVENT_TYPES = [
   'deployment.verified',
   'deployment.regressed',
   'changepoint.detected',
+  'changepoint.updated',
+  'changepoint.retracted',
   'run.failed',
   'ping',
 ] as const;

@@ -12,9 +12,13 @@ export {
 export {
   otavaChangePoints,
   robustChangePoints,
+  stepStillHolds,
   labelledSeries,
+  familySeries,
   scoreDetections,
+  SERIES_FAMILIES,
   SERIES_KINDS,
+  type SeriesFamily,
   type OtavaOptions,
   type RobustOptions,
   type Detection,

@@ -1,22 +1,71 @@
-import { changePointSurroundings, recordEvent, type ChangePoint, type PoolClient } from '@teapot/db';
+import type { ChangePointNews } from '@teapot/analysis';
+import type { WebhookEventType } from '@teapot/contracts';
+import {
+  changePointAttribution,
+  changePointSurroundings,
+  markChangePointsAnnounced,
+  recordEvent,
+  type ChangePointAttribution,
+  type PoolClient,
+  type StoredChangePoint,
+} from '@teapot/db';
 
 /** A deployment-triggered run of the endpoint this long before a change explains it: no alert. */
 export const DEPLOYMENT_NEAR_MS = 24 * 3_600_000;
 
 /**
- * Writes a `changepoint.detected` webhook event, in the transaction that stores the change point,
- * when it is news: a robust-mode change (Otava mode is kept for comparison and flags sub-percent
- * shifts) of a scheduled run, with no deployment-triggered run of the endpoint in the day up to it.
- * A change a deployment caused is reported by that deployment's own verification instead.
+ * Writes the webhook events of a recomputation's news, in the transaction that stores the change points:
+ * - one `changepoint.detected` per new robust-mode change (Otava mode is kept for comparison and flags
+ *   sub-percent shifts) of a scheduled run with no deployment-triggered run of the endpoint in the day up
+ *   to it (a change a deployment caused is reported by that deployment's own verification), listing
+ *   every series it shows in (`changePoints`), the largest first and its fields at the top level;
+ * - `changepoint.updated` for an announced one that changed materially as later runs refined it;
+ * - `changepoint.retracted` for an announced one that is no longer found.
+ * The same change keeps its id through all three. Returns how many events it wrote.
  */
-export async function recordChangePointEvent(client: PoolClient, changePoint: ChangePoint): Promise<boolean> {
-  if (changePoint.mode !== 'robust') return false;
-  const { scheduled, deployedBefore } = await changePointSurroundings(
+export async function recordChangePointNews(client: PoolClient, news: ChangePointNews): Promise<number> {
+  const announced: StoredChangePoint[] = [];
+  for (const change of news.detectedTogether) {
+    const told: StoredChangePoint[] = [];
+    for (const changePoint of change) {
+      if (changePoint.mode !== 'robust') continue;
+      const { scheduled, deployedBefore } = await changePointSurroundings(
+        client,
+        changePoint,
+        DEPLOYMENT_NEAR_MS,
+      );
+      if (scheduled && !deployedBefore) told.push(changePoint);
+    }
+    if (told.length === 0) continue;
+    const attribution = await changePointAttribution(client, told[0]);
+    await recordChangePointEvent(client, 'changepoint.detected', told[0], told, {
+      ...attribution,
+      summary: attributionSummary(attribution),
+    });
+    announced.push(...told);
+  }
+  // Only announced change points are updated or retracted in news, so they passed the filters above.
+  for (const changePoint of news.updated) {
+    await recordChangePointEvent(client, 'changepoint.updated', changePoint);
+    announced.push(changePoint);
+  }
+  const retracted = news.retracted.filter((c) => c.announcedMagnitude !== null);
+  for (const changePoint of retracted)
+    await recordChangePointEvent(client, 'changepoint.retracted', changePoint);
+  await markChangePointsAnnounced(
     client,
-    changePoint,
-    DEPLOYMENT_NEAR_MS,
+    announced.map((c) => ({ id: c.id, magnitude: c.magnitude })),
   );
-  if (!scheduled || deployedBefore) return false;
+  return announced.length + retracted.length;
+}
+
+async function recordChangePointEvent(
+  client: PoolClient,
+  type: Extract<WebhookEventType, `changepoint.${string}`>,
+  changePoint: StoredChangePoint,
+  together: readonly StoredChangePoint[] = [changePoint],
+  attribution?: ChangePointAttribution & { summary: string },
+): Promise<void> {
   const series = new URLSearchParams({
     endpointId: changePoint.endpointId,
     profileId: changePoint.profileId,
@@ -25,7 +74,7 @@ export async function recordChangePointEvent(client: PoolClient, changePoint: Ch
     mode: changePoint.mode,
   });
   await recordEvent(client, {
-    type: 'changepoint.detected',
+    type,
     endpointId: changePoint.endpointId,
     data: {
       id: changePoint.id,
@@ -40,12 +89,44 @@ export async function recordChangePointEvent(client: PoolClient, changePoint: Ch
       runId: changePoint.runId,
       previousRunId: changePoint.previousRunId,
       endRunId: changePoint.endRunId,
+      runsBefore: changePoint.runsBefore,
+      runsAfter: changePoint.runsAfter,
       meanBefore: changePoint.meanBefore,
       meanAfter: changePoint.meanAfter,
       magnitude: changePoint.magnitude,
       pValue: changePoint.pValue,
+      detectedAt: changePoint.detectedAt.toISOString(),
+      changePoints: together.map((c) => ({
+        id: c.id,
+        metric: c.metric,
+        statistic: c.statistic,
+        unit: c.unit,
+        kind: c.kind,
+        runId: c.runId,
+        meanBefore: c.meanBefore,
+        meanAfter: c.meanAfter,
+        magnitude: c.magnitude,
+        pValue: c.pValue,
+      })),
+      ...(attribution ? { attribution } : {}),
     },
     links: { run: `/runs/${changePoint.runId}`, changePoints: `/change-points?${series}` },
   });
-  return true;
+}
+
+/**
+ * One line on what the change coincides with: "coincides with config v7 (weightQuant fp16 -> fp8),
+ * deployment 'moved to FP8'", or "no recorded change: unexplained" (the alert a team most needs).
+ */
+export function attributionSummary(attribution: ChangePointAttribution): string {
+  const parts: string[] = [];
+  if (attribution.configBefore !== attribution.configAfter) {
+    const fields = attribution.configChanges.map((c) => `${c.field} ${c.before} -> ${c.after}`);
+    parts.push(
+      `config v${attribution.configAfter ?? 'none'} (from v${attribution.configBefore ?? 'none'}` +
+        `${fields.length ? `: ${fields.join(', ')}` : ''})`,
+    );
+  }
+  for (const deployment of attribution.deployments) parts.push(`deployment '${deployment.label}'`);
+  return parts.length ? `coincides with ${parts.join(', ')}` : 'no recorded change: unexplained';
 }

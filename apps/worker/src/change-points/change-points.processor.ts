@@ -4,7 +4,7 @@ import { recomputeChangePoints, type Recomputation } from '@teapot/analysis';
 import { JOB_NAMES, QUEUE_NAMES, type ChangePointsJobData } from '@teapot/contracts';
 import { ChangePointStore } from '@teapot/db';
 import { PrismaService } from '../prisma/prisma.service';
-import { recordChangePointEvent } from './change-point-event';
+import { recordChangePointNews } from './change-point-event';
 import { OnJob, QueueProcessor, type QueueProcessorHooks } from '../queues/queue-processor';
 
 /** Recomputations of one job when runs keep finishing while it works (each reads the latest runs). */
@@ -15,14 +15,16 @@ export interface ChangePointsOutcome {
   runs: number;
   stored: number;
   detected: number;
-  removed: number;
+  updated: number;
+  retracted: number;
 }
 
 /**
  * The `change-points` queue: recomputes the change points of an (endpoint, profile) after its runs, off
  * the measuring processes. A run that finishes while its pair's job is running cannot add a job (the
- * id is taken), so the job recomputes again when one did. A new change point of a scheduled series
- * with no deployment near it becomes a `changepoint.detected` webhook event in the same transaction.
+ * id is taken), so the job recomputes again when one did. A change point keeps its row as later runs
+ * refine it; its webhook events (`changepoint.detected` once, then `updated` or `retracted`) are written
+ * in the same transaction (recordChangePointNews).
  */
 @Injectable()
 @QueueProcessor(QUEUE_NAMES['change-points'])
@@ -48,7 +50,7 @@ export class ChangePointsProcessor implements QueueProcessorHooks {
     for (;;) {
       passes++;
       const mark = await this.store.now();
-      result = await recomputeChangePoints(this.store, pair, { onDetected: recordChangePointEvent });
+      result = await recomputeChangePoints(this.store, pair, { onNews: recordChangePointNews });
       if (passes >= MAX_PASSES || !(await this.store.finishedSince(pair, mark))) break;
     }
     if (result.detected.length > 0) {
@@ -62,7 +64,8 @@ export class ChangePointsProcessor implements QueueProcessorHooks {
       runs: result.runs,
       stored: result.stored,
       detected: result.detected.length,
-      removed: result.removed,
+      updated: result.updated.length,
+      retracted: result.retracted.length,
     };
   }
 }

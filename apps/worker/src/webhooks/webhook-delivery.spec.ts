@@ -281,7 +281,11 @@ describe('webhook delivery', () => {
   it('never sends an attempt twice when its job is added again', async () => {
     await seedWebhookSubscription(world, { url: `${receiver.url}/once`, eventTypes: ['run.failed'] });
     const { deliveryIds } = await record({ type: 'run.failed', endpointId: null, data: {} });
-    await waitFor('delivered', async () => (await delivery(deliveryIds[0])).status === 'succeeded');
+    // Every subscription to run.failed gets it (an earlier test's too): all must land before counting.
+    await waitFor('delivered', async () => {
+      for (const id of deliveryIds) if ((await delivery(id)).status !== 'succeeded') return false;
+      return true;
+    });
     const count = receiver.received.length;
     // A stale sweeper or a re-run job: a fresh job id for attempt 1 again.
     await queue.add(JOB_NAMES.deliver, { deliveryId: deliveryIds[0], attempt: 1 }, { jobId: 'again' });

@@ -9,7 +9,13 @@ import {
 } from '@teapot/contracts';
 import type { PoolClient } from 'pg';
 import { poolOf, type RunStore } from '../run-store';
-import { Parameters } from './serving-config';
+import { ProfileStore, type StoredThresholds } from './profiles';
+import {
+  Parameters,
+  SERVING_CONFIG_FIELDS,
+  SERVING_CONFIG_FIELD_NAMES,
+  type ConfigValue,
+} from './serving-config';
 
 export const CHANGE_POINT_MODES = ['otava', 'robust'] as const;
 export type ChangePointMode = (typeof CHANGE_POINT_MODES)[number];
@@ -63,13 +69,26 @@ export interface SeriesRun {
   values: Partial<Record<MetricName, unknown>>;
 }
 
-/** What a replacement found stored before it and what it stored, handed to its caller inside the transaction. */
+/** A change point as stored: whether it is retracted, and the magnitude last announced (null: never). */
+export type StoredChangePoint = ChangePoint & { retractedAt: Date | null; announcedMagnitude: number | null };
+
+/**
+ * How a recomputation turns a pair's stored change points into what it found: stored ones refined in
+ * place (same id), new ones inserted, ones no longer found retracted (kept, hidden from lists).
+ */
+export interface ChangePointPlan {
+  updates: Array<{ id: string; changePoint: FoundChangePoint }>;
+  inserts: FoundChangePoint[];
+  retractions: string[];
+}
+
+/** What a replacement stored, handed to its caller inside the transaction. */
 export interface ChangePointReplacement {
   client: PoolClient;
-  /** The series identity and run of each change point stored in the range before. */
-  previous: Array<Pick<ChangePoint, 'metric' | 'statistic' | 'mode' | 'kind' | 'runId'>>;
-  /** Each change point as stored now, and whether it is a new row. */
-  stored: Array<{ changePoint: ChangePoint; inserted: boolean }>;
+  /** Each updated change point as it was before and as it is now. */
+  updated: Array<{ previous: StoredChangePoint; current: StoredChangePoint }>;
+  inserted: StoredChangePoint[];
+  retracted: StoredChangePoint[];
 }
 
 export interface ChangePointFilter {
@@ -104,11 +123,13 @@ type ChangePointRow = {
   p_value: number;
   detected_at: Date;
   updated_at: Date;
+  retracted_at: Date | null;
+  announced_magnitude: number | null;
 };
 
 const COLUMNS = `id, endpoint_id, profile_id, metric, statistic, mode::text AS mode, kind::text AS kind, at, run_id,
   previous_run_id, end_run_id, end_at, runs_before, runs_after, mean_before, mean_after, magnitude, p_value,
-  detected_at, updated_at`;
+  detected_at, updated_at, retracted_at, announced_magnitude`;
 
 /** Per metric, the SQL reading a run's value source: its exact summary section, or its headline column. */
 const VALUE_COLUMNS = METRIC_NAMES.map((metric) => {
@@ -117,9 +138,6 @@ const VALUE_COLUMNS = METRIC_NAMES.map((metric) => {
   const column = definition.headline.find((h) => h.statistic === 'mean')?.column;
   return `r.${column} AS "${metric}"`;
 }).join(', ');
-
-const identity = (c: { metric: string; statistic: string; mode: string; kind: string; runId: string }) =>
-  `${c.metric}|${c.statistic}|${c.mode}|${c.kind}|${c.runId}`;
 
 /** Stored change points (change_points, recomputed per series) and the run series they are found in. */
 export class ChangePointStore {
@@ -143,6 +161,13 @@ export class ChangePointStore {
     }));
   }
 
+  /** The pair's profile's comparison thresholds as stored ({} when it sets none): the change that
+   *  matters per metric, which change-point detection takes as its minimum too. */
+  async profileThresholds(key: SeriesKey): Promise<StoredThresholds> {
+    const [stored] = await new ProfileStore(this.db).comparisonThresholds([key.profileId]);
+    return stored ?? { profileId: key.profileId, thresholds: {} };
+  }
+
   /** Whether a measured run of the pair finished at or after `mark` (database time). */
   async finishedSince(key: SeriesKey, mark: Date): Promise<boolean> {
     const { rows } = await poolOf(this.db).query<{ found: boolean }>(
@@ -160,48 +185,48 @@ export class ChangePointStore {
   }
 
   /**
-   * Replaces a pair's change points at or after `from` with `found`, in one transaction serialized per
-   * pair by an advisory lock: stored ones no longer found are removed, the others inserted or updated.
-   * `within` runs in the transaction and whatever it writes commits with the change points.
+   * Applies `plan` to a pair's change points at or after `from`, in one transaction serialized per pair
+   * by an advisory lock: `plan` sees every stored one of the range (retracted ones too) and says which
+   * to update, insert and retract. `within` runs in the transaction; what it writes commits with them.
    */
   async replace<T>(
     key: SeriesKey,
     from: Date,
-    found: readonly FoundChangePoint[],
+    plan: (stored: StoredChangePoint[]) => ChangePointPlan,
     within: (replacement: ChangePointReplacement) => Promise<T>,
-  ): Promise<{ removed: number; result: T }> {
+  ): Promise<T> {
     const client = await poolOf(this.db).connect();
     try {
       await client.query('BEGIN');
       await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [
         `change-points:${key.endpointId}:${key.profileId}`,
       ]);
-      const { rows: existing } = await client.query<{
-        id: string;
-        metric: string;
-        statistic: string;
-        mode: string;
-        kind: string;
-        run_id: string;
-      }>(
-        `SELECT id, metric, statistic, mode::text, kind::text, run_id FROM change_points
-          WHERE endpoint_id = $1 AND profile_id = $2 AND at >= $3`,
+      const { rows } = await client.query<ChangePointRow>(
+        `SELECT ${COLUMNS} FROM change_points WHERE endpoint_id = $1 AND profile_id = $2 AND at >= $3`,
         [key.endpointId, key.profileId, from],
       );
-      const previous = existing.map((row) => ({
-        metric: row.metric as MetricName,
-        statistic: row.statistic as Statistic,
-        mode: row.mode as ChangePointMode,
-        kind: row.kind as ChangePointKind,
-        runId: row.run_id,
+      const stored = new Map(rows.map((row) => [row.id, storedChangePointOf(row)]));
+      const { updates, inserts, retractions } = plan([...stored.values()]);
+      const retracted = retractions.length
+        ? (
+            await client.query<ChangePointRow>(
+              `UPDATE change_points SET retracted_at = now() WHERE id = ANY($1::uuid[]) AND retracted_at IS NULL
+               RETURNING ${COLUMNS}`,
+              [retractions],
+            )
+          ).rows.map(storedChangePointOf)
+        : [];
+      const updated = (await write(client, updates)).map((current) => ({
+        previous: stored.get(current.id) as StoredChangePoint,
+        current,
       }));
-      const keep = new Set(found.map(identity));
-      const stale = existing.filter((row, i) => !keep.has(identity(previous[i]))).map((row) => row.id);
-      if (stale.length) await client.query('DELETE FROM change_points WHERE id = ANY($1::uuid[])', [stale]);
-      const stored = await upsert(client, found);
-      const result = await within({ client, previous, stored });
+      const inserted = await write(
+        client,
+        inserts.map((changePoint) => ({ id: null, changePoint })),
+      );
+      const result = await within({ client, updated, inserted, retracted });
       await client.query('COMMIT');
-      return { removed: stale.length, result };
+      return result;
     } catch (error) {
       await client.query('ROLLBACK').catch(() => undefined);
       throw error;
@@ -214,7 +239,7 @@ export class ChangePointStore {
   async list(filter: ChangePointFilter, limit: number): Promise<ChangePoint[]> {
     const params = new Parameters();
     const { bind } = params;
-    const where: string[] = [];
+    const where: string[] = ['retracted_at IS NULL'];
     if (filter.metric !== undefined) where.push(`metric = ${bind(filter.metric)}`);
     if (filter.statistic !== undefined) where.push(`statistic = ${bind(filter.statistic)}`);
     if (filter.mode !== undefined) where.push(`mode::text = ${bind(filter.mode)}`);
@@ -224,12 +249,25 @@ export class ChangePointStore {
     if (filter.endpointIds) where.push(`endpoint_id = ANY(${bind(filter.endpointIds)}::uuid[])`);
     if (filter.profileIds) where.push(`profile_id = ANY(${bind(filter.profileIds)}::uuid[])`);
     const { rows } = await poolOf(this.db).query<ChangePointRow>(
-      `SELECT ${COLUMNS} FROM change_points ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
+      `SELECT ${COLUMNS} FROM change_points WHERE ${where.join(' AND ')}
         ORDER BY at DESC, id LIMIT ${bind(limit)}`,
       params.values,
     );
     return rows.map(changePointOf);
   }
+}
+
+/** Records that change points were announced with these magnitudes (a later update is judged against them). */
+export async function markChangePointsAnnounced(
+  client: PoolClient,
+  announced: ReadonlyArray<{ id: string; magnitude: number }>,
+): Promise<void> {
+  if (announced.length === 0) return;
+  await client.query(
+    `UPDATE change_points c SET announced_magnitude = a.magnitude
+       FROM unnest($1::uuid[], $2::float8[]) AS a(id, magnitude) WHERE c.id = a.id`,
+    [announced.map((a) => a.id), announced.map((a) => a.magnitude)],
+  );
 }
 
 /**
@@ -250,26 +288,92 @@ export async function changePointSurroundings(
   return { scheduled: rows[0]?.scheduled === true, deployedBefore: rows[0]?.deployed === true };
 }
 
-/** Inserts or updates every change point in one statement; keyed by series, mode, kind and run. */
-async function upsert(
+/** What changed around a change point: its series' serving configuration and the endpoint's deployments. */
+export interface ChangePointAttribution {
+  /** The serving-configuration version of the run before the change and of its first run (null: none recorded). */
+  configBefore: number | null;
+  configAfter: number | null;
+  /** The configuration fields that differ between those two versions. */
+  configChanges: Array<{ field: string; before: ConfigValue; after: ConfigValue }>;
+  /** Deployments of the endpoint that took effect after the run before the change, up to its first run. */
+  deployments: Array<{ id: string; label: string; version: string | null; effectiveAt: Date }>;
+  /** False when neither the configuration nor a deployment changed there: an unexplained change. */
+  explained: boolean;
+}
+
+type AttributionRun = { id: string; started_at: Date; version: number | null } & Record<string, ConfigValue>;
+
+/** The serving configurations and deployments around a change point, read in the transaction that stores it. */
+export async function changePointAttribution(
   client: PoolClient,
-  changes: readonly FoundChangePoint[],
-): Promise<ChangePointReplacement['stored']> {
+  changePoint: Pick<ChangePoint, 'endpointId' | 'runId' | 'previousRunId'>,
+): Promise<ChangePointAttribution> {
+  const columns = SERVING_CONFIG_FIELD_NAMES.map((f) => `c.${SERVING_CONFIG_FIELDS[f][0]} AS "${f}"`);
+  const { rows } = await client.query<AttributionRun>(
+    `SELECT r.id, r.started_at, c.version, ${columns.join(', ')}
+       FROM runs r LEFT JOIN serving_configs c ON c.id = r.config_id WHERE r.id = ANY($1::uuid[])`,
+    [[changePoint.runId, changePoint.previousRunId].filter((id): id is string => id !== null)],
+  );
+  const after = rows.find((r) => r.id === changePoint.runId);
+  const before = rows.find((r) => r.id === changePoint.previousRunId);
+  const configBefore = before?.version ?? null;
+  const configAfter = after?.version ?? null;
+  const configChanges =
+    before && after && configBefore !== configAfter
+      ? SERVING_CONFIG_FIELD_NAMES.filter((f) => before[f] !== after[f]).map((field) => ({
+          field,
+          before: before[field],
+          after: after[field],
+        }))
+      : [];
+  const deployments =
+    before && after
+      ? (
+          await client.query<{ id: string; label: string; version: string | null; effective_at: Date }>(
+            `SELECT id, label, version, effective_at FROM deployments
+              WHERE endpoint_id = $1 AND effective_at > $2 AND effective_at <= $3 ORDER BY effective_at`,
+            [changePoint.endpointId, before.started_at, after.started_at],
+          )
+        ).rows.map((d) => ({ id: d.id, label: d.label, version: d.version, effectiveAt: d.effective_at }))
+      : [];
+  return {
+    configBefore,
+    configAfter,
+    configChanges,
+    deployments,
+    explained: configBefore !== configAfter || deployments.length > 0,
+  };
+}
+
+/**
+ * Inserts (id null) or updates (by id, clearing a retraction) change points in one statement; returns
+ * them as stored, in no particular order.
+ */
+async function write(
+  client: PoolClient,
+  changes: ReadonlyArray<{ id: string | null; changePoint: FoundChangePoint }>,
+): Promise<StoredChangePoint[]> {
   if (changes.length === 0) return [];
-  const column = <T>(pick: (c: FoundChangePoint) => T) => changes.map(pick);
-  const { rows } = await client.query<ChangePointRow & { inserted: boolean }>(
-    `INSERT INTO change_points (id, endpoint_id, profile_id, metric, statistic, mode, kind, at, run_id, previous_run_id,
-                                end_run_id, end_at, runs_before, runs_after, mean_before, mean_after, magnitude, p_value)
-     SELECT gen_random_uuid(), * FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::text[], $5::"ChangePointMode"[],
-       $6::"ChangePointKind"[], $7::timestamptz[], $8::uuid[], $9::uuid[], $10::uuid[], $11::timestamptz[], $12::int[],
-       $13::int[], $14::float8[], $15::float8[], $16::float8[], $17::float8[])
-     ON CONFLICT (endpoint_id, profile_id, metric, statistic, mode, kind, run_id) DO UPDATE SET
-       at = EXCLUDED.at, previous_run_id = EXCLUDED.previous_run_id, end_run_id = EXCLUDED.end_run_id,
-       end_at = EXCLUDED.end_at, runs_before = EXCLUDED.runs_before, runs_after = EXCLUDED.runs_after,
-       mean_before = EXCLUDED.mean_before, mean_after = EXCLUDED.mean_after, magnitude = EXCLUDED.magnitude,
-       p_value = EXCLUDED.p_value, updated_at = now()
-     RETURNING ${COLUMNS}, (xmax = 0) AS inserted`,
+  const column = <T>(pick: (c: FoundChangePoint) => T) => changes.map((c) => pick(c.changePoint));
+  const { rows } = await client.query<ChangePointRow>(
+    `INSERT INTO change_points (id, endpoint_id, profile_id, metric, statistic, mode, kind, at, run_id,
+                                previous_run_id, end_run_id, end_at, runs_before, runs_after, mean_before,
+                                mean_after, magnitude, p_value)
+     SELECT COALESCE(id, gen_random_uuid()), endpoint_id, profile_id, metric, statistic, mode, kind, at, run_id,
+            previous_run_id, end_run_id, end_at, runs_before, runs_after, mean_before, mean_after, magnitude, p_value
+       FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::text[], $5::text[], $6::"ChangePointMode"[],
+         $7::"ChangePointKind"[], $8::timestamptz[], $9::uuid[], $10::uuid[], $11::uuid[], $12::timestamptz[],
+         $13::int[], $14::int[], $15::float8[], $16::float8[], $17::float8[], $18::float8[])
+         AS f(id, endpoint_id, profile_id, metric, statistic, mode, kind, at, run_id, previous_run_id, end_run_id,
+              end_at, runs_before, runs_after, mean_before, mean_after, magnitude, p_value)
+     ON CONFLICT (id) DO UPDATE SET
+       kind = EXCLUDED.kind, at = EXCLUDED.at, run_id = EXCLUDED.run_id, previous_run_id = EXCLUDED.previous_run_id,
+       end_run_id = EXCLUDED.end_run_id, end_at = EXCLUDED.end_at, runs_before = EXCLUDED.runs_before,
+       runs_after = EXCLUDED.runs_after, mean_before = EXCLUDED.mean_before, mean_after = EXCLUDED.mean_after,
+       magnitude = EXCLUDED.magnitude, p_value = EXCLUDED.p_value, retracted_at = NULL, updated_at = now()
+     RETURNING ${COLUMNS}`,
     [
+      changes.map((c) => c.id),
       column((c) => c.endpointId),
       column((c) => c.profileId),
       column((c) => c.metric),
@@ -289,7 +393,15 @@ async function upsert(
       column((c) => c.pValue),
     ],
   );
-  return rows.map((row) => ({ changePoint: changePointOf(row), inserted: row.inserted }));
+  return rows.map(storedChangePointOf);
+}
+
+function storedChangePointOf(row: ChangePointRow): StoredChangePoint {
+  return {
+    ...changePointOf(row),
+    retractedAt: row.retracted_at,
+    announcedMagnitude: row.announced_magnitude,
+  };
 }
 
 function changePointOf(row: ChangePointRow): ChangePoint {

@@ -25,3 +25,5 @@ export {
   type SeriesKind,
   type SeriesShape,
 } from './synthetic';
+export { familySeries, SERIES_FAMILIES, type SeriesFamily } from './families';
+export { stepStillHolds } from './holds';

@@ -1,4 +1,5 @@
 import { otavaChangePoints } from './otava';
+import { stepStillHolds } from './holds';
 import { robustChangePoints } from './robust';
 import { labelledSeries, scoreDetections, type SeriesKind } from './synthetic';
 import { mulberry32, standardNormal } from '@teapot/random';
@@ -33,13 +34,56 @@ describe('robustChangePoints', () => {
       'a 3.3-sigma step in t3 noise with spikes beside it (once taken for a drift over the whole series)',
     ],
     [384, 'two 3.1-sigma steps, up then down, 300 runs apart (once one drift over the first 884 runs)'],
-    [21, 'a 3.3-sigma step 25 runs after a 4-sigma one among spikes (once a drift, the other misplaced)'],
     [339, 'a step whose first candidate is 10 runs off, between two spikes (once placed 4 runs off)'],
   ])('finds every step of labelled series %i within 2 runs, and no drift: %s', (seed) => {
     const series = labelledSeries(seed);
     const { findings } = robustChangePoints(series.values);
     expect(findings.map((f) => f.kind)).toEqual(series.steps.map(() => 'step'));
     findings.forEach((f, i) => expect(Math.abs(f.index - series.steps[i].index)).toBeLessThanOrEqual(2));
+  });
+
+  it('finds the steps of series 21 within 2 runs and no drift (once a drift, one misplaced), and 5 runs that sit 5% off', () => {
+    // The five runs after its first step happen to sit between the levels on either side of them, 5%
+    // from the runs after: a change over the 2% minimum, on five runs, reported as one.
+    const series = labelledSeries(21);
+    const { findings } = robustChangePoints(series.values);
+    expect(findings.every((f) => f.kind === 'step')).toBe(true);
+    for (const step of series.steps)
+      expect(findings.some((f) => Math.abs(f.index - step.index) <= 2)).toBe(true);
+    const extra = findings.filter((f) => series.steps.every((step) => Math.abs(f.index - step.index) > 2));
+    expect(extra).toMatchObject([{ index: 107, runsBefore: 5 }]);
+  });
+
+  it('finds a persistent 4% step in 1,600 runs of 3% noise, which is 1.3 noise levels, and says what it rests on', () => {
+    const values = heavyTailed(21, 1_600, (i) => (i < 700 ? 20 : 20.8), 0.03);
+    const { findings } = robustChangePoints(values);
+    expect(findings).toHaveLength(1);
+    expect(findings[0]).toMatchObject({ kind: 'step', runsBefore: 300, runsAfter: 300 });
+    expect(Math.abs(findings[0].index - 700)).toBeLessThanOrEqual(5);
+    expect(findings[0].magnitude).toBeGreaterThan(0.03);
+    expect(findings[0].magnitude).toBeLessThan(0.05);
+    // The old rule (a step of at least 2 noise levels) missed it however many runs supported it.
+    expect(findings[0].effect).toBeLessThan(2);
+  });
+
+  it('finds a +20% step in lognormal noise of sigma 0.12 with 2% of runs spiked 1.5-3x', () => {
+    const random = mulberry32(22);
+    const values = heavyTailed(23, 400, (i) => (i < 250 ? 20 : 24), 0.12).map((v) =>
+      random() < 0.02 ? v * (1.5 + 1.5 * random()) : v,
+    );
+    const steps = robustChangePoints(values).findings;
+    expect(steps.map((f) => f.kind)).toEqual(['step']);
+    expect(Math.abs(steps[0].index - 250)).toBeLessThanOrEqual(5);
+    expect(steps[0].magnitude).toBeGreaterThan(0.12);
+  });
+
+  it('never reports a change under the practical minimum, however plain, and does over a lower one', () => {
+    // 1% in 2,000 runs of 1% noise: a rank test puts it beyond doubt (z about 20); it is still under 2%.
+    const values = heavyTailed(24, 2_000, (i) => (i < 1_000 ? 20 : 20.2), 0.01);
+    expect(robustChangePoints(values).findings).toEqual([]);
+    const lower = robustChangePoints(values, { minChange: 0.002 }).findings;
+    expect(lower.map((f) => f.kind)).toEqual(['step']);
+    expect(Math.abs(lower[0].index - 1_000)).toBeLessThanOrEqual(10);
   });
 
   it('reports a slow 10% drift over 1,000 runs (2% noise) as one drift, not as steps (Otava cuts it into steps)', () => {
@@ -51,11 +95,11 @@ describe('robustChangePoints', () => {
     expect(otavaChangePoints(values).length).toBeGreaterThan(1);
   });
 
-  it('reports nothing on noise with single-run spikes, nor on a step below the noise', () => {
+  it('reports nothing on noise with single-run spikes, nor on a 1% step', () => {
     const spiky = heavyTailed(7, 800, () => 20);
     for (let i = 13; i < 800; i += 97) spiky[i] *= 5;
     expect(robustChangePoints(spiky).findings).toEqual([]);
-    expect(robustChangePoints(heavyTailed(8, 800, (i) => (i < 400 ? 20 : 20.5))).findings).toEqual([]);
+    expect(robustChangePoints(heavyTailed(8, 800, (i) => (i < 400 ? 20 : 20.2))).findings).toEqual([]);
   });
 
   it('works in the series unit when a value is not positive', () => {
@@ -69,6 +113,7 @@ describe('robustChangePoints', () => {
   it('refuses non-finite values and bad options, naming them', () => {
     expect(() => robustChangePoints([1, NaN, 2])).toThrow('series[1] is not a finite number');
     expect(() => robustChangePoints([1, 2], { window: 1 })).toThrow('window');
+    expect(() => robustChangePoints([1, 2], { minChange: -0.1 })).toThrow('minChange');
     expect(() => robustChangePoints([1, 2], { maxPValue: 0 })).toThrow('maxPValue must be in (0, 1]');
     expect(robustChangePoints([]).findings).toEqual([]);
   });
@@ -95,6 +140,20 @@ describe('robustChangePoints', () => {
       expect(truePositives).toBeGreaterThanOrEqual(0.9 * labels);
       expect(falsePositives).toBeLessThanOrEqual(0.1 * labels);
     }
+  });
+});
+
+describe('stepStillHolds', () => {
+  it('keeps a reported step while its runs support it, at a weaker bar than a new one, and drops others', () => {
+    const values = heavyTailed(31, 308, (i) => (i < 300 ? 20 : 21), 0.03);
+    const all = { from: 0, to: values.length };
+    // 8 runs into a 5% step in 3% noise: too early for a new step here, enough to keep a reported one.
+    expect(robustChangePoints(values).findings).toEqual([]);
+    expect(stepStillHolds(values, 300, all)).toBe(true);
+    expect(stepStillHolds(values, 150, all)).toBe(false);
+    // Under the practical minimum, or at the series' edge, nothing holds.
+    expect(stepStillHolds(values, 300, all, { minChange: 0.2 })).toBe(false);
+    expect(stepStillHolds(values, 306, all)).toBe(false);
   });
 });
 

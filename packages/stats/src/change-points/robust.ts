@@ -1,5 +1,16 @@
 import { normalSf } from '../distributions';
 import { mannWhitneyU } from '../mann-whitney';
+import {
+  bestRamp,
+  median,
+  nearStepLoss,
+  rampLoss,
+  SPIKE_CAP,
+  stepFitsBetter,
+  stepTest,
+  trimmedMean,
+  twoStepLoss,
+} from './fits';
 import { checkDetectorInput } from './otava';
 
 /**
@@ -14,26 +25,32 @@ import { checkDetectorInput } from './otava';
  *    where no single split is, the stretch (up to 4 windows long) that differs most from the rest
  *    (a bump that comes back) is tried, as circular binary segmentation does.
  * 3. Confirmation: each candidate is judged on the runs between its neighbours (at most `window` a
- *    side): a Mann-Whitney p-value at most `maxPValue`, a median shift of at least `minEffect` sigma,
- *    and a step must fit those runs better than a straight line (else it is part of a drift). The
- *    worst failing candidate is dropped and both neighbours recomputed, until every one passes.
- *    A confirmed step is then placed, within 6 runs, where two levels fit best in absolute error
- *    capped at 3 sigma (a spike beside a step pulls it nowhere).
- * 4. Drifts: each stretch between confirmed steps gets a Mann-Kendall trend test; a significant
- *    trend whose total change (robust line) is at least 1.5 x `minEffect` sigma is a drift.
+ *    side), so the evidence for a small step grows with the runs that support it, and the threshold of
+ *    relevance is the metric's, not the noise's: a Mann-Whitney p-value at most `maxPValue`
+ *    (Bonferroni over the splits of those runs, the candidate being the best of them); a median shift
+ *    of at least `minChange`, shown beyond it by a rank test (one-sided p at most 0.05), so a change
+ *    under the minimum is never reported however plain; and a step that accounts for those runs
+ *    better than one level, a line or a ramp through it (fits.ts: stepFitsBetter), else it is noise
+ *    or part of a drift. The worst failing candidate is dropped and both neighbours re-judged, until
+ *    every one passes. A confirmed step is then placed, within 6 runs, where two levels fit best in
+ *    absolute error capped at 3 sigma (a spike beside a step pulls it nowhere).
+ * 4. Drifts: each stretch between confirmed steps gets a Mann-Kendall trend test; a significant trend
+ *    that a ramp (or a line) fits at least as well as any single step, and whose ramp joins levels at
+ *    least 1.5 x `minChange` apart, is a drift over that ramp.
  */
 export interface RobustOptions {
   /** Default 0.001. */
   maxPValue?: number;
-  /** The smallest step (median shift) or drift (total change) reported, in noise levels. Default 2. */
-  minEffect?: number;
-  /** Runs a side a step is judged on. Default 50. */
+  /** The smallest relative change reported (a step's shift; a drift's total is 1.5 x this), e.g. 0.02
+   *  for 2%. In a series with a value <= 0 (analysed as it is), relative to the series' median. Default 0.02. */
+  minChange?: number;
+  /** Runs a side a step is judged on at most. Default 300. */
   window?: number;
   /** The fewest runs between two steps or at an end. Default 5. */
   minSegment?: number;
 }
 
-export const ROBUST_DEFAULTS = { maxPValue: 0.001, minEffect: 2, window: 50, minSegment: 5 } as const;
+export const ROBUST_DEFAULTS = { maxPValue: 0.001, minChange: 0.02, window: 300, minSegment: 5 } as const;
 
 export interface RobustFinding {
   kind: 'step' | 'drift';
@@ -50,6 +67,10 @@ export interface RobustFinding {
   pValue: number;
   /** |shift| (step) or |total change| (drift) in noise levels. */
   effect: number;
+  /** The runs the finding rests on: a step's runs judged before and after it (at most `window` a side);
+   *  a drift's runs before its first one since the previous step, and its own runs. */
+  runsBefore: number;
+  runsAfter: number;
 }
 
 export interface RobustResult {
@@ -61,11 +82,11 @@ export interface RobustResult {
 
 export function robustChangePoints(series: ArrayLike<number>, options: RobustOptions = {}): RobustResult {
   const maxPValue = options.maxPValue ?? ROBUST_DEFAULTS.maxPValue;
-  const minEffect = options.minEffect ?? ROBUST_DEFAULTS.minEffect;
+  const minChange = options.minChange ?? ROBUST_DEFAULTS.minChange;
   const window = options.window ?? ROBUST_DEFAULTS.window;
   const minSegment = options.minSegment ?? ROBUST_DEFAULTS.minSegment;
   checkDetectorInput(series, maxPValue);
-  if (!(minEffect >= 0)) throw new RangeError('minEffect must be >= 0');
+  if (!(minChange >= 0)) throw new RangeError('minChange must be >= 0');
   if (!Number.isInteger(window) || window < 3) throw new RangeError('window must be an integer >= 3');
   if (!Number.isInteger(minSegment) || minSegment < 2)
     throw new RangeError('minSegment must be an integer >= 2');
@@ -77,9 +98,13 @@ export function robustChangePoints(series: ArrayLike<number>, options: RobustOpt
   const noise = noiseLevel(y);
   const scale = positive ? 'log' : 'linear';
   if (n < 2 * minSegment) return { findings: [], noise, scale };
+  // The practical minimum in the analysed scale: a log ratio, or a share of the series' typical level.
+  const minShift = positive ? Math.log1p(minChange) : minChange * Math.abs(median(Float64Array.from(y)));
 
-  const candidates = segment(y, 0, n, maxPValue, minSegment, 4 * window).sort((a, b) => a - b);
-  const steps = confirm(y, candidates, { maxPValue, minEffect, window, noise });
+  const candidates = segment(y, 0, n, maxPValue, minSegment, BUMP_WINDOWS * SEGMENT_WINDOW).sort(
+    (a, b) => a - b,
+  );
+  const steps = confirm(y, candidates, { maxPValue, minShift, window, noise, minSegment });
   const level = (from: number, to: number) => {
     const trimmed = trimmedMean(y.subarray(from, to), 0.1);
     return positive ? Math.exp(trimmed) : trimmed;
@@ -96,23 +121,27 @@ export function robustChangePoints(series: ArrayLike<number>, options: RobustOpt
       magnitude: before === 0 ? 0 : after / before - 1,
       pValue: step.pValue,
       effect: step.effect,
+      runsBefore: step.index - Math.max(i === 0 ? 0 : steps[i - 1].index, step.index - window),
+      runsAfter: Math.min(steps[i + 1]?.index ?? n, step.index + window) - step.index,
     };
   });
   const bounds = [0, ...steps.map((s) => s.index), n];
   for (let i = 0; i + 1 < bounds.length; i++) {
-    const drift = driftOf(y, bounds[i], bounds[i + 1], { maxPValue, minEffect, noise, minSegment });
+    const drift = driftOf(y, bounds[i], bounds[i + 1], { maxPValue, minShift, noise, minSegment });
     if (!drift) continue;
-    const before = positive ? Math.exp(drift.start) : drift.start;
-    const after = positive ? Math.exp(drift.finish) : drift.finish;
+    const before = positive ? Math.exp(drift.before) : drift.before;
+    const after = positive ? Math.exp(drift.after) : drift.after;
     findings.push({
       kind: 'drift',
-      index: bounds[i],
-      end: bounds[i + 1],
+      index: drift.start,
+      end: drift.end,
       before,
       after,
       magnitude: before === 0 ? 0 : after / before - 1,
       pValue: drift.pValue,
       effect: drift.effect,
+      runsBefore: drift.start - bounds[i],
+      runsAfter: drift.end - drift.start,
     });
   }
   return {
@@ -244,6 +273,7 @@ interface StepTest {
   index: number;
   pValue: number;
   effect: number;
+  shift: number;
   passes: boolean;
 }
 
@@ -251,19 +281,27 @@ interface StepTest {
 function confirm(
   y: Float64Array,
   candidates: number[],
-  limits: { maxPValue: number; minEffect: number; window: number; noise: number },
+  limits: { maxPValue: number; minShift: number; window: number; noise: number; minSegment: number },
 ): StepTest[] {
-  const points = candidates.map((index) => ({ index, pValue: 1, effect: 0, passes: false }));
+  const points: StepTest[] = candidates.map((index) => ({
+    index,
+    pValue: 1,
+    effect: 0,
+    shift: 0,
+    passes: false,
+  }));
   const judge = (i: number) => {
     const from = Math.max(i === 0 ? 0 : points[i - 1].index, points[i].index - limits.window);
     const to = Math.min(points[i + 1]?.index ?? y.length, points[i].index + limits.window);
-    points[i] = {
-      ...stepTest(y, from, points[i].index, to, limits.noise),
-      index: points[i].index,
-      passes: false,
-    };
-    points[i].passes = points[i].pValue <= limits.maxPValue && points[i].effect >= limits.minEffect;
-    if (points[i].passes) points[i].passes = stepFitsBetter(y, from, points[i].index, to, limits.noise);
+    const test = stepTest(y, from, points[i].index, to, limits.noise);
+    points[i] = { ...test, index: points[i].index, passes: false };
+    // The candidate is the best of the splits of its stretch: its p-value is corrected for them.
+    const splits = Math.max(1, to - from - 2 * limits.minSegment + 1);
+    points[i].passes =
+      test.pValue * splits <= limits.maxPValue &&
+      Math.abs(test.shift) >= limits.minShift &&
+      beyondMinimum(y, from, points[i].index, to, test.shift, limits.minShift) &&
+      stepFitsBetter(y, from, points[i].index, to, limits.noise);
   };
   for (let i = 0; i < points.length; i++) judge(i);
   for (;;) {
@@ -277,9 +315,42 @@ function confirm(
     if (worst - 1 >= 0) judge(worst - 1);
     if (worst < points.length) judge(worst);
   }
-  // Place each confirmed step, within 6 runs, where two levels (the medians of each side away from the
-  // step) fit best in absolute error capped at 3 sigma, so a spike beside a step pulls it nowhere.
-  // Again from where it moved, until it stays: a candidate 6 or more runs off reaches its step too.
+  place(y, points, limits);
+  return withoutRampsCut(y, points, limits);
+}
+
+/**
+ * Two neighbouring steps the same way that a ramp between them fits at least as well (it has one
+ * level fewer) are a short drift cut in two: both are dropped, and the drift test sees the stretch whole.
+ */
+function withoutRampsCut(
+  y: Float64Array,
+  points: StepTest[],
+  limits: { window: number; noise: number },
+): StepTest[] {
+  for (let i = 0; i + 1 < points.length; i++) {
+    const [first, second] = [points[i].index, points[i + 1].index];
+    if (Math.sign(points[i].shift) !== Math.sign(points[i + 1].shift)) continue;
+    const from = Math.max(i === 0 ? 0 : points[i - 1].index, first - limits.window);
+    const to = Math.min(points[i + 2]?.index ?? y.length, second + limits.window);
+    const steps = twoStepLoss(y, from, first, second, to, limits.noise);
+    const reach = (second - first) >> 1;
+    let ramp = Infinity;
+    for (let start = first - reach; start <= first; start += Math.max(1, reach >> 2))
+      for (let end = second; end <= second + reach; end += Math.max(1, reach >> 2))
+        if (start - from >= 2 && to - end >= 2)
+          ramp = Math.min(ramp, rampLoss(y, from, start, end, to, limits.noise));
+    if (ramp <= steps) points.splice(i--, 2);
+  }
+  return points;
+}
+
+/**
+ * Places each step, within 6 runs, where two levels (the medians of each side away from the step) fit
+ * best in absolute error capped at 3 sigma, so a spike beside a step pulls it nowhere. Again from where
+ * it moved, until it stays: a candidate 6 or more runs off reaches its step too.
+ */
+function place(y: Float64Array, points: StepTest[], limits: { window: number; noise: number }): void {
   for (let i = 0; i < points.length; i++) {
     const from = Math.max(i === 0 ? 0 : points[i - 1].index, points[i].index - limits.window);
     const to = Math.min(points[i + 1]?.index ?? y.length, points[i].index + limits.window);
@@ -293,7 +364,6 @@ function confirm(
       points[i] = { ...points[i], ...stepTest(y, from, placed, to, limits.noise), index: placed };
     }
   }
-  return points;
 }
 
 /** Placements of one step: the first moves it at most 6 runs, each further one 6 more. */
@@ -321,93 +391,70 @@ function placeStep(y: Float64Array, from: number, index: number, to: number, noi
   return best;
 }
 
-function stepTest(y: Float64Array, from: number, index: number, to: number, noise: number) {
-  const left = y.subarray(from, index);
-  const right = y.subarray(index, to);
-  if (left.length === 0 || right.length === 0) return { pValue: 1, effect: 0 };
-  const pValue = mannWhitneyU(left, right).pValue;
-  const effect = Math.abs(median(Float64Array.from(right)) - median(Float64Array.from(left))) / noise;
-  return { pValue, effect };
-}
-
 /**
- * True when two medians (split at `index`) fit y[from..to) with a smaller error than a line, each
- * point's absolute error capped at SPIKE_CAP sigma: a spike costs both fits the same, instead of
- * adding the same large amount to both and pulling their ratio towards 1.
+ * True when the runs after `index` differ from those before by more than the practical minimum, by a
+ * rank test: the runs before moved by the minimum (in the step's direction) are still below (above)
+ * the runs after, one-sided p at most BEYOND_MINIMUM_P. A step estimated just over the minimum from a
+ * few runs is not enough; one plainly over it is.
  */
-function stepFitsBetter(y: Float64Array, from: number, index: number, to: number, noise: number): boolean {
-  const cap = SPIKE_CAP * noise;
-  const left = y.subarray(from, index);
-  const right = y.subarray(index, to);
-  const ml = median(Float64Array.from(left));
-  const mr = median(Float64Array.from(right));
-  let stepError = 0;
-  for (const v of left) stepError += Math.min(cap, Math.abs(v - ml));
-  for (const v of right) stepError += Math.min(cap, Math.abs(v - mr));
-  return stepError < STEP_OVER_LINE * lineError(y, from, to, cap).error;
-}
-
-/** How much smaller a step's absolute error must be than a line's: a 3-sigma step's is ~0.75 of it. */
-const STEP_OVER_LINE = 0.9;
-/** Beyond this many noise levels a point is an outlier to every fit: it costs this much to any of them. */
-const SPIKE_CAP = 3;
-/** A drift's total change must be this many times `minEffect`: two same-signed steps below the noise
- *  add up to a slope too. */
-const DRIFT_OVER_STEP = 1.5;
-
-/** A robust line through y[from..to): split-half median slope, median intercept; its absolute error (each point's capped at `cap`). */
-function lineError(
+function beyondMinimum(
   y: Float64Array,
   from: number,
+  index: number,
   to: number,
-  cap = Infinity,
-): { slope: number; intercept: number; error: number } {
-  const length = to - from;
-  const half = Math.floor(length / 2);
-  const slopes = new Float64Array(half);
-  for (let i = 0; i < half; i++) slopes[i] = (y[from + i + half] - y[from + i]) / half;
-  const slope = half > 0 ? median(slopes) : 0;
-  const intercept = median(Float64Array.from({ length }, (_, i) => y[from + i] - slope * i));
-  let error = 0;
-  for (let i = 0; i < length; i++) error += Math.min(cap, Math.abs(y[from + i] - intercept - slope * i));
-  return { slope, intercept, error };
+  shift: number,
+  minShift: number,
+): boolean {
+  if (minShift === 0) return true;
+  const moved = Float64Array.from(y.subarray(from, index), (v) => v + Math.sign(shift) * minShift);
+  const test = mannWhitneyU(y.subarray(index, to), moved);
+  return Math.sign(test.z) === Math.sign(shift) && test.pValue / 2 <= BEYOND_MINIMUM_P;
 }
+
+/** One-sided p-value at which a step is shown to exceed the practical minimum. */
+const BEYOND_MINIMUM_P = 0.05;
+/** A drift's total change must be this many times the minimum: two same-signed steps under the minimum
+ *  add up to a slope too. */
+const DRIFT_OVER_STEP = 1.5;
+/** Candidate bumps (a level that comes back) span at most BUMP_WINDOWS x SEGMENT_WINDOW runs. */
+const SEGMENT_WINDOW = 50;
+const BUMP_WINDOWS = 4;
 
 /** Mann-Kendall trend test of y[from..to) with a line fit; null when it is no drift (see the module comment). */
 function driftOf(
   y: Float64Array,
   from: number,
   to: number,
-  limits: { maxPValue: number; minEffect: number; noise: number; minSegment: number },
-): { pValue: number; effect: number; start: number; finish: number } | null {
+  limits: { maxPValue: number; minShift: number; noise: number; minSegment: number },
+): { pValue: number; effect: number; start: number; end: number; before: number; after: number } | null {
   const length = to - from;
   if (length < 4 * limits.minSegment) return null;
-  let s = 0;
-  for (let i = from; i < to; i++) {
-    const v = y[i];
-    for (let j = i + 1; j < to; j++) s += Math.sign(y[j] - v);
-  }
-  const variance = (length * (length - 1) * (2 * length + 5)) / 18;
-  const z = (s - Math.sign(s)) / Math.sqrt(variance);
+  const z = mannKendallZ(y, from, to, 0);
   const pValue = Math.min(1, 2 * normalSf(Math.abs(z)));
   if (pValue > limits.maxPValue) return null;
-  const line = lineError(y, from, to);
-  const effect = Math.abs(line.slope * (length - 1)) / limits.noise;
-  if (effect < limits.minEffect * DRIFT_OVER_STEP) return null;
-  return { pValue, effect, start: line.intercept, finish: line.intercept + line.slope * (length - 1) };
+  // A step too small to report also makes a significant trend: a drift is a ramp (or a line through
+  // the whole stretch) that fits at least as well as the best single step, and its size is the ramp's.
+  const split = bestRankSplit(y, from, to, limits.minSegment).index;
+  const ramp = bestRamp(y, from, split, to, limits.noise);
+  if (ramp.loss > nearStepLoss(y, from, split, to, limits.noise)) return null;
+  const total = Math.abs(ramp.after - ramp.before);
+  const minimum = limits.minShift * DRIFT_OVER_STEP;
+  if (total < minimum) return null;
+  // As for a step, the trend must be shown beyond the minimum: the runs less a line of the minimum
+  // total (in the trend's direction) still trend, one-sided p at most BEYOND_MINIMUM_P.
+  const beyond = mannKendallZ(y, from, to, (Math.sign(z) * minimum) / (length - 1));
+  if (Math.sign(beyond) !== Math.sign(z) || normalSf(Math.abs(beyond)) > BEYOND_MINIMUM_P) return null;
+  return { pValue, effect: total / limits.noise, ...ramp };
 }
 
-function median(values: Float64Array): number {
-  if (values.length === 0) return NaN;
-  values.sort();
-  const mid = values.length >> 1;
-  return values.length % 2 ? values[mid] : (values[mid - 1] + values[mid]) / 2;
-}
-
-function trimmedMean(values: Float64Array, fraction: number): number {
-  const sorted = Float64Array.from(values).sort();
-  const cut = Math.floor(sorted.length * fraction);
-  let sum = 0;
-  for (let i = cut; i < sorted.length - cut; i++) sum += sorted[i];
-  return sum / (sorted.length - 2 * cut);
+/** Mann-Kendall's standardized S of y[from..to) less a line of `slope` per run (continuity-corrected). */
+function mannKendallZ(y: Float64Array, from: number, to: number, slope: number): number {
+  const length = to - from;
+  let s = 0;
+  for (let i = from; i < to; i++) {
+    const v = y[i] - slope * i;
+    for (let j = i + 1; j < to; j++) s += Math.sign(y[j] - slope * j - v);
+  }
+  const variance = (length * (length - 1) * (2 * length + 5)) / 18;
+  return (s - Math.sign(s)) / Math.sqrt(variance);
 }

@@ -3,8 +3,8 @@ import { mulberry32, standardNormal, type Random } from '@teapot/random';
 /**
  * Seeded, labelled latency-like series (e.g. a run series of P99 ITL) to measure change-point
  * detectors: a base level times multiplicative noise (lognormal, or Student-t with 3 degrees of
- * freedom in logarithms for heavier tails), single-run spikes, and per kind real steps, steps below
- * the noise, or a linear drift. The noise level `noise` is the standard deviation of the logarithm's
+ * freedom in logarithms for heavier tails), single-run spikes, and per kind real steps, steps under
+ * the 2% that matters (0.3-1.5%), or a linear drift. The noise level `noise` is the standard deviation of the logarithm's
  * noise (for t3 noise, the normal sigma with the same median absolute deviation); step sizes and
  * drift totals are multiples of it.
  */
@@ -18,7 +18,7 @@ export interface LabelledSeries {
   tails: 'lognormal' | 't3';
   /** Real steps (|size| >= 3 noise levels): a detector should find each within 2 runs. */
   steps: Array<{ index: number; size: number }>;
-  /** Steps below the noise (|size| <= 1): a detector should report nothing for them. */
+  /** Steps under the practical minimum (0.3-1.5% of the level): a detector should report nothing for them. */
   smallSteps: Array<{ index: number; size: number }>;
   /** A linear drift over [from, to): a finding, but not a step. */
   drifts: Array<{ from: number; to: number; total: number }>;
@@ -78,8 +78,10 @@ export function labelledSeries(seed: number, shape: SeriesShape = {}): LabelledS
       if (random() < 0.5) series.spikes.push(index - 2, index + 2);
     }
   } else if (kind === 'small-steps') {
+    // Steps of 0.3-1.5%, under the 2% a latency change must reach to matter: plain after hundreds of
+    // runs, and still nothing to report.
     for (const index of place(1 + Math.floor(random() * 2), 20)) {
-      const size = (0.3 + random() * 0.7) * (random() < 0.5 ? -1 : 1);
+      const size = (Math.log1p(0.003 + random() * 0.012) / noise) * (random() < 0.5 ? -1 : 1);
       addStep(index, size);
       series.smallSteps.push({ index, size });
     }

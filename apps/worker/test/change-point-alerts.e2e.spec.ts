@@ -1,0 +1,119 @@
+import type { INestApplicationContext } from '@nestjs/common';
+import type { Queue } from 'bullmq';
+import { listChangePoints } from '@teapot/analysis';
+import { QUEUE_NAMES, type ChangePointsJobData } from '@teapot/contracts';
+import { ChangePointStore } from '@teapot/db';
+import { storeMeasuredRun, syntheticRunResult } from '@teapot/db/testing';
+import { ChangePointQueueProducer } from '@teapot/jobs';
+import {
+  closeInOrder,
+  REDIS_URL,
+  seedEndpoint,
+  seedProfile,
+  seedWebhookSubscription,
+  waitFor,
+} from '@teapot/testing';
+import { createWorkerApp } from '../src';
+import { createWorld, type WorkerWorld } from './support/harness';
+
+const HOUR = 3_600_000;
+const FLAT = 30;
+const DRIFTING = 24;
+
+/**
+ * The live bug of issue 27: one drift, extended by every new run, was announced again and again
+ * (a new change point, then a step, then a drift again, each a new `changepoint.detected`). Here a
+ * flat history is followed by runs whose inter-token gaps grow 3% a run, each run recomputed by the
+ * real worker as it arrives; every series must be announced at most once, as the change point that
+ * is still stored at the end.
+ */
+describe('change-point alerts: one change, one detected event however many runs refine it', () => {
+  let world: WorkerWorld;
+  let app: INestApplicationContext;
+  let producer: ChangePointQueueProducer;
+  let queue: Queue<ChangePointsJobData>;
+  let endpointId: string;
+  let profileId: string;
+  const t0 = Date.now() - (FLAT + DRIFTING + 1) * HOUR;
+
+  const storeRun = (i: number, gapScale: number) =>
+    storeMeasuredRun(
+      world.db,
+      { endpointId, profileId, startedAt: new Date(t0 + i * HOUR) },
+      syntheticRunResult({ requests: 10, tokensPerRequest: 20, seed: i + 1, gapScale }),
+      { finishedAt: new Date(t0 + i * HOUR + 60_000) },
+    );
+
+  const recompute = async () => {
+    await producer.enqueueChangePoints({ endpointId, profileId }, 0);
+    await waitFor(
+      'the change-points job to finish',
+      async () => {
+        const left = await queue.getJobCounts('delayed', 'waiting', 'active');
+        return left.delayed + left.waiting + left.active === 0;
+      },
+      20_000,
+    );
+  };
+
+  beforeAll(async () => {
+    world = await createWorld();
+    app = await createWorkerApp({
+      env: world.workerEnv({ WORKER_ID: 'worker-change-point-alerts', WORKER_QUEUES: 'change-points' }),
+      logs: false,
+    });
+    producer = new ChangePointQueueProducer({ redis: REDIS_URL, prefix: world.prefix });
+    queue = world.queue<ChangePointsJobData>(QUEUE_NAMES['change-points']);
+    endpointId = await seedEndpoint(world, { baseUrl: 'http://127.0.0.1:9/v1', model: 'llama-8b' });
+    profileId = await seedProfile(world, endpointId, { requests: 10, outputTokens: 20 });
+    await seedWebhookSubscription(world, {
+      url: 'https://hooks.example.com/teapot',
+      eventTypes: ['changepoint.detected', 'changepoint.updated', 'changepoint.retracted'],
+    });
+    for (let i = 0; i < FLAT; i++) await storeRun(i, 1);
+  }, 60_000);
+
+  afterAll(() => closeInOrder(app, producer, world));
+
+  it('announces each drifting series once, by the id of the change point it keeps refining', async () => {
+    for (let k = 1; k <= DRIFTING; k++) {
+      await storeRun(FLAT + k - 1, 1 + 0.03 * k);
+      await recompute();
+    }
+    type Listed = { id: string; metric: string; statistic: string };
+    const { rows: events } = await world.db.pool.query<{
+      type: string;
+      data: Listed & { changePoints: Listed[] };
+    }>(`SELECT type, data FROM webhook_events WHERE type LIKE 'changepoint.%' ORDER BY created_at`);
+    const detected = events.filter((e) => e.type === 'changepoint.detected');
+    const perSeries = new Map<string, number>();
+    for (const { data } of detected)
+      for (const listed of data.changePoints) {
+        const series = `${listed.metric} ${listed.statistic}`;
+        perSeries.set(series, (perSeries.get(series) ?? 0) + 1);
+      }
+    expect(perSeries.get('itl p99')).toBe(1);
+    expect([...perSeries.entries()].filter(([, count]) => count > 1)).toEqual([]);
+    // One change seen in several series of the profile (ITL and inter-chunk gaps, their percentiles)
+    // is one event listing them.
+    const itl = detected.find((e) =>
+      e.data.changePoints.some((c) => c.metric === 'itl' && c.statistic === 'p99'),
+    )!;
+    expect(itl.data.changePoints.length).toBeGreaterThan(1);
+    expect(detected.length).toBeLessThan(perSeries.size);
+
+    // The announced change point is the one stored now (same id), refined in place since.
+    const stored = await listChangePoints(new ChangePointStore(world.db), {
+      metric: 'itl',
+      statistic: 'p99',
+      mode: 'robust',
+    });
+    const itlP99 = itl.data.changePoints.find((c) => c.metric === 'itl' && c.statistic === 'p99')!;
+    const announced = stored.changePoints.find((c) => c.id === itlP99.id);
+    expect(announced?.magnitude).toBeGreaterThan(0.3);
+    // Later events about it are updates of the same id, and fewer than the runs that refined it.
+    const later = events.filter((e) => e.type !== 'changepoint.detected' && e.data.id === itlP99.id);
+    expect(later.every((e) => e.type === 'changepoint.updated')).toBe(true);
+    expect(later.length).toBeLessThan(DRIFTING / 2);
+  });
+});
