@@ -44,8 +44,8 @@ describe('change-point alerts: one change, one detected event however many runs 
       { finishedAt: new Date(t0 + i * HOUR + 60_000) },
     );
 
-  const recompute = async () => {
-    await producer.enqueueChangePoints({ endpointId, profileId }, 0);
+  const recompute = async (pair = { endpointId, profileId }) => {
+    await producer.enqueueChangePoints(pair, 0);
     await waitFor(
       'the change-points job to finish',
       async () => {
@@ -115,5 +115,46 @@ describe('change-point alerts: one change, one detected event however many runs 
     const later = events.filter((e) => e.type !== 'changepoint.detected' && e.data.id === itlP99.id);
     expect(later.every((e) => e.type === 'changepoint.updated')).toBe(true);
     expect(later.length).toBeLessThan(DRIFTING / 2);
+  });
+
+  it("announces a step in a profile's capacity searches once, naming the sweeps and the change of configuration", async () => {
+    const searchProfileId = await seedProfile(world, endpointId);
+    const [before, after] = await Promise.all(
+      (['fp16', 'fp8'] as const).map((weightQuant, i) =>
+        world.db.prisma.servingConfig.create({ data: { endpointId, version: 10 + i, weightQuant } }),
+      ),
+    );
+    const sweepIds: string[] = [];
+    // 24 scheduled searches, 6 hours apart; FP8 from the 13th serves 40% more within the SLO.
+    for (let i = 0; i < 24; i++) {
+      const { id } = await world.db.prisma.sweep.create({
+        data: {
+          endpointId,
+          profileId: searchProfileId,
+          configId: (i < 12 ? before : after).id,
+          trigger: 'schedule',
+          spec: { kind: 'capacity', dimension: 'rate' },
+          profileSnapshot: {},
+          status: 'succeeded',
+          stopReason: 'converged',
+          capacity: (i < 12 ? 30 : 42) * (1 + 0.02 * Math.sin(i)),
+          startedAt: new Date(t0 + i * 6 * HOUR),
+        },
+      });
+      sweepIds.push(id);
+    }
+    await recompute({ endpointId, profileId: searchProfileId });
+    const { rows } = await world.db.pool.query<{
+      data: { metric: string; sweepId: string; runId: string | null; attribution: { summary: string } };
+      links: Record<string, string>;
+    }>(
+      `SELECT data, links FROM webhook_events
+        WHERE type = 'changepoint.detected' AND data->>'profileId' = $1`,
+      [searchProfileId],
+    );
+    expect(rows).toHaveLength(1);
+    expect(rows[0].data).toMatchObject({ metric: 'capacity', sweepId: sweepIds[12], runId: null });
+    expect(rows[0].data.attribution.summary).toMatch(/config v11 \(from v10: weightQuant fp16 -> fp8\)/);
+    expect(rows[0].links.sweep).toMatch(new RegExp(`/sweeps/${sweepIds[12]}$`));
   });
 });

@@ -149,6 +149,26 @@ describe('sweeps (in process): every point a run, one after another, resumable',
     expect(await changePoints.count()).toBe(0);
   }, 90_000);
 
+  it("queues its pair's change points once a capacity search found a capacity: a value of the capacity series", async () => {
+    await workerApp({ WORKER_ID: 'searcher', WORKER_QUEUES: 'runs,sweeps' });
+    // A loose SLO every load meets: the search ends at its highest load after a few points.
+    const search: SweepSpec = {
+      kind: 'capacity',
+      dimension: 'concurrency',
+      slo: { ...LOOSE_SLO, targets: [...LOOSE_SLO.targets] },
+      lowest: 1,
+      highest: 2,
+      tolerance: 0.5,
+      maxPoints: 2,
+    };
+    const profile = await sweepProfile(sim.baseUrl, search);
+    const sweep = await finishedSweep((await queueSweep(profile)).id);
+    expect(sweep).toMatchObject({ status: 'succeeded', capacity: 2 });
+    const jobs = await changePoints.getJobs(['delayed', 'waiting']);
+    expect(jobs.map((job) => job.data)).toEqual([{ endpointId: sweep.endpointId, profileId: profile.id }]);
+    await changePoints.obliterate({ force: true });
+  }, 60_000);
+
   it('ends failed (endpoint_failed) when a point fails, keeping the points before it', async () => {
     await workerApp({ WORKER_ID: 'sweeper-fault', WORKER_QUEUES: 'runs,sweeps' });
     const proxy = new FailingProxy(new URL(sim.baseUrl), REQUESTS);

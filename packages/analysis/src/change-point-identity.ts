@@ -1,4 +1,10 @@
-import type { ChangePointPlan, SeriesRun, StoredChangePoint } from '@teapot/db';
+import {
+  seriesItemsOf,
+  type ChangePoint,
+  type ChangePointPlan,
+  type SeriesRun,
+  type StoredChangePoint,
+} from '@teapot/db';
 import type { DetectedChangePoint } from './change-points';
 
 /**
@@ -102,16 +108,28 @@ export function sameChanges(
   return groups.map((group) => group.sort((a, b) => Math.abs(b.magnitude) - Math.abs(a.magnitude)));
 }
 
-type Located = { metric: string; statistic: string; mode: string; runId: string; endRunId: string | null };
+type Located = Pick<
+  ChangePoint,
+  | 'metric'
+  | 'statistic'
+  | 'mode'
+  | 'runId'
+  | 'previousRunId'
+  | 'endRunId'
+  | 'sweepId'
+  | 'previousSweepId'
+  | 'endSweepId'
+>;
 
 /** The runs between two change points' spans (0 when they overlap); Infinity across modes, across series
  *  unless `acrossSeries`, or off the runs read. */
 function gapInRuns(runs: readonly SeriesRun[], acrossSeries = false): (a: Located, b: Located) => number {
   const indexOfRun = new Map(runs.map((run, i) => [run.id, i]));
   const spanOf = (c: Located) => {
-    const start = indexOfRun.get(c.runId);
+    const items = seriesItemsOf(c);
+    const start = indexOfRun.get(items.start);
     if (start === undefined) return null;
-    return [start, c.endRunId === null ? start : (indexOfRun.get(c.endRunId) ?? start)] as const;
+    return [start, items.end === null ? start : (indexOfRun.get(items.end) ?? start)] as const;
   };
   return (a, b) => {
     if (acrossSeries ? a.mode !== b.mode : seriesOf(a) !== seriesOf(b)) return Infinity;

@@ -1,13 +1,17 @@
 import {
   isMetricName,
+  isSweepMetricName,
   METRICS,
   METRIC_NAMES,
   STATISTICS,
   statisticUnit,
   summaryValue,
+  SWEEP_METRICS,
+  SWEEP_METRIC_NAMES,
   type MetricDefinition,
   type MetricName,
   type Statistic,
+  type SweepMetricName,
 } from '@teapot/contracts';
 import {
   CHANGE_POINT_KINDS,
@@ -18,10 +22,12 @@ import {
   type ChangePointStore,
   type FoundChangePoint,
   type PoolClient,
+  type SeriesFamily,
   type SeriesKey,
   type SeriesRun,
   type StoredChangePoint,
   type StoredThresholds,
+  seriesItemsOf,
 } from '@teapot/db';
 import type { RunSummary } from '@teapot/measure';
 import {
@@ -84,7 +90,20 @@ export const CHANGE_POINT_SERIES: ReadonlyArray<{ metric: MetricName; statistic:
     (METRICS[metric] as MetricDefinition).statistics.map((statistic) => ({ metric, statistic })),
   );
 
-function valueOf(run: SeriesRun, metric: MetricName, statistic: Statistic): number | null {
+/**
+ * The series of finished capacity searches: one value per search (its capacity, its cost at capacity),
+ * so the only statistic is the value itself, named `mean` as a rate metric's per-run value is.
+ */
+export const SWEEP_CHANGE_POINT_SERIES: ReadonlyArray<{ metric: SweepMetricName; statistic: Statistic }> =
+  SWEEP_METRIC_NAMES.map((metric) => ({ metric, statistic: 'mean' }));
+
+const SERIES_OF_FAMILY = { runs: CHANGE_POINT_SERIES, sweeps: SWEEP_CHANGE_POINT_SERIES } as const;
+
+function valueOf(run: SeriesRun, metric: MetricName | SweepMetricName, statistic: Statistic): number | null {
+  if (isSweepMetricName(metric)) {
+    const value = run.values[metric];
+    return typeof value === 'number' && Number.isFinite(value) ? value : null;
+  }
   const definition: MetricDefinition = METRICS[metric];
   const raw = run.values[metric];
   if (raw === null || raw === undefined) return null;
@@ -96,7 +115,7 @@ function valueOf(run: SeriesRun, metric: MetricName, statistic: Statistic): numb
 /** The runs of a series that have a value, with their place among all the pair's runs. */
 function seriesPoints(
   runs: readonly SeriesRun[],
-  metric: MetricName,
+  metric: MetricName | SweepMetricName,
   statistic: Statistic,
 ): Array<{ run: SeriesRun; index: number; value: number }> {
   const points: Array<{ run: SeriesRun; index: number; value: number }> = [];
@@ -120,7 +139,8 @@ function stillHolds(
 ): boolean {
   if (row.mode !== 'robust' || row.kind !== 'step') return false;
   const points = seriesPoints(runs, row.metric, row.statistic);
-  const at = points.findIndex((p) => p.run.id === row.runId);
+  const start = seriesItemsOf(row).start;
+  const at = points.findIndex((p) => p.run.id === start);
   if (at < 0) return false;
   const steps = found
     .filter((c) => c.mode === 'robust' && c.metric === row.metric && c.statistic === row.statistic)
@@ -138,7 +158,7 @@ export type DetectedChangePoint = FoundChangePoint & { unit: string; runIndex: n
 /** Both modes' change points of one series, over runs (oldest first) that have a value. */
 function detect(
   key: SeriesKey,
-  metric: MetricName,
+  metric: MetricName | SweepMetricName,
   statistic: Statistic,
   runs: readonly SeriesRun[],
   options: ChangePointOptions,
@@ -146,12 +166,16 @@ function detect(
   const points = seriesPoints(runs, metric, statistic);
   if (points.length < MIN_SERIES_RUNS) return [];
   const values = points.map((p) => p.value);
-  const definition: MetricDefinition = METRICS[metric];
   const base = {
     ...key,
     metric,
     statistic,
-    unit: statisticUnit(statistic, definition.unit),
+    unit: isSweepMetricName(metric)
+      ? SWEEP_METRICS[metric].unit
+      : statisticUnit(statistic, (METRICS[metric] as MetricDefinition).unit),
+    sweepId: null,
+    previousSweepId: null,
+    endSweepId: null,
   };
   const step = (
     mode: ChangePointMode,
@@ -221,11 +245,12 @@ function detect(
  * changes and are left to the default.
  */
 function robustOptionsOf(
-  metric: MetricName,
+  metric: MetricName | SweepMetricName,
   statistic: Statistic,
   options: ChangePointOptions,
 ): RobustOptions {
-  if (!options.profileThresholds) return options.robust ?? {};
+  // Comparison thresholds are per run metric; a sweep metric's change that matters is the default.
+  if (!options.profileThresholds || isSweepMetricName(metric)) return options.robust ?? {};
   const { threshold } = thresholdOf(metric, statistic, {}, usableThresholds([options.profileThresholds]));
   if (threshold.source !== 'profile' || threshold.kind !== 'relative') return options.robust ?? {};
   return { ...options.robust, minChange: threshold.value };
@@ -237,15 +262,29 @@ function relative(before: number, after: number): number {
   return before === 0 ? 0 : after / before - 1;
 }
 
-/** Both modes' change points of every series of a pair, over its runs (oldest first); no I/O. */
+/**
+ * Both modes' change points of every series of a pair's family, over its runs or capacity searches
+ * (oldest first); no I/O. A sweep family's change points name sweeps where a run family's name runs.
+ */
 export function detectChangePoints(
   key: SeriesKey,
   runs: readonly SeriesRun[],
   options: Pick<ChangePointOptions, 'otava' | 'robust' | 'profileThresholds'> = {},
+  family: SeriesFamily = 'runs',
 ): DetectedChangePoint[] {
-  return CHANGE_POINT_SERIES.flatMap(({ metric, statistic }) =>
+  const found = SERIES_OF_FAMILY[family].flatMap(({ metric, statistic }) =>
     detect(key, metric, statistic, runs, options),
   );
+  if (family === 'runs') return found;
+  return found.map(({ runId, previousRunId, endRunId, ...change }) => ({
+    ...change,
+    runId: null,
+    previousRunId: null,
+    endRunId: null,
+    sweepId: runId,
+    previousSweepId: previousRunId,
+    endSweepId: endRunId,
+  }));
 }
 
 /**
@@ -258,10 +297,12 @@ export async function recomputeChangePoints(
   store: ChangePointStore,
   key: SeriesKey,
   options: ChangePointOptions = {},
+  family: SeriesFamily = 'runs',
 ): Promise<Recomputation> {
-  const runs = await store.seriesRuns(key, options.maxRuns ?? MAX_SERIES_RUNS);
+  const limit = options.maxRuns ?? MAX_SERIES_RUNS;
+  const runs = family === 'runs' ? await store.seriesRuns(key, limit) : await store.sweepSeries(key, limit);
   const profileThresholds = options.profileThresholds ?? (await store.profileThresholds(key));
-  const found = detectChangePoints(key, runs, { ...options, profileThresholds });
+  const found = detectChangePoints(key, runs, { ...options, profileThresholds }, family);
   const from = runs[0]?.startedAt ?? new Date(0);
   const news = await store.replace(
     key,
@@ -285,8 +326,9 @@ export async function recomputeChangePoints(
       if (options.onNews) await options.onNews(client, news);
       return news;
     },
+    family,
   );
-  return { series: CHANGE_POINT_SERIES.length, runs: runs.length, stored: found.length, ...news };
+  return { series: SERIES_OF_FAMILY[family].length, runs: runs.length, stored: found.length, ...news };
 }
 
 /** Change points at or after `from` and before `to`, of these series; `limit` default 100, at most MAX_CHANGE_POINTS_LIMIT. */
@@ -303,12 +345,17 @@ export async function listChangePoints(
   store: ChangePointStore,
   query: ChangePointQuery,
 ): Promise<ChangePointList> {
-  if (query.metric !== undefined && !isMetricName(query.metric))
-    throw new AnalysisInputError('metric', `must be one of ${METRIC_NAMES.join(', ')}`);
+  if (query.metric !== undefined && !isMetricName(query.metric) && !isSweepMetricName(query.metric))
+    throw new AnalysisInputError(
+      'metric',
+      `must be one of ${[...METRIC_NAMES, ...SWEEP_METRIC_NAMES].join(', ')}`,
+    );
   if (query.statistic !== undefined) {
-    const allowed: readonly string[] = query.metric
-      ? (METRICS[query.metric as MetricName] as MetricDefinition).statistics
-      : STATISTICS;
+    const allowed: readonly string[] = !query.metric
+      ? STATISTICS
+      : isSweepMetricName(query.metric)
+        ? ['mean']
+        : (METRICS[query.metric as MetricName] as MetricDefinition).statistics;
     if (!allowed.includes(query.statistic)) {
       const of = query.metric ? ` of ${query.metric}` : '';
       throw new AnalysisInputError(

@@ -1,70 +1,56 @@
 import type { SweepMetricName } from '@teapot/contracts';
 import { analysisStores, type Database } from '@teapot/db';
-import { openTestDatabase, storeEndpoint, storeMeasuredRun, syntheticRunResult } from '@teapot/db/testing';
+import { openTestDatabase, storeMeasuredRun, syntheticRunResult } from '@teapot/db/testing';
 import { AnalysisInputError } from './errors';
 import { centreOf, sweepTrend } from './sweep-trend';
+import { storeSweep, storeSweepPair, type StoredSweep } from './test-support/stored-sweeps';
 import { DAY, HOUR, T0 } from './test-support/stretched-runs';
 import type { TrendQuery } from './trend';
 
 let db: Database;
 let endpointId: string;
 let profileId: string;
-const configs: Record<string, string> = {};
+let configs: Record<string, string>;
 const sweepIds: Record<string, string> = {};
 
-interface StoredSweep {
+interface NamedSweep extends Pick<
+  StoredSweep,
+  'capacity' | 'cost' | 'dimension' | 'kind' | 'status' | 'stopReason'
+> {
   name: string;
   config: 'fp16' | 'fp8';
   day: number;
-  capacity: number | null;
-  cost?: number | null;
-  dimension?: 'rate' | 'concurrency';
-  kind?: 'capacity' | 'points';
-  status?: 'succeeded' | 'failed';
-  stopReason?: 'converged' | 'below_lowest' | 'endpoint_failed' | 'completed';
 }
 
-async function storeSweep(sweep: StoredSweep): Promise<void> {
-  const stored = await db.prisma.sweep.create({
-    data: {
-      endpointId,
-      profileId,
-      configId: configs[sweep.config],
-      trigger: 'schedule',
-      spec: { kind: sweep.kind ?? 'capacity', dimension: sweep.dimension ?? 'rate' },
-      profileSnapshot: {},
-      status: sweep.status ?? 'succeeded',
-      stopReason: sweep.stopReason ?? 'converged',
-      capacity: sweep.capacity,
-      costPerMtokAtCapacity: sweep.cost ?? null,
-      startedAt: new Date(T0 + sweep.day * DAY + 3 * HOUR),
-    },
+async function storeNamedSweep({ name, config, day, ...sweep }: NamedSweep): Promise<void> {
+  sweepIds[name] = await storeSweep(db, {
+    ...sweep,
+    endpointId,
+    profileId,
+    configId: configs[config],
+    startedAt: new Date(T0 + day * DAY + 3 * HOUR),
   });
-  sweepIds[sweep.name] = stored.id;
 }
 
 beforeAll(async () => {
   db = await openTestDatabase();
-  endpointId = await storeEndpoint(db);
-  for (const [version, quant] of [
-    [1, 'fp16'],
-    [2, 'fp8'],
-  ] as const) {
-    configs[quant] = (
-      await db.prisma.servingConfig.create({ data: { endpointId, version, weightQuant: quant } })
-    ).id;
-  }
-  profileId = (await db.prisma.profile.create({ data: { name: 'p', endpointId, workload: {}, load: {} } }))
-    .id;
+  ({ endpointId, profileId, configs } = await storeSweepPair(db));
   // fp16 for three days (two sweeps on day 1), fp8 after; one day where the SLO failed at the lowest load.
-  await storeSweep({ name: 'a', config: 'fp16', day: 0, capacity: 30, cost: 0.2 });
-  await storeSweep({ name: 'b', config: 'fp16', day: 1, capacity: 28, cost: 0.22 });
-  await storeSweep({ name: 'c', config: 'fp16', day: 1, capacity: 33, cost: null });
-  await storeSweep({ name: 'd', config: 'fp16', day: 2, capacity: null, stopReason: 'below_lowest' });
-  await storeSweep({ name: 'e', config: 'fp8', day: 3, capacity: 61, cost: 0.1 });
-  await storeSweep({ name: 'f', config: 'fp8', day: 4, capacity: 12, dimension: 'concurrency', cost: 0.3 });
+  await storeNamedSweep({ name: 'a', config: 'fp16', day: 0, capacity: 30, cost: 0.2 });
+  await storeNamedSweep({ name: 'b', config: 'fp16', day: 1, capacity: 28, cost: 0.22 });
+  await storeNamedSweep({ name: 'c', config: 'fp16', day: 1, capacity: 33, cost: null });
+  await storeNamedSweep({ name: 'd', config: 'fp16', day: 2, capacity: null, stopReason: 'below_lowest' });
+  await storeNamedSweep({ name: 'e', config: 'fp8', day: 3, capacity: 61, cost: 0.1 });
+  await storeNamedSweep({
+    name: 'f',
+    config: 'fp8',
+    day: 4,
+    capacity: 12,
+    dimension: 'concurrency',
+    cost: 0.3,
+  });
   // Neither is a capacity found: a list of points, and a sweep whose endpoint failed.
-  await storeSweep({
+  await storeNamedSweep({
     name: 'g',
     config: 'fp8',
     day: 3,
@@ -72,7 +58,7 @@ beforeAll(async () => {
     kind: 'points',
     stopReason: 'completed',
   });
-  await storeSweep({
+  await storeNamedSweep({
     name: 'h',
     config: 'fp8',
     day: 4,

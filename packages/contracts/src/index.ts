@@ -85,6 +85,7 @@ export {
 } from '@teapot/run-definitions';
 export {
   isSweepMetricName,
+  SERIES_METRIC_NAMES,
   SWEEP_METRIC_NAMES,
   SWEEP_METRICS,
   SWEEP_STATISTICS,

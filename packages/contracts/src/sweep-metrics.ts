@@ -1,4 +1,4 @@
-import type { Direction } from './metrics';
+import { METRIC_NAMES, type Direction } from './metrics';
 import type { Statistic } from './statistics';
 
 /**
@@ -28,6 +28,9 @@ export const SWEEP_METRICS = {
 
 export type SweepMetricName = keyof typeof SWEEP_METRICS;
 export const SWEEP_METRIC_NAMES = Object.keys(SWEEP_METRICS) as readonly SweepMetricName[];
+
+/** Every metric a trend or a change-point series can be of: the run metrics, then the sweeps'. */
+export const SERIES_METRIC_NAMES: ReadonlyArray<string> = [...METRIC_NAMES, ...SWEEP_METRIC_NAMES];
 
 /** Over sweeps, the median and the mean: a few repeats per bucket, so no tail percentile. */
 export const SWEEP_STATISTICS = ['p50', 'mean'] as const satisfies readonly Statistic[];

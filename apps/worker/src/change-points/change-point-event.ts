@@ -89,6 +89,10 @@ async function recordChangePointEvent(
       runId: changePoint.runId,
       previousRunId: changePoint.previousRunId,
       endRunId: changePoint.endRunId,
+      // A capacity or cost change point's series is of capacity searches: these name sweeps instead.
+      sweepId: changePoint.sweepId,
+      previousSweepId: changePoint.previousSweepId,
+      endSweepId: changePoint.endSweepId,
       runsBefore: changePoint.runsBefore,
       runsAfter: changePoint.runsAfter,
       meanBefore: changePoint.meanBefore,
@@ -103,6 +107,7 @@ async function recordChangePointEvent(
         unit: c.unit,
         kind: c.kind,
         runId: c.runId,
+        sweepId: c.sweepId,
         meanBefore: c.meanBefore,
         meanAfter: c.meanAfter,
         magnitude: c.magnitude,
@@ -110,7 +115,12 @@ async function recordChangePointEvent(
       })),
       ...(attribution ? { attribution } : {}),
     },
-    links: { run: `/runs/${changePoint.runId}`, changePoints: `/change-points?${series}` },
+    links: {
+      ...(changePoint.sweepId !== null
+        ? { sweep: `/sweeps/${changePoint.sweepId}` }
+        : { run: `/runs/${changePoint.runId}` }),
+      changePoints: `/change-points?${series}`,
+    },
   });
 }
 

@@ -13,6 +13,8 @@ const MAX_PASSES = 3;
 export interface ChangePointsOutcome {
   passes: number;
   runs: number;
+  /** Finished capacity searches read for the capacity and cost series. */
+  searches: number;
   stored: number;
   detected: number;
   updated: number;
@@ -20,7 +22,8 @@ export interface ChangePointsOutcome {
 }
 
 /**
- * The `change-points` queue: recomputes the change points of an (endpoint, profile) after its runs, off
+ * The `change-points` queue: recomputes the change points of an (endpoint, profile) after its runs and
+ * after its capacity searches (their capacity and cost series), off
  * the measuring processes. A run that finishes while its pair's job is running cannot add a job (the
  * id is taken), so the job recomputes again when one did. A change point keeps its row as later runs
  * refine it; its webhook events (`changepoint.detected` once, then `updated` or `retracted`) are written
@@ -53,19 +56,28 @@ export class ChangePointsProcessor implements QueueProcessorHooks {
       result = await recomputeChangePoints(this.store, pair, { onNews: recordChangePointNews });
       if (passes >= MAX_PASSES || !(await this.store.finishedSince(pair, mark))) break;
     }
-    if (result.detected.length > 0) {
+    // The pair's capacity searches are a series of their own (a few dozen values: one pass is enough).
+    const searches = await recomputeChangePoints(
+      this.store,
+      pair,
+      { onNews: recordChangePointNews },
+      'sweeps',
+    );
+    const detected = [...result.detected, ...searches.detected];
+    if (detected.length > 0) {
       this.logger.log(
-        `change points of endpoint ${pair.endpointId} profile ${pair.profileId}: ${result.detected.length} new ` +
-          `(${result.detected.map((c) => `${c.mode} ${c.kind} ${c.metric} ${c.statistic}`).join(', ')})`,
+        `change points of endpoint ${pair.endpointId} profile ${pair.profileId}: ${detected.length} new ` +
+          `(${detected.map((c) => `${c.mode} ${c.kind} ${c.metric} ${c.statistic}`).join(', ')})`,
       );
     }
     return {
       passes,
       runs: result.runs,
-      stored: result.stored,
-      detected: result.detected.length,
-      updated: result.updated.length,
-      retracted: result.retracted.length,
+      searches: searches.runs,
+      stored: result.stored + searches.stored,
+      detected: detected.length,
+      updated: result.updated.length + searches.updated.length,
+      retracted: result.retracted.length + searches.retracted.length,
     };
   }
 }

@@ -62,9 +62,32 @@ export class SweepAdvancer {
           this.logger.log(
             `sweep ${sweepId} ${outcome.status} (${outcome.stopReason ?? 'not run'}${capacity})${outcome.error ? `: ${outcome.error}` : ''}`,
           );
+          // Only a capacity search that found a capacity adds a value (a list of points is no search,
+          // even when it names the highest point that met its SLO).
+          const search = (sweep.spec as { kind?: unknown } | null)?.kind === 'capacity';
+          if (search && outcome.status === 'succeeded' && outcome.capacity != null && sweep.profileId)
+            await this.queueAnalysis(sweepId, { endpointId: sweep.endpointId, profileId: sweep.profileId });
         }
         return { sweepId, step: 'ended', note: `${outcome.status} ${outcome.stopReason ?? ''}`.trim() };
       }
+    }
+  }
+
+  /**
+   * A finished capacity search is the next value of its pair's capacity and cost series: their change
+   * points are recomputed on the `change-points` queue. The sweep is stored whatever happens here; a
+   * failure to queue is logged, and the pair's next run or search queues it again.
+   */
+  private async queueAnalysis(
+    sweepId: string,
+    pair: { endpointId: string; profileId: string },
+  ): Promise<void> {
+    try {
+      await this.redis.changePoints.enqueueChangePoints(pair);
+    } catch (error) {
+      this.logger.warn(
+        `sweep ${sweepId}: change points not queued: ${error instanceof Error ? error.message : String(error)}`,
+      );
     }
   }
 }

@@ -2,10 +2,13 @@ import {
   MEASURED_RUN_STATUSES,
   METRICS,
   METRIC_NAMES,
+  isSweepMetricName,
   statisticUnit,
+  sweepMetricUnit,
   type MetricDefinition,
   type MetricName,
   type Statistic,
+  type SweepMetricName,
 } from '@teapot/contracts';
 import type { PoolClient } from 'pg';
 import { poolOf, type RunStore } from '../run-store';
@@ -28,23 +31,34 @@ export interface SeriesKey {
   profileId: string;
 }
 
+/**
+ * What a series' values come from: its runs (the run metrics' catalogue), or its finished capacity
+ * searches (capacity and cost per million tokens, one value per search). A recomputation covers one.
+ */
+export type SeriesFamily = 'runs' | 'sweeps';
+
 export interface ChangePoint {
   id: string;
   endpointId: string;
   profileId: string;
-  metric: MetricName;
+  metric: MetricName | SweepMetricName;
   statistic: Statistic;
   unit: string;
   mode: ChangePointMode;
   kind: ChangePointKind;
-  /** Step: start of the first run after the change. Drift: start of its first run. */
+  /** Step: start of the first run (or capacity search) after the change. Drift: start of its first. */
   at: Date;
-  runId: string;
+  /** In a run metric's series: the first run after the change; null in a sweep metric's. */
+  runId: string | null;
   /** The last run before the change (step) or before the drift; null at the series' start. */
   previousRunId: string | null;
   /** Drift: its last run and that run's start; null for a step. */
   endRunId: string | null;
   endAt: Date | null;
+  /** In a sweep metric's series (capacity, cost_per_mtok), the capacity searches in place of the runs. */
+  sweepId: string | null;
+  previousSweepId: string | null;
+  endSweepId: string | null;
   /** Runs in the stretch before (since the previous change), and after (until the next; a drift's own length). */
   runsBefore: number;
   runsAfter: number;
@@ -62,11 +76,21 @@ export interface ChangePoint {
 /** A change point as a recomputation finds it, before it is stored. */
 export type FoundChangePoint = Omit<ChangePoint, 'id' | 'unit' | 'detectedAt' | 'updatedAt'>;
 
-/** A run of a series: its start and the raw value source of each metric (summary section or headline). */
+/** A run of a series: its start and the raw value source of each metric (summary section or headline);
+ *  or, in a sweep metric's series, a capacity search and its capacity and cost. */
 export interface SeriesRun {
   id: string;
   startedAt: Date;
-  values: Partial<Record<MetricName, unknown>>;
+  values: Partial<Record<MetricName | SweepMetricName, unknown>>;
+}
+
+/** Where a change point starts, ends and what precedes it, whichever family its series is of. */
+export function seriesItemsOf(
+  c: Pick<ChangePoint, 'runId' | 'previousRunId' | 'endRunId' | 'sweepId' | 'previousSweepId' | 'endSweepId'>,
+) {
+  return c.sweepId !== null
+    ? { start: c.sweepId, previous: c.previousSweepId, end: c.endSweepId }
+    : { start: c.runId as string, previous: c.previousRunId, end: c.endRunId };
 }
 
 /** A change point as stored: whether it is retracted, and the magnitude last announced (null: never). */
@@ -111,10 +135,14 @@ type ChangePointRow = {
   mode: string;
   kind: string;
   at: Date;
-  run_id: string;
+  run_id: string | null;
   previous_run_id: string | null;
   end_run_id: string | null;
   end_at: Date | null;
+  sweep_id: string | null;
+  previous_sweep_id: string | null;
+  end_sweep_id: string | null;
+  dimension: 'rate' | 'concurrency' | null;
   runs_before: number;
   runs_after: number;
   mean_before: number;
@@ -129,7 +157,8 @@ type ChangePointRow = {
 
 const COLUMNS = `id, endpoint_id, profile_id, metric, statistic, mode::text AS mode, kind::text AS kind, at, run_id,
   previous_run_id, end_run_id, end_at, runs_before, runs_after, mean_before, mean_after, magnitude, p_value,
-  detected_at, updated_at, retracted_at, announced_magnitude`;
+  detected_at, updated_at, retracted_at, announced_magnitude, sweep_id, previous_sweep_id, end_sweep_id,
+  (SELECT s.spec->>'dimension' FROM sweeps s WHERE s.id = sweep_id) AS dimension`;
 
 /** Per metric, the SQL reading a run's value source: its exact summary section, or its headline column. */
 const VALUE_COLUMNS = METRIC_NAMES.map((metric) => {
@@ -161,6 +190,37 @@ export class ChangePointStore {
     }));
   }
 
+  /**
+   * The latest `limit` finished capacity searches of a pair (oldest first) that found a capacity, in the
+   * dimension (req/s or streams) of the latest one: a search whose SLO failed at its lowest load has no
+   * value (the capacity trend counts those apart), and the two dimensions are different scales.
+   */
+  async sweepSeries(key: SeriesKey, limit: number): Promise<SeriesRun[]> {
+    const { rows } = await poolOf(this.db).query<{
+      id: string;
+      started_at: Date;
+      capacity: number;
+      cost_per_mtok: number | null;
+    }>(
+      `WITH searches AS (
+         SELECT s.id, s.started_at, s.capacity, s.cost_per_mtok_at_capacity AS cost_per_mtok,
+                s.spec->>'dimension' AS dimension
+           FROM sweeps s
+          WHERE s.endpoint_id = $1 AND s.profile_id = $2 AND s.status = 'succeeded'
+            AND s.spec->>'kind' = 'capacity' AND s.capacity IS NOT NULL AND s.started_at IS NOT NULL)
+       SELECT id, started_at, capacity, cost_per_mtok FROM searches
+        WHERE dimension = (SELECT dimension FROM searches ORDER BY started_at DESC, id DESC LIMIT 1)
+        ORDER BY started_at DESC, id DESC
+        LIMIT $3`,
+      [key.endpointId, key.profileId, limit],
+    );
+    return rows.reverse().map((row) => ({
+      id: row.id,
+      startedAt: row.started_at,
+      values: { capacity: row.capacity, cost_per_mtok: row.cost_per_mtok },
+    }));
+  }
+
   /** The pair's profile's comparison thresholds as stored ({} when it sets none): the change that
    *  matters per metric, which change-point detection takes as its minimum too. */
   async profileThresholds(key: SeriesKey): Promise<StoredThresholds> {
@@ -185,15 +245,17 @@ export class ChangePointStore {
   }
 
   /**
-   * Applies `plan` to a pair's change points at or after `from`, in one transaction serialized per pair
-   * by an advisory lock: `plan` sees every stored one of the range (retracted ones too) and says which
-   * to update, insert and retract. `within` runs in the transaction; what it writes commits with them.
+   * Applies `plan` to a pair's change points of one series family at or after `from`, in one transaction
+   * serialized per pair by an advisory lock: `plan` sees every stored one of the range (retracted ones
+   * too) and says which to update, insert and retract. `within` runs in the transaction; what it writes
+   * commits with them.
    */
   async replace<T>(
     key: SeriesKey,
     from: Date,
     plan: (stored: StoredChangePoint[]) => ChangePointPlan,
     within: (replacement: ChangePointReplacement) => Promise<T>,
+    family: SeriesFamily = 'runs',
   ): Promise<T> {
     const client = await poolOf(this.db).connect();
     try {
@@ -202,7 +264,9 @@ export class ChangePointStore {
         `change-points:${key.endpointId}:${key.profileId}`,
       ]);
       const { rows } = await client.query<ChangePointRow>(
-        `SELECT ${COLUMNS} FROM change_points WHERE endpoint_id = $1 AND profile_id = $2 AND at >= $3`,
+        `SELECT ${COLUMNS} FROM change_points
+          WHERE endpoint_id = $1 AND profile_id = $2 AND at >= $3
+            AND sweep_id IS ${family === 'sweeps' ? 'NOT NULL' : 'NULL'}`,
         [key.endpointId, key.profileId, from],
       );
       const stored = new Map(rows.map((row) => [row.id, storedChangePointOf(row)]));
@@ -276,14 +340,19 @@ export async function markChangePointsAnnounced(
  */
 export async function changePointSurroundings(
   client: PoolClient,
-  changePoint: Pick<ChangePoint, 'runId' | 'endpointId' | 'at'>,
+  changePoint: Pick<ChangePoint, 'runId' | 'sweepId' | 'endpointId' | 'at'>,
   windowMs: number,
 ): Promise<{ scheduled: boolean; deployedBefore: boolean }> {
+  // A capacity search's change starts at a sweep; a deployment verifies with runs or sweeps.
   const { rows } = await client.query<{ scheduled: boolean | null; deployed: boolean }>(
-    `SELECT (SELECT trigger::text = 'schedule' FROM runs WHERE id = $1) AS scheduled,
+    `SELECT (SELECT trigger::text = 'schedule' FROM runs WHERE id = $1
+             UNION ALL SELECT trigger::text = 'schedule' FROM sweeps WHERE id = $5) AS scheduled,
             EXISTS (SELECT 1 FROM runs WHERE endpoint_id = $2 AND trigger::text = 'deployment'
+                       AND started_at > $3::timestamptz - make_interval(secs => $4) AND started_at <= $3
+                    UNION ALL
+                    SELECT 1 FROM sweeps WHERE endpoint_id = $2 AND trigger::text = 'deployment'
                        AND started_at > $3::timestamptz - make_interval(secs => $4) AND started_at <= $3) AS deployed`,
-    [changePoint.runId, changePoint.endpointId, changePoint.at, windowMs / 1000],
+    [changePoint.runId, changePoint.endpointId, changePoint.at, windowMs / 1000, changePoint.sweepId],
   );
   return { scheduled: rows[0]?.scheduled === true, deployedBefore: rows[0]?.deployed === true };
 }
@@ -306,16 +375,23 @@ type AttributionRun = { id: string; started_at: Date; version: number | null } &
 /** The serving configurations and deployments around a change point, read in the transaction that stores it. */
 export async function changePointAttribution(
   client: PoolClient,
-  changePoint: Pick<ChangePoint, 'endpointId' | 'runId' | 'previousRunId'>,
+  changePoint: Pick<
+    ChangePoint,
+    'endpointId' | 'runId' | 'previousRunId' | 'endRunId' | 'sweepId' | 'previousSweepId' | 'endSweepId'
+  >,
 ): Promise<ChangePointAttribution> {
+  const { start, previous } = seriesItemsOf(changePoint);
   const columns = SERVING_CONFIG_FIELD_NAMES.map((f) => `c.${SERVING_CONFIG_FIELDS[f][0]} AS "${f}"`);
+  // The items are runs, or capacity searches in a sweep metric's series: both name their configuration.
   const { rows } = await client.query<AttributionRun>(
-    `SELECT r.id, r.started_at, c.version, ${columns.join(', ')}
-       FROM runs r LEFT JOIN serving_configs c ON c.id = r.config_id WHERE r.id = ANY($1::uuid[])`,
-    [[changePoint.runId, changePoint.previousRunId].filter((id): id is string => id !== null)],
+    `SELECT i.id, i.started_at, c.version, ${columns.join(', ')}
+       FROM (SELECT id, started_at, config_id FROM runs WHERE id = ANY($1::uuid[])
+             UNION ALL SELECT id, started_at, config_id FROM sweeps WHERE id = ANY($1::uuid[])) i
+       LEFT JOIN serving_configs c ON c.id = i.config_id`,
+    [[start, previous].filter((id): id is string => id !== null)],
   );
-  const after = rows.find((r) => r.id === changePoint.runId);
-  const before = rows.find((r) => r.id === changePoint.previousRunId);
+  const after = rows.find((r) => r.id === start);
+  const before = rows.find((r) => r.id === previous);
   const configBefore = before?.version ?? null;
   const configAfter = after?.version ?? null;
   const configChanges =
@@ -358,17 +434,22 @@ async function write(
   const { rows } = await client.query<ChangePointRow>(
     `INSERT INTO change_points (id, endpoint_id, profile_id, metric, statistic, mode, kind, at, run_id,
                                 previous_run_id, end_run_id, end_at, runs_before, runs_after, mean_before,
-                                mean_after, magnitude, p_value)
+                                mean_after, magnitude, p_value, sweep_id, previous_sweep_id, end_sweep_id)
      SELECT COALESCE(id, gen_random_uuid()), endpoint_id, profile_id, metric, statistic, mode, kind, at, run_id,
-            previous_run_id, end_run_id, end_at, runs_before, runs_after, mean_before, mean_after, magnitude, p_value
+            previous_run_id, end_run_id, end_at, runs_before, runs_after, mean_before, mean_after, magnitude, p_value,
+            sweep_id, previous_sweep_id, end_sweep_id
        FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::text[], $5::text[], $6::"ChangePointMode"[],
          $7::"ChangePointKind"[], $8::timestamptz[], $9::uuid[], $10::uuid[], $11::uuid[], $12::timestamptz[],
-         $13::int[], $14::int[], $15::float8[], $16::float8[], $17::float8[], $18::float8[])
+         $13::int[], $14::int[], $15::float8[], $16::float8[], $17::float8[], $18::float8[], $19::uuid[],
+         $20::uuid[], $21::uuid[])
          AS f(id, endpoint_id, profile_id, metric, statistic, mode, kind, at, run_id, previous_run_id, end_run_id,
-              end_at, runs_before, runs_after, mean_before, mean_after, magnitude, p_value)
+              end_at, runs_before, runs_after, mean_before, mean_after, magnitude, p_value, sweep_id,
+              previous_sweep_id, end_sweep_id)
      ON CONFLICT (id) DO UPDATE SET
        kind = EXCLUDED.kind, at = EXCLUDED.at, run_id = EXCLUDED.run_id, previous_run_id = EXCLUDED.previous_run_id,
-       end_run_id = EXCLUDED.end_run_id, end_at = EXCLUDED.end_at, runs_before = EXCLUDED.runs_before,
+       end_run_id = EXCLUDED.end_run_id, sweep_id = EXCLUDED.sweep_id,
+       previous_sweep_id = EXCLUDED.previous_sweep_id, end_sweep_id = EXCLUDED.end_sweep_id,
+       end_at = EXCLUDED.end_at, runs_before = EXCLUDED.runs_before,
        runs_after = EXCLUDED.runs_after, mean_before = EXCLUDED.mean_before, mean_after = EXCLUDED.mean_after,
        magnitude = EXCLUDED.magnitude, p_value = EXCLUDED.p_value, retracted_at = NULL, updated_at = now()
      RETURNING ${COLUMNS}`,
@@ -391,6 +472,9 @@ async function write(
       column((c) => c.meanAfter),
       column((c) => c.magnitude),
       column((c) => c.pValue),
+      column((c) => c.sweepId),
+      column((c) => c.previousSweepId),
+      column((c) => c.endSweepId),
     ],
   );
   return rows.map(storedChangePointOf);
@@ -405,15 +489,18 @@ function storedChangePointOf(row: ChangePointRow): StoredChangePoint {
 }
 
 function changePointOf(row: ChangePointRow): ChangePoint {
-  const metric = row.metric as MetricName;
+  const metric = row.metric as MetricName | SweepMetricName;
   const statistic = row.statistic as Statistic;
+  const unit = isSweepMetricName(metric)
+    ? sweepMetricUnit(metric, row.dimension ?? 'rate')
+    : statisticUnit(statistic, (METRICS[metric] as MetricDefinition | undefined)?.unit ?? '');
   return {
     id: row.id,
     endpointId: row.endpoint_id,
     profileId: row.profile_id,
     metric,
     statistic,
-    unit: statisticUnit(statistic, (METRICS[metric] as MetricDefinition | undefined)?.unit ?? ''),
+    unit,
     mode: row.mode as ChangePointMode,
     kind: row.kind as ChangePointKind,
     at: row.at,
@@ -421,6 +508,9 @@ function changePointOf(row: ChangePointRow): ChangePoint {
     previousRunId: row.previous_run_id,
     endRunId: row.end_run_id,
     endAt: row.end_at,
+    sweepId: row.sweep_id,
+    previousSweepId: row.previous_sweep_id,
+    endSweepId: row.end_sweep_id,
     runsBefore: row.runs_before,
     runsAfter: row.runs_after,
     meanBefore: row.mean_before,

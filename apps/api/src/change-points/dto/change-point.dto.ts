@@ -6,12 +6,16 @@ import {
   type ChangePointKind,
   type ChangePointMode,
 } from '@teapot/analysis';
-import { METRIC_NAMES, STATISTICS, type MetricName, type Statistic } from '@teapot/contracts';
+import { SERIES_METRIC_NAMES, STATISTICS, type Statistic } from '@teapot/contracts';
 import { Type } from 'class-transformer';
 import { IsIn, IsInt, IsISO8601, IsOptional, Max, Min } from 'class-validator';
 import { QueryUuids } from '../../common/query';
 
 const MAX_IDS = 20;
+
+/** A run or a capacity search that may be absent: a change point names one or the other. */
+const OptionalId = (description: string) =>
+  ApiProperty({ type: String, format: 'uuid', nullable: true, description });
 
 export class ChangePointQueryDto {
   @QueryUuids(MAX_IDS, 'Any of these endpoints (repeatable).')
@@ -20,10 +24,15 @@ export class ChangePointQueryDto {
   @QueryUuids(MAX_IDS, 'Any of these profiles (repeatable).')
   profileId?: string[];
 
-  @ApiPropertyOptional({ enum: METRIC_NAMES, example: 'itl', description: 'A metric of the catalogue.' })
+  @ApiPropertyOptional({
+    enum: SERIES_METRIC_NAMES,
+    example: 'itl',
+    description:
+      'A metric of the catalogue, or `capacity` / `cost_per_mtok` (one value per finished capacity search).',
+  })
   @IsOptional()
-  @IsIn(METRIC_NAMES)
-  metric?: MetricName;
+  @IsIn(SERIES_METRIC_NAMES)
+  metric?: string;
 
   @ApiPropertyOptional({ enum: STATISTICS, example: 'p99', description: 'A statistic the metric offers.' })
   @IsOptional()
@@ -75,7 +84,7 @@ class ChangePointDto {
   @ApiProperty({ format: 'uuid' }) id!: string;
   @ApiProperty({ format: 'uuid' }) endpointId!: string;
   @ApiProperty({ format: 'uuid' }) profileId!: string;
-  @ApiProperty({ enum: METRIC_NAMES, example: 'itl' }) metric!: string;
+  @ApiProperty({ enum: SERIES_METRIC_NAMES, example: 'itl' }) metric!: string;
   @ApiProperty({ enum: STATISTICS, example: 'p99' }) statistic!: string;
   @ApiProperty({ example: 'ms' }) unit!: string;
   @ApiProperty({ enum: CHANGE_POINT_MODES, example: 'robust' }) mode!: string;
@@ -85,13 +94,16 @@ class ChangePointDto {
     description: 'Start of the first run after the change (a drift: of its first run).',
   })
   at!: Date;
-  @ApiProperty({ format: 'uuid', description: 'The first run after the change.' }) runId!: string;
-  @ApiProperty({ type: String, format: 'uuid', nullable: true, description: 'The last run before it.' })
-  previousRunId!: string | null;
-  @ApiProperty({ type: String, format: 'uuid', nullable: true, description: "A drift's last run." })
-  endRunId!: string | null;
+  @OptionalId('The first run after the change; null in a capacity or cost series.') runId!: string | null;
+  @OptionalId('The last run before it.') previousRunId!: string | null;
+  @OptionalId("A drift's last run.") endRunId!: string | null;
   @ApiProperty({ type: Date, nullable: true, description: "A drift's last run's start." })
   endAt!: Date | null;
+  /** A capacity or cost series is of capacity searches: they stand where a run metric's runs do. */
+  @OptionalId('In a capacity or cost series: the first capacity search after the change.')
+  sweepId!: string | null;
+  @OptionalId('The search before it.') previousSweepId!: string | null;
+  @OptionalId("A drift's last search.") endSweepId!: string | null;
   @ApiProperty({ example: 212, description: 'Runs since the previous change.' }) runsBefore!: number;
   @ApiProperty({ example: 87, description: 'Runs until the next change (a drift: its length).' })
   runsAfter!: number;

@@ -10,9 +10,8 @@ import {
 } from '@teapot/analysis';
 import {
   DEPLOYMENT_VERDICTS,
-  METRIC_NAMES,
+  SERIES_METRIC_NAMES,
   STATISTICS,
-  SWEEP_METRIC_NAMES,
   type MetricName,
   type Statistic,
   type SweepMetricName,
@@ -22,7 +21,7 @@ import { IsTimestamp } from '../../common/validators';
 import { QueryArray, QueryBoolean, QueryUuids } from '../../common/query';
 
 const MAX_ENDPOINTS = 20;
-const TREND_METRICS = [...METRIC_NAMES, ...SWEEP_METRIC_NAMES];
+const TREND_METRICS = SERIES_METRIC_NAMES;
 const MAX_VALUES = 20;
 
 export class TrendQueryDto {
