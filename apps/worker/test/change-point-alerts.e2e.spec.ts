@@ -75,7 +75,7 @@ describe('change-point alerts: one change, one detected event however many runs 
 
   afterAll(() => closeInOrder(app, producer, world));
 
-  it('announces each drifting series once, by the id of the change point it keeps refining', async () => {
+  it('announces one drift once, by the id of the change point it keeps refining; later series join it', async () => {
     for (let k = 1; k <= DRIFTING; k++) {
       await storeRun(FLAT + k - 1, 1 + 0.03 * k);
       await recompute();
@@ -85,36 +85,29 @@ describe('change-point alerts: one change, one detected event however many runs 
       type: string;
       data: Listed & { changePoints: Listed[] };
     }>(`SELECT type, data FROM webhook_events WHERE type LIKE 'changepoint.%' ORDER BY created_at`);
+    // Every series the drift shows in (throughput, ITL, TPOT, E2E and their percentiles, each crossing
+    // its bar at its own run) is one change: one detected event, listing those seen together first.
     const detected = events.filter((e) => e.type === 'changepoint.detected');
-    const perSeries = new Map<string, number>();
-    for (const { data } of detected)
-      for (const listed of data.changePoints) {
-        const series = `${listed.metric} ${listed.statistic}`;
-        perSeries.set(series, (perSeries.get(series) ?? 0) + 1);
-      }
-    expect(perSeries.get('itl p99')).toBe(1);
-    expect([...perSeries.entries()].filter(([, count]) => count > 1)).toEqual([]);
-    // One change seen in several series of the profile (ITL and inter-chunk gaps, their percentiles)
-    // is one event listing them.
-    const itl = detected.find((e) =>
-      e.data.changePoints.some((c) => c.metric === 'itl' && c.statistic === 'p99'),
-    )!;
-    expect(itl.data.changePoints.length).toBeGreaterThan(1);
-    expect(detected.length).toBeLessThan(perSeries.size);
+    expect(detected).toHaveLength(1);
+    const [event] = detected;
+    expect(event.data.changePoints.length).toBeGreaterThan(1);
 
     // The announced change point is the one stored now (same id), refined in place since.
-    const stored = await listChangePoints(new ChangePointStore(world.db), {
-      metric: 'itl',
-      statistic: 'p99',
-      mode: 'robust',
-    });
-    const itlP99 = itl.data.changePoints.find((c) => c.metric === 'itl' && c.statistic === 'p99')!;
-    const announced = stored.changePoints.find((c) => c.id === itlP99.id);
-    expect(announced?.magnitude).toBeGreaterThan(0.3);
-    // Later events about it are updates of the same id, and fewer than the runs that refined it.
-    const later = events.filter((e) => e.type !== 'changepoint.detected' && e.data.id === itlP99.id);
-    expect(later.every((e) => e.type === 'changepoint.updated')).toBe(true);
-    expect(later.length).toBeLessThan(DRIFTING / 2);
+    const store = new ChangePointStore(world.db);
+    const stored = await listChangePoints(store, { mode: 'robust', profileIds: [profileId] });
+    const announced = stored.changePoints.find((c) => c.id === event.data.id);
+    expect(Math.abs(announced?.magnitude ?? 0)).toBeGreaterThan(0.2);
+    // ITL P99 crossed its bar in a later recomputation: stored, and part of that one change.
+    const itlP99 = stored.changePoints.filter((c) => c.metric === 'itl' && c.statistic === 'p99');
+    expect(itlP99).toHaveLength(1);
+    expect(itlP99[0].magnitude).toBeGreaterThan(0.3);
+    // Later events are about announced ids only (an early, marginal finding may be retracted and found
+    // again as the drift grows: said, not silent), each far fewer than the runs that refined it.
+    const later = events.filter((e) => e.type !== 'changepoint.detected');
+    const announcedIds = event.data.changePoints.map((c) => c.id);
+    expect(later.every((e) => announcedIds.includes(e.data.id))).toBe(true);
+    for (const id of announcedIds)
+      expect(later.filter((e) => e.data.id === id).length).toBeLessThan(DRIFTING / 4);
   });
 
   it("announces a step in a profile's capacity searches once, naming the sweeps and the change of configuration", async () => {

@@ -89,6 +89,23 @@ export function newChanges(
 }
 
 /**
+ * Of the change points a recomputation found new, those that join a change already announced in another
+ * series of the pair (same mode, spans within SAME_CHANGE_RUNS): TTFT p99 crossing its bar a few runs
+ * after TTFT p50 was announced is the same change, not a second alert. The rest are news.
+ */
+export function joinedChanges(
+  fresh: readonly StoredChangePoint[],
+  live: readonly StoredChangePoint[],
+  runs: readonly SeriesRun[],
+): { news: StoredChangePoint[]; joined: StoredChangePoint[] } {
+  const gapOf = gapInRuns(runs, true);
+  const announced = live.filter((c) => c.announcedMagnitude !== null && c.retractedAt === null);
+  const joins = (change: StoredChangePoint) =>
+    announced.some((other) => other.id !== change.id && gapOf(change, other) <= SAME_CHANGE_RUNS);
+  return { news: fresh.filter((c) => !joins(c)), joined: fresh.filter(joins) };
+}
+
+/**
  * The detected change points of one recomputation grouped by change: the same change seen in several
  * metrics or statistics of the pair (TTFT p50 and p99, E2E) is one group when their spans are within
  * SAME_CHANGE_RUNS of a member's, in the same mode. Largest |magnitude| first in each group.

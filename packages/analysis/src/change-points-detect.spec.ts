@@ -1,5 +1,5 @@
 import type { SeriesRun, StoredChangePoint } from '@teapot/db';
-import { changedMaterially, newChanges, planChangePoints, sameChanges } from './change-point-identity';
+import * as identity from './change-point-identity';
 import { detectChangePoints } from './change-points';
 
 const KEY = { endpointId: 'e1', profileId: 'p1' };
@@ -65,36 +65,38 @@ describe('detectChangePoints (no database)', () => {
 
   it('refines a stored change point of the series within 5 runs in place, whatever its kind now', () => {
     const drift = { ...robust, kind: 'drift' as const, runId: 'run-20', endRunId: 'run-39', runIndex: 20 };
-    expect(planChangePoints([row('moved', STEP - 5)], found, runs)).toMatchObject({
+    expect(identity.planChangePoints([row('moved', STEP - 5)], found, runs)).toMatchObject({
       updates: [{ id: 'moved', changePoint: { runId: `run-${STEP}` } }],
       retractions: [],
     });
-    expect(planChangePoints([row('step', STEP)], [drift], runs)).toMatchObject({
+    expect(identity.planChangePoints([row('step', STEP)], [drift], runs)).toMatchObject({
       updates: [{ id: 'step', changePoint: { kind: 'drift' } }],
       inserts: [],
     });
     // Six runs off is another change: the stored one is retracted, the found one inserted.
-    const far = planChangePoints([row('far', STEP - 6)], [robust], runs);
+    const far = identity.planChangePoints([row('far', STEP - 6)], [robust], runs);
     expect(far).toEqual({ updates: [], inserts: [robust], retractions: ['far'] });
     // Another series or mode is never the same change.
-    expect(planChangePoints([row('otava', STEP, { mode: 'otava' })], [robust], runs).updates).toEqual([]);
+    expect(
+      identity.planChangePoints([row('otava', STEP, { mode: 'otava' })], [robust], runs).updates,
+    ).toEqual([]);
   });
 
   it('keeps a stored change point it did not find when it still holds there, and retracts it otherwise', () => {
     const far = row('far', STEP - 10);
-    expect(planChangePoints([far], [robust], runs, () => true)).toMatchObject({
+    expect(identity.planChangePoints([far], [robust], runs, () => true)).toMatchObject({
       retractions: [],
       updates: [],
     });
-    expect(planChangePoints([far], [robust], runs, () => false).retractions).toEqual(['far']);
+    expect(identity.planChangePoints([far], [robust], runs, () => false).retractions).toEqual(['far']);
   });
 
   it('revives a retracted change point rather than inserting a new one, preferring a live one', () => {
     const retracted = row('old', STEP, { retractedAt: new Date() });
-    expect(planChangePoints([retracted], [robust], runs).updates).toEqual([
+    expect(identity.planChangePoints([retracted], [robust], runs).updates).toEqual([
       { id: 'old', changePoint: robust },
     ]);
-    expect(planChangePoints([retracted, row('live', STEP)], [robust], runs)).toMatchObject({
+    expect(identity.planChangePoints([retracted, row('live', STEP)], [robust], runs)).toMatchObject({
       updates: [{ id: 'live' }],
       retractions: [],
     });
@@ -103,9 +105,9 @@ describe('detectChangePoints (no database)', () => {
   it('announces a drift going on from a step as that step, not as a second change', () => {
     const step = row('step', STEP);
     const drift = row('drift', STEP, { kind: 'drift', endRunId: 'run-39' });
-    expect(newChanges([drift], [step], runs)).toEqual([]);
-    expect(newChanges([step, drift], [], runs)).toEqual([step]);
-    expect(newChanges([row('later', 35)], [step], runs).map((c) => c.id)).toEqual(['later']);
+    expect(identity.newChanges([drift], [step], runs)).toEqual([]);
+    expect(identity.newChanges([step, drift], [], runs)).toEqual([step]);
+    expect(identity.newChanges([row('later', 35)], [step], runs).map((c) => c.id)).toEqual(['later']);
   });
 
   it('groups one change seen in several series of the pair, largest first, by mode and place', () => {
@@ -113,18 +115,33 @@ describe('detectChangePoints (no database)', () => {
     const p99 = row('p99', STEP + 2, { metric: 'itl', statistic: 'p99', magnitude: 0.3 });
     const later = row('later', STEP + 10, { metric: 'ttft', statistic: 'p50' });
     const otava = row('otava', STEP, { metric: 'itl', statistic: 'p50', mode: 'otava' });
-    const groups = sameChanges([p50, p99, later, otava], runs).map((g) => g.map((c) => c.id));
+    const groups = identity.sameChanges([p50, p99, later, otava], runs).map((g) => g.map((c) => c.id));
     expect(groups).toEqual([['p99', 'p50'], ['later'], ['otava']]);
+  });
+
+  it('lets a series that crosses its bar later join the change announced in another, not alert again', () => {
+    const p50 = row('p50', STEP, { metric: 'ttft', statistic: 'p50', announcedMagnitude: 0.2 });
+    const p99 = row('p99', STEP + 3, { metric: 'ttft', statistic: 'p99' });
+    const elsewhere = row('elsewhere', STEP + 12, { metric: 'e2e', statistic: 'p50' });
+    const otava = row('otava', STEP, { metric: 'ttft', statistic: 'p99', mode: 'otava' });
+    expect(identity.joinedChanges([p99, elsewhere, otava], [p50], runs)).toEqual({
+      news: [elsewhere, otava],
+      joined: [p99],
+    });
+    // Joining needs an announced, live change: one never announced or retracted since is no anchor.
+    const silent = { ...p50, announcedMagnitude: null };
+    expect(identity.joinedChanges([p99], [silent], runs).news).toEqual([p99]);
+    expect(identity.joinedChanges([p99], [{ ...p50, retractedAt: new Date() }], runs).news).toEqual([p99]);
   });
 
   it('judges an update material against the announced magnitude, not the last stored one', () => {
     const announced = row('a', STEP, { magnitude: -0.3, announcedMagnitude: -0.3 });
-    expect(changedMaterially(announced, { ...announced, magnitude: -0.35 })).toBe(false);
-    expect(changedMaterially(announced, { ...announced, magnitude: -0.4 })).toBe(true);
-    expect(changedMaterially(announced, { ...announced, kind: 'drift' })).toBe(true);
-    expect(changedMaterially({ ...announced, retractedAt: new Date() }, announced)).toBe(true);
+    expect(identity.changedMaterially(announced, { ...announced, magnitude: -0.35 })).toBe(false);
+    expect(identity.changedMaterially(announced, { ...announced, magnitude: -0.4 })).toBe(true);
+    expect(identity.changedMaterially(announced, { ...announced, kind: 'drift' })).toBe(true);
+    expect(identity.changedMaterially({ ...announced, retractedAt: new Date() }, announced)).toBe(true);
     expect(
-      changedMaterially({ ...announced, announcedMagnitude: null }, { ...announced, magnitude: 1 }),
+      identity.changedMaterially({ ...announced, announcedMagnitude: null }, { ...announced, magnitude: 1 }),
     ).toBe(false);
   });
 });

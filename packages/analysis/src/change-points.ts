@@ -37,7 +37,13 @@ import {
   type OtavaOptions,
   type RobustOptions,
 } from '@teapot/stats';
-import { changedMaterially, newChanges, planChangePoints, sameChanges } from './change-point-identity';
+import {
+  changedMaterially,
+  joinedChanges,
+  newChanges,
+  planChangePoints,
+  sameChanges,
+} from './change-point-identity';
 import { thresholdOf, usableThresholds } from './comparisons/thresholds';
 import { AnalysisInputError } from './errors';
 
@@ -72,6 +78,9 @@ export interface ChangePointNews {
   detected: StoredChangePoint[];
   /** `detected` grouped by change: one change seen in several series of the pair (see sameChanges). */
   detectedTogether: StoredChangePoint[][];
+  /** Stored for the first time, but part of a change already announced in another series (joinedChanges):
+   *  no new alert, and announced with it from now on. */
+  joined: StoredChangePoint[];
   /** Announced change points that changed materially since (see changedMaterially). */
   updated: StoredChangePoint[];
   /** Change points no longer found (hidden from lists; found again, they come back with their id). */
@@ -312,13 +321,11 @@ export async function recomputeChangePoints(
         stillHolds(row, runs, found, { ...options, profileThresholds }),
       ),
     async ({ client, updated, inserted, retracted }) => {
-      const detected = newChanges(
-        inserted,
-        updated.map((u) => u.current),
-        runs,
-      );
+      const live = updated.map((u) => u.current);
+      const { news: detected, joined } = joinedChanges(newChanges(inserted, live, runs), live, runs);
       const news: ChangePointNews = {
         detected,
+        joined,
         detectedTogether: sameChanges(detected, runs),
         updated: updated.filter((u) => changedMaterially(u.previous, u.current)).map((u) => u.current),
         retracted,
