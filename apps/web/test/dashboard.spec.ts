@@ -310,11 +310,15 @@ describe('the dashboard in chromium, on the real API over a seeded database', ()
     expect(await page.locator('.sweeps .u-legend').textContent()).toMatch(/v1 W:fp16 · .*v1 W:fp16 · /);
     await screenshot(page, 'endpoint-frontiers');
 
-    // Capacity as a trend: the sweeps' statistics, no change points asked for.
-    const capacity = page.waitForRequest((request) => request.url().includes('metric=capacity'));
+    // Capacity as a trend: the sweeps' statistics, and the change points of the searches' own values.
+    const asked = (path: string) =>
+      page.waitForRequest(
+        (request) => request.url().includes(`${path}?`) && request.url().includes('metric=capacity'),
+      );
+    const [capacity, changes] = [asked('/trends'), asked('/change-points')];
     await page.selectOption('.trend select[name=metric]', 'capacity');
     expect(new URL((await capacity).url()).searchParams.get('statistic')).toBe('p50');
-    expect(await page.locator('.trend select[name=changePoints]').count()).toBe(0);
+    expect(new URL((await changes).url()).searchParams.get('statistic')).toBe('mean');
     await page.waitForSelector('.trend .plot[data-drawn]');
     expect(await seriesPixels(page, '.trend', FIRST_SERIES)).toBeGreaterThan(20);
     expect(await page.locator('.trend .u-legend').textContent()).toContain('dimension concurrency');

@@ -248,13 +248,14 @@ export function TrendPanel({
       const seconds = RANGES.find((r) => r.name === picks.range)?.seconds ?? 7 * 86_400;
       const from = new Date(Date.now() - seconds * 1000).toISOString();
       const changePoints =
-        picks.changePoints === 'off' || metric.ofSweeps
+        picks.changePoints === 'off'
           ? null
           : get('/change-points', {
               query: {
                 endpointId: [endpointId],
                 metric: picks.metric as ChangePointMetric,
-                statistic: picks.statistic,
+                // A capacity search is one value: its series' change points are of that value (`mean`).
+                statistic: metric.ofSweeps ? 'mean' : picks.statistic,
                 mode: picks.changePoints,
                 from,
                 limit: 200,
@@ -310,7 +311,7 @@ export function TrendPanel({
         {picker('bucket', 'one point per', BUCKETS)}
         {picker('range', 'range', RANGES)}
         {picker('groupBy', 'a series per', GROUPS)}
-        {metric.ofSweeps ? null : picker('changePoints', 'change points', CHANGE_POINT_MODES)}
+        {picker('changePoints', 'change points', CHANGE_POINT_MODES)}
         {metric.ofSweeps ? null : (
           <label class="check">
             <input
