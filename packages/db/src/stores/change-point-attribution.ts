@@ -15,6 +15,11 @@ export interface AttributionSubject {
   previousId: string | null;
 }
 
+/** The start and configuration of the run or capacity search `id` names (each looked up by its primary key). */
+const item = (id: string) =>
+  `SELECT started_at, config_id FROM runs WHERE id = ${id}
+   UNION ALL SELECT started_at, config_id FROM sweeps WHERE id = ${id}`;
+
 type AttributionRow = {
   id: string;
   version_before: number | null;
@@ -36,9 +41,7 @@ export async function changePointAttributions(
   if (subjects.length === 0) return new Map();
   const queryable = 'query' in db ? db : db.pool;
   const { rows } = await queryable.query<AttributionRow>(
-    `WITH items AS (SELECT id, started_at, config_id FROM runs
-                    UNION ALL SELECT id, started_at, config_id FROM sweeps)
-     SELECT s.id, cb.version AS version_before, ca.version AS version_after,
+    `SELECT s.id, cb.version AS version_before, ca.version AS version_after,
             to_jsonb(cb) AS config_before, to_jsonb(ca) AS config_after,
             COALESCE((SELECT json_agg(json_build_object('id', d.id, 'label', d.label, 'version', d.version,
                                                         'effective_at', d.effective_at) ORDER BY d.effective_at)
@@ -46,8 +49,8 @@ export async function changePointAttributions(
                        WHERE d.endpoint_id = s.endpoint_id AND d.effective_at > b.started_at
                          AND d.effective_at <= a.started_at), '[]') AS deployments
        FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::uuid[]) AS s(id, endpoint_id, start_id, previous_id)
-       LEFT JOIN items a ON a.id = s.start_id
-       LEFT JOIN items b ON b.id = s.previous_id
+       LEFT JOIN LATERAL (${item('s.start_id')}) a ON true
+       LEFT JOIN LATERAL (${item('s.previous_id')}) b ON true
        LEFT JOIN serving_configs ca ON ca.id = a.config_id
        LEFT JOIN serving_configs cb ON cb.id = b.config_id`,
     [
