@@ -33,13 +33,13 @@ export function collectPageErrors(page: Page): string[] {
 }
 
 /**
- * Pixels of `rgb` (within a small tolerance, anti-aliasing) on the canvases under `selector`:
- * more than zero means the series itself was drawn, not just the axes.
+ * Pixels of `rgb` (within a small tolerance, anti-aliasing) on the canvases under `selector`, counted
+ * per column of canvas pixels (a vertical line stands out as one tall column).
  */
-export function seriesPixels(page: Page, selector: string, rgb: [number, number, number]): Promise<number> {
+export function pixelColumns(page: Page, selector: string, rgb: [number, number, number]): Promise<number[]> {
   return page.evaluate(
     ({ selector, rgb }) => {
-      let count = 0;
+      const columns: number[] = [];
       for (const canvas of Array.from(document.querySelectorAll<HTMLCanvasElement>(`${selector} canvas`))) {
         const context = canvas.getContext('2d');
         if (!context || canvas.width === 0 || canvas.height === 0) continue;
@@ -49,13 +49,23 @@ export function seriesPixels(page: Page, selector: string, rgb: [number, number,
             Math.abs(pixels[i] - rgb[0]) < 24 &&
             Math.abs(pixels[i + 1] - rgb[1]) < 24 &&
             Math.abs(pixels[i + 2] - rgb[2]) < 24;
-          if (close && pixels[i + 3] > 200) count++;
+          const x = (i / 4) % canvas.width;
+          if (close && pixels[i + 3] > 200) columns[x] = (columns[x] ?? 0) + 1;
         }
       }
-      return count;
+      return Array.from(columns, (count) => count ?? 0);
     },
     { selector, rgb },
   );
+}
+
+/** Pixels of `rgb` on the canvases under `selector`: more than zero means the series itself was drawn, not just the axes. */
+export async function seriesPixels(
+  page: Page,
+  selector: string,
+  rgb: [number, number, number],
+): Promise<number> {
+  return (await pixelColumns(page, selector, rgb)).reduce((sum, count) => sum + count, 0);
 }
 
 export function hexToRgb(hex: string): [number, number, number] {

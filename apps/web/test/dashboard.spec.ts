@@ -1,7 +1,14 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { ARTIFACTS, collectPageErrors, hexToRgb, launchChromium, seriesPixels } from './browser';
+import {
+  ARTIFACTS,
+  collectPageErrors,
+  hexToRgb,
+  launchChromium,
+  pixelColumns,
+  seriesPixels,
+} from './browser';
 import { SEEDED_SLO_LIMIT_MS } from './seed-sweeps';
 import { type DashboardWorld, startDashboardWorld, WEB_DIST } from './world';
 
@@ -67,6 +74,19 @@ function seeded(quant: 'fp8' | 'fp16'): DashboardWorld['endpoints'][number] {
   const endpoint = world.endpoints.find((e) => e.name.endsWith(quant));
   if (!endpoint) throw new Error(`seeded ${quant} endpoint missing`);
   return endpoint;
+}
+
+/**
+ * The column of a frontier plot's canvas where the SLO guide, a vertical dashed line, is drawn: the
+ * tallest of the limit's red, spanning most of the plotting area (a ring is at most a dozen pixels tall).
+ */
+async function guideColumn(page: Page, selector: string): Promise<{ at: number; red: number[] }> {
+  const height = await page.locator(`${selector} .u-over`).evaluate((element) => element.clientHeight);
+  const red = await pixelColumns(page, selector, SLO_LIMIT);
+  const at = red.indexOf(Math.max(...red));
+  // Dashes of 8 on, 5 off: about 60% of the height.
+  expect(red[at]).toBeGreaterThan(0.4 * height);
+  return { at, red };
 }
 
 describe('the dashboard in chromium, on the real API over a seeded database', () => {
@@ -162,6 +182,10 @@ describe('the dashboard in chromium, on the real API over a seeded database', ()
         /ms → [\d.]+ ms \(\+\d+%\), step in profile chat-48-in-24-out-c4, robust p = /.test(text),
       ),
     ).toBe(true);
+    // The seeded step came with no new configuration version and no deployment: said so, and marked.
+    const unexplained = page.locator('.trend ul.change-points li .attribution.unexplained');
+    expect(await unexplained.allTextContents()).toContain('no recorded change: unexplained');
+    expect(await unexplained.first().evaluate((element) => getComputedStyle(element).fontWeight)).toBe('600');
     await screenshot(page, 'endpoint-trend-changes');
     await screenshot(page, 'dashboard', false);
     const otava = page.waitForRequest((request) => request.url().includes('/change-points?'));
@@ -287,6 +311,14 @@ describe('the dashboard in chromium, on the real API over a seeded database', ()
     expect(await seriesPixels(page, '.frontier', FRONTIER)).toBeGreaterThan(20);
     expect(await seriesPixels(page, '.frontier', CAPACITY)).toBeGreaterThan(10);
     expect(await page.locator('.frontier .u-legend').textContent()).toContain('frontier');
+    // Points filled when they met the SLO, hollow red when they missed it, and the TPOT target as a
+    // dashed vertical guide at 1000 / limit tokens/s per user.
+    expect(await page.locator('.frontier .u-legend').textContent()).toMatch(/met the SLO.*missed the SLO/);
+    const guide = await guideColumn(page, '.frontier');
+    // The rest of the red is the missed points' rings (the frontier and the points that met are blue).
+    const rings = guide.red.reduce((sum, count, x) => (Math.abs(x - guide.at) > 3 ? sum + count : sum), 0);
+    expect(rings).toBeGreaterThan(10);
+    expect(await page.locator('.frontier .hint').textContent()).toContain('A guide, not the verdict');
     await screenshot(page, 'sweep');
 
     // The third point's run, and back through its "point 3 of sweep" link.
@@ -308,6 +340,9 @@ describe('the dashboard in chromium, on the real API over a seeded database', ()
     expect(await seriesPixels(page, '.sweeps', FIRST_SERIES)).toBeGreaterThan(20);
     expect(await seriesPixels(page, '.sweeps', SECOND_SERIES)).toBeGreaterThan(20);
     expect(await page.locator('.sweeps .u-legend').textContent()).toMatch(/v1 W:fp16 · .*v1 W:fp16 · /);
+    expect(await page.locator('.sweeps .u-legend').textContent()).toContain('missed its SLO');
+    // Both sweeps share one SLO: one guide, in the limit's red.
+    await guideColumn(page, '.sweeps');
     await screenshot(page, 'endpoint-frontiers');
 
     // Capacity as a trend: the sweeps' statistics, and the change points of the searches' own values.

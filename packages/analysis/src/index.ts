@@ -34,3 +34,5 @@ export { checkThresholds, MAX_THRESHOLD } from './comparisons/thresholds';
 export { verifyDeployment } from './deployments/verify';
 export { recomputeChangePoints, listChangePoints, MAX_CHANGE_POINTS_LIMIT } from './change-points';
 export type { ChangePointList, ChangePointNews, Recomputation } from './change-points';
+export { attributionSummary, withAttribution } from './change-point-attribution';
+export type { SummarisedAttribution } from './change-point-attribution';

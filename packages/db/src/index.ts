@@ -102,6 +102,7 @@ export {
   type SeriesKey,
   type SeriesRun,
 } from './stores/change-points';
+export { changePointAttributions, type AttributionSubject } from './stores/change-point-attribution';
 export {
   DeploymentStore,
   type BaselineFilter,

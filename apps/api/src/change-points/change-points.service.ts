@@ -1,19 +1,21 @@
 import { Injectable } from '@nestjs/common';
-import { listChangePoints, type ChangePointList } from '@teapot/analysis';
+import { listChangePoints, withAttribution } from '@teapot/analysis';
 import { ChangePointStore } from '@teapot/db';
+import { orNotFound } from '../common/not-found';
 import { PrismaService } from '../prisma/prisma.service';
-import type { ChangePointQueryDto } from './dto/change-point.dto';
+import type { ChangePointDetailDto, ChangePointListDto, ChangePointQueryDto } from './dto/change-point.dto';
 
 @Injectable()
 export class ChangePointsService {
   private readonly store: ChangePointStore;
 
-  constructor(prisma: PrismaService) {
+  constructor(private readonly prisma: PrismaService) {
     this.store = new ChangePointStore(prisma.pool);
   }
 
-  list(query: ChangePointQueryDto): Promise<ChangePointList> {
-    return listChangePoints(this.store, {
+  /** A page of change points, each attributed (one more statement for the whole page). */
+  async list(query: ChangePointQueryDto): Promise<ChangePointListDto> {
+    const list = await listChangePoints(this.store, {
       endpointIds: query.endpointId,
       profileIds: query.profileId,
       metric: query.metric,
@@ -24,5 +26,13 @@ export class ChangePointsService {
       to: query.to ? new Date(query.to) : undefined,
       limit: query.limit,
     });
+    return { ...list, changePoints: await withAttribution(this.prisma.pool, list.changePoints) };
+  }
+
+  async get(id: string): Promise<ChangePointDetailDto> {
+    const stored = orNotFound(await this.store.byId(id), `No change point ${id}.`);
+    const { announcedMagnitude: _announced, ...changePoint } = stored;
+    const [attributed] = await withAttribution(this.prisma.pool, [changePoint]);
+    return attributed;
   }
 }

@@ -77,3 +77,49 @@ export function Plot({ data, options, height, label, deps = [] }: PlotProps) {
   }, [data, theme, height, ...deps]);
   return <div class="plot" ref={container} role="img" aria-label={label} />;
 }
+
+export interface VerticalStyle {
+  colour: string;
+  dash: number[];
+  /** Labels from the top of the plotting area, below a change point's triangle (deployments), or from its bottom (change points). */
+  labelsFrom: 'top' | 'bottom';
+  /** Anything drawn at the line besides it and its label (a change point's triangle or band). */
+  decorate?: (u: uPlot, x: number, index: number) => void;
+  /** The label row of the first marker, when other markers of the plot took the rows before. */
+  firstRow?: number;
+}
+
+/**
+ * Draws each marker as a vertical line over the plotting area with its label beside it; labels step
+ * by three rows so neighbouring markers stay readable.
+ */
+export function drawVerticals(markers: ReadonlyArray<{ x: number; label: string }>, style: VerticalStyle) {
+  return (u: uPlot) => {
+    const { ctx, bbox } = u;
+    const ratio = devicePixelRatio || 1;
+    ctx.save();
+    ctx.strokeStyle = style.colour;
+    ctx.fillStyle = style.colour;
+    ctx.lineWidth = 2 * ratio;
+    ctx.font = `${11 * ratio}px system-ui, sans-serif`;
+    markers.forEach((marker, i) => {
+      const x = u.valToPos(marker.x, 'x', true);
+      if (x < bbox.left || x > bbox.left + bbox.width) return;
+      style.decorate?.(u, x, i);
+      ctx.setLineDash(style.dash.map((length) => length * ratio));
+      ctx.beginPath();
+      ctx.moveTo(x, bbox.top);
+      ctx.lineTo(x, bbox.top + bbox.height);
+      ctx.stroke();
+      const right = x + 4 * ratio + ctx.measureText(marker.label).width < bbox.left + bbox.width;
+      ctx.textAlign = right ? 'left' : 'right';
+      const row = ((i + (style.firstRow ?? 0)) % 3) * 14;
+      const y =
+        style.labelsFrom === 'top'
+          ? bbox.top + (24 + row) * ratio
+          : bbox.top + bbox.height - (6 + row) * ratio;
+      ctx.fillText(marker.label, x + (right ? 4 : -4) * ratio, y);
+    });
+    ctx.restore();
+  };
+}

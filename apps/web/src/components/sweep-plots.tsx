@@ -1,7 +1,15 @@
 import { useMemo } from 'preact/hooks';
 import type uPlot from 'uplot';
-import { formatLoad, type Frontier, type OverlaySeries, overlayData, type SloPlotData } from '../shape/sweep';
-import { PALETTE, Plot, type Theme, themedAxis } from './plot';
+import {
+  formatLoad,
+  type Frontier,
+  type OverlaySeries,
+  overlayData,
+  overlayGuides,
+  type SloGuide,
+  type SloPlotData,
+} from '../shape/sweep';
+import { drawVerticals, PALETTE, Plot, type Theme, themedAxis } from './plot';
 
 /** The measured latency, the frontier: the first series colour. */
 export const MEASURED_COLOUR = '#1c7ed6';
@@ -14,28 +22,9 @@ const OTHER_POINTS = '#868e96';
 const PER_USER = 'output tokens/s per user';
 const PER_GPU = 'output tokens/s per GPU';
 
-/** A vertical line at `x` (the capacity), labelled, over the plotting area. */
+/** The capacity found as a solid line across the plot, labelled at the top. */
 function drawCapacityLine(x: number, label: string) {
-  return (u: uPlot) => {
-    const { ctx, bbox } = u;
-    const ratio = devicePixelRatio || 1;
-    const at = u.valToPos(x, 'x', true);
-    ctx.save();
-    ctx.strokeStyle = CAPACITY_COLOUR;
-    ctx.fillStyle = CAPACITY_COLOUR;
-    ctx.lineWidth = 2 * ratio;
-    // Solid, whatever dash the last series left on the context: the dashed line is the SLO limit.
-    ctx.setLineDash([]);
-    ctx.beginPath();
-    ctx.moveTo(at, bbox.top);
-    ctx.lineTo(at, bbox.top + bbox.height);
-    ctx.stroke();
-    ctx.font = `${11 * ratio}px system-ui, sans-serif`;
-    const right = at + 4 * ratio + ctx.measureText(label).width < bbox.left + bbox.width;
-    ctx.textAlign = right ? 'left' : 'right';
-    ctx.fillText(label, at + (right ? 4 : -4) * ratio, bbox.top + 14 * ratio);
-    ctx.restore();
-  };
+  return drawVerticals([{ x, label }], { colour: CAPACITY_COLOUR, dash: [], labelsFrom: 'top' });
 }
 
 /** One SLO target's percentile against offered load, its limit dashed across, the capacity as a line. */
@@ -84,68 +73,156 @@ function line(label: string, colour: string): uPlot.Series {
   return { label, stroke: colour, width: 2, spanGaps: true, points: { show: true, size: 7, fill: colour } };
 }
 
-/** A single point drawn as a large ring (a capacity point), no line. */
-function ring(label: string, colour: string): uPlot.Series {
+/** Points alone, filled, no line. */
+function dots(label: string, colour: string): uPlot.Series {
+  return { label, stroke: colour, paths: () => null, points: { show: true, size: 7, fill: colour } };
+}
+
+/** Points drawn as rings, no line: by default large (a capacity point). */
+function ring(label: string, colour: string, size = 14, width = 3): uPlot.Series {
   return {
     label,
     stroke: colour,
     paths: () => null,
-    points: { show: true, size: 14, width: 3, fill: 'transparent' },
+    points: { show: true, size, width, fill: 'transparent' },
   };
 }
 
-/** vLLM's Pareto axes: output tokens/s per user on x, per GPU on y, with `series` over them. */
-function paretoOptions(series: uPlot.Series[]) {
+/** Points that missed the SLO: small hollow rings, so they read apart from filled ones that met it in any colour. */
+function hollow(label: string, colour: string): uPlot.Series {
+  return ring(label, colour, 9, 2);
+}
+
+/** The x scale stretched over the SLO guides too, so a guide far from the points is still drawn. */
+function perUserScale(guides: readonly SloGuide[]): uPlot.Scale {
+  if (guides.length === 0) return { time: false };
+  return {
+    time: false,
+    range: (_u, min, max) => {
+      const lo = Math.min(min, ...guides.map((g) => g.perUser));
+      const hi = Math.max(max, ...guides.map((g) => g.perUser));
+      const pad = (hi - lo) * 0.05 || 1;
+      return [Math.max(0, lo - pad), hi + pad];
+    },
+  };
+}
+
+/** SLO guides as dashed lines labelled at the top, a colour per group (one per overlaid sweep). */
+function drawGuides(groups: ReadonlyArray<{ colour: string; guides: readonly SloGuide[] }>) {
+  let firstRow = 0;
+  return groups.map(({ colour, guides }) => {
+    const draw = drawVerticals(
+      guides.map((g) => ({ x: g.perUser, label: g.label })),
+      { colour, dash: [8, 5], labelsFrom: 'top', firstRow },
+    );
+    firstRow += guides.length;
+    return draw;
+  });
+}
+
+/** vLLM's Pareto axes: output tokens/s per user on x, per GPU on y, with `series` over them and the SLO guides. */
+function paretoOptions(
+  series: uPlot.Series[],
+  guides: ReadonlyArray<{ colour: string; guides: readonly SloGuide[] }>,
+) {
   return (theme: Theme) => ({
-    scales: { x: { time: false } },
+    scales: { x: perUserScale(guides.flatMap((g) => g.guides)) },
+    hooks: { draw: drawGuides(guides) },
     axes: [themedAxis(theme, { label: PER_USER }), themedAxis(theme, { label: PER_GPU, size: 60 })],
     series: [{ label: PER_USER }, ...series],
   });
 }
 
-/** One sweep in vLLM's Pareto terms: every point, the frontier joined, the capacity point ringed. */
-export function FrontierPlot({ frontier }: { frontier: Frontier }) {
-  const data = useMemo(() => {
+const JUDGEMENTS = [
+  { met: true, series: dots('met the SLO', MEASURED_COLOUR) },
+  { met: false, series: hollow('missed the SLO', LIMIT_COLOUR) },
+  { met: null, series: dots('points (no SLO)', OTHER_POINTS) },
+] as const;
+
+/**
+ * One sweep in vLLM's Pareto terms: every point, filled when it met the SLO and hollow when it missed,
+ * the frontier joined, the capacity point ringed, the TPOT targets as dashed guides.
+ */
+export function FrontierPlot({ frontier, guides }: { frontier: Frontier; guides: readonly SloGuide[] }) {
+  const { data, series } = useMemo(() => {
     const xs = frontier.all.map((p) => p.perUser);
     const on = new Map(frontier.frontier.map((p) => [p.perUser, p.perGpu]));
     const capacity = frontier.capacity;
-    return [
-      xs,
-      frontier.all.map((p) => p.perGpu),
-      xs.map((x) => on.get(x) ?? null),
-      xs.map((x) => (capacity && capacity.perUser === x ? capacity.perGpu : null)),
-    ] as uPlot.AlignedData;
+    // A judgement with no point gets no column, so the legend lists only what is drawn.
+    const judged = JUDGEMENTS.filter((j) => frontier.all.some((p) => p.met === j.met));
+    return {
+      data: [
+        xs,
+        ...judged.map((j) => frontier.all.map((p) => (p.met === j.met ? p.perGpu : null))),
+        xs.map((x) => on.get(x) ?? null),
+        xs.map((x) => (capacity && capacity.perUser === x ? capacity.perGpu : null)),
+      ] as uPlot.AlignedData,
+      series: [
+        ...judged.map((j) => j.series),
+        { ...line('frontier', MEASURED_COLOUR), points: { show: false } },
+        ring('capacity', CAPACITY_COLOUR),
+      ],
+    };
   }, [frontier]);
-  const dots = {
-    label: 'points',
-    stroke: OTHER_POINTS,
-    paths: () => null,
-    points: { show: true, size: 6, fill: OTHER_POINTS },
-  };
   return (
     <Plot
       label="frontier: output tokens/s per user against per GPU"
       height={300}
       data={data}
-      options={paretoOptions([dots, line('frontier', MEASURED_COLOUR), ring('capacity', CAPACITY_COLOUR)])}
+      deps={[guides]}
+      options={paretoOptions(series, [{ colour: LIMIT_COLOUR, guides }])}
     />
   );
 }
 
-/** Several sweeps' frontiers, one colour each, each capacity point ringed in its frontier's colour. */
+/**
+ * Several sweeps' frontiers, one colour each: a point that met its sweep's SLO filled, one that missed
+ * it hollow, each capacity point ringed, and the SLO guides (labelled by configuration when they differ).
+ */
 export function FrontierOverlay({ series }: { series: readonly OverlaySeries[] }) {
-  const data = useMemo(() => overlayData(series) as uPlot.AlignedData, [series]);
+  const columns = useMemo(() => overlayData(series), [series]);
   const colour = (i: number) => PALETTE[i % PALETTE.length];
+  const guides = useMemo(() => {
+    const all = overlayGuides(series);
+    return [null, ...series.keys()].map((of) => ({
+      colour: of === null ? LIMIT_COLOUR : colour(of),
+      guides: all.filter((g) => g.of === of),
+    }));
+  }, [series]);
+  // The filled marks of a frontier's line: its points that did not miss (the next columns hold those that did).
+  const filled = (i: number) => (): number[] => {
+    const [, ...lines] = columns;
+    const missed = lines[series.length + i];
+    return lines[i].flatMap((value, at) => (value !== null && missed[at] === null ? [at] : []));
+  };
   return (
     <Plot
       label="frontiers of the picked sweeps"
       height={320}
-      data={data}
+      data={columns as uPlot.AlignedData}
       deps={[series]}
-      options={paretoOptions([
-        ...series.map((s, i) => line(s.label, colour(i))),
-        ...series.map((s, i) => ring(`capacity of ${s.label}`, colour(i))),
-      ])}
+      options={paretoOptions(
+        [
+          ...series.map((s, i) => ({
+            ...line(s.label, colour(i)),
+            points: { show: true, size: 7, fill: colour(i), filter: filled(i) },
+          })),
+          ...series.map((s, i) => hollow(`${s.label}: missed its SLO`, colour(i))),
+          ...series.map((s, i) => ring(`capacity of ${s.label}`, colour(i))),
+        ],
+        guides,
+      )}
     />
+  );
+}
+
+/** What a dashed TPOT guide on a frontier says, and what it does not. */
+export function GuideHint() {
+  return (
+    <>
+      Dashed: a TPOT target at 1000 / limit tokens/s per user, where a stream decoding at exactly the limit
+      would sit. A guide, not the verdict: tokens/s per user counts a stream&apos;s queueing and prefill too,
+      and the limit holds at a percentile, not on the mean.
+    </>
   );
 }

@@ -6,13 +6,14 @@ import {
   costText,
   formatLoad,
   frontierOf,
+  sloGuides,
   type OverlaySeries,
   sweepConfigName,
   sweepLabel,
 } from '../shape/sweep';
 import { useApi } from '../use-api';
 import { Empty, Show } from './states';
-import { FrontierOverlay } from './sweep-plots';
+import { FrontierOverlay, GuideHint } from './sweep-plots';
 
 const RECENT_SWEEPS = 20;
 const COLUMNS = ['overlay', 'queued', 'configuration', 'status', 'capacity', 'cost at capacity'];
@@ -40,7 +41,12 @@ function OverlayFigure({
   configs: readonly ServingConfig[];
 }) {
   const series = useMemo<OverlaySeries[]>(
-    () => sweeps.map((sweep) => ({ label: sweepLabel(sweep, configs), ...frontierOf(sweep) })),
+    () =>
+      sweeps.map((sweep) => ({
+        label: sweepLabel(sweep, configs),
+        guides: sloGuides(sweep.slo),
+        ...frontierOf(sweep),
+      })),
     [sweeps, configs],
   );
   if (series.every((s) => s.frontier.length === 0))
@@ -50,7 +56,8 @@ function OverlayFigure({
       <FrontierOverlay series={series} />
       <p class="hint">
         Output tokens/s per user against per GPU, a line per sweep through its frontier; the large ring on
-        each is the point measured at its capacity.
+        each is the point measured at its capacity. Filled: the point met its sweep&apos;s SLO; hollow: it
+        missed. {series.some((s) => s.guides.length > 0) ? <GuideHint /> : null}
       </p>
     </>
   );

@@ -1,5 +1,4 @@
 import { useMemo, useState } from 'preact/hooks';
-import type uPlot from 'uplot';
 import { get, type GetOptions, type Schemas } from '../api/client';
 import { Picker } from './picker';
 import {
@@ -18,7 +17,7 @@ import {
 } from '../shape/trend';
 import { CONFIG_FIELDS } from '../shape/config';
 import { useApi } from '../use-api';
-import { PALETTE, Plot, themedAxis } from './plot';
+import { drawVerticals, PALETTE, Plot, themedAxis } from './plot';
 import { Empty, Show } from './states';
 
 type TrendQuery = NonNullable<GetOptions<'/trends'>['query']>;
@@ -80,50 +79,6 @@ type SimplePick = 'statistic' | 'bucket' | 'range' | 'groupBy' | 'changePoints';
 export const MARKER_COLOUR = '#8250df';
 /** Change points: solid, in another colour no series takes, so they never read as deployments. */
 export const CHANGE_COLOUR = '#e03131';
-
-interface VerticalStyle {
-  colour: string;
-  dash: number[];
-  /** Labels from the top of the plotting area, below a change point's triangle (deployments), or from its bottom (change points). */
-  labelsFrom: 'top' | 'bottom';
-  /** Anything drawn at the line besides it and its label (a change point's triangle or band). */
-  decorate?: (u: uPlot, x: number, index: number) => void;
-}
-
-/**
- * Draws each marker as a vertical line over the plotting area with its label beside it; labels step
- * by three rows so neighbouring markers stay readable.
- */
-function drawVerticals(markers: readonly PlotMarker[], style: VerticalStyle) {
-  return (u: uPlot) => {
-    const { ctx, bbox } = u;
-    const ratio = devicePixelRatio || 1;
-    ctx.save();
-    ctx.strokeStyle = style.colour;
-    ctx.fillStyle = style.colour;
-    ctx.lineWidth = 2 * ratio;
-    ctx.font = `${11 * ratio}px system-ui, sans-serif`;
-    markers.forEach((marker, i) => {
-      const x = u.valToPos(marker.x, 'x', true);
-      if (x < bbox.left || x > bbox.left + bbox.width) return;
-      style.decorate?.(u, x, i);
-      ctx.setLineDash(style.dash.map((length) => length * ratio));
-      ctx.beginPath();
-      ctx.moveTo(x, bbox.top);
-      ctx.lineTo(x, bbox.top + bbox.height);
-      ctx.stroke();
-      const right = x + 4 * ratio + ctx.measureText(marker.label).width < bbox.left + bbox.width;
-      ctx.textAlign = right ? 'left' : 'right';
-      const row = (i % 3) * 14;
-      const y =
-        style.labelsFrom === 'top'
-          ? bbox.top + (24 + row) * ratio
-          : bbox.top + bbox.height - (6 + row) * ratio;
-      ctx.fillText(marker.label, x + (right ? 4 : -4) * ratio, y);
-    });
-    ctx.restore();
-  };
-}
 
 /** Deployments: dashed lines labelled with their verdict at the top. */
 function drawDeployments(markers: readonly PlotMarker[]) {
@@ -381,7 +336,7 @@ function TrendFigure({
           : ''}
         {markers.length > 0 ? ' Dashed purple lines: deployments, labelled with their verdict.' : ''}
         {changes.length > 0
-          ? ' Solid red lines with a triangle: change points of the run series (a band: a drift).'
+          ? ' Solid red lines with a triangle: change points of the run series (a band: a drift), each listed below with the configuration change or deployment it coincides with, if any.'
           : ''}
         {includesSaturated
           ? ' Runs whose client was saturated are drawn: their timings may describe the client, not the server.'
@@ -399,6 +354,9 @@ function TrendFigure({
                 })}
               </time>{' '}
               {change.detail}
+              <span class={change.explained ? 'attribution' : 'attribution unexplained'}>
+                {change.attribution}
+              </span>
             </li>
           ))}
         </ul>

@@ -1,7 +1,7 @@
 import { useMemo } from 'preact/hooks';
 import { get, type Schemas } from '../api/client';
 import { Empty, Show } from '../components/states';
-import { FrontierPlot, SloPlot } from '../components/sweep-plots';
+import { FrontierPlot, GuideHint, SloPlot } from '../components/sweep-plots';
 import { href } from '../router';
 import { errorText, formatRate, formatTime } from '../shape/format';
 import {
@@ -9,6 +9,7 @@ import {
   formatLoad,
   frontierOf,
   pointOrdinal,
+  sloGuides,
   sloPlots,
   stopReasonText,
   targetName,
@@ -99,6 +100,7 @@ function PointsTable({ sweep }: { sweep: Sweep }) {
 function Plots({ sweep }: { sweep: Sweep }) {
   const slo = useMemo(() => sloPlots(sweep), [sweep]);
   const frontier = useMemo(() => frontierOf(sweep), [sweep]);
+  const guides = useMemo(() => sloGuides(sweep.slo), [sweep]);
   return (
     <>
       <section class="slo-plots">
@@ -117,12 +119,13 @@ function Plots({ sweep }: { sweep: Sweep }) {
         {frontier.all.length === 0 ? (
           <Empty>No point has been measured yet.</Empty>
         ) : (
-          <FrontierPlot frontier={frontier} />
+          <FrontierPlot frontier={frontier} guides={guides} />
         )}
         <p class="hint">
           vLLM&apos;s Pareto terms: each point&apos;s output tokens/s per user (per stream in flight) against
           per GPU; the blue line joins the points no other point beats on both, the green ring is the capacity
-          point.
+          point. Filled: the point met the SLO; hollow red: it missed.{' '}
+          {guides.length > 0 ? <GuideHint /> : null}
         </p>
       </section>
     </>

@@ -4,7 +4,9 @@ import {
   formatLoad,
   frontierOf,
   overlayData,
+  overlayGuides,
   pointOrdinal,
+  sloGuides,
   sloPlots,
   stopReasonText,
   sweepLabel,
@@ -124,26 +126,71 @@ describe('frontierOf', () => {
       [180, 180],
     ]);
     expect(shaped.all.map((p) => p.load)).toEqual([8, 2, 4, 1]);
-    expect(shaped.capacity).toEqual({ perUser: 70, perGpu: 280, load: 4, runId: 'run-2' });
+    expect(shaped.capacity).toEqual({ perUser: 70, perGpu: 280, load: 4, runId: 'run-2', met: true });
+    // TPOT p50 against 15 ms: the 8-stream point (22 ms) missed, the others met.
+    expect(shaped.all.map((p) => [p.load, p.met])).toEqual([
+      [8, false],
+      [2, true],
+      [4, true],
+      [1, true],
+    ]);
   });
 
   it('falls back to total tokens/s without a GPU count, and marks no capacity when there is none', () => {
     const shaped = frontierOf({ capacity: null, points: [point(0, 2, 5, 50, null, true)] });
-    expect(shaped.frontier).toEqual([{ perUser: 50, perGpu: 100, load: 2, runId: 'run-0' }]);
+    expect(shaped.frontier).toEqual([{ perUser: 50, perGpu: 100, load: 2, runId: 'run-0', met: true }]);
     expect(shaped.capacity).toBeNull();
   });
 });
 
 describe('overlayData', () => {
-  it('puts several frontiers on the union of their x, each null off its own points, then one column per capacity point', () => {
+  it("puts several frontiers on the union of their x, each null off its own points, then each one's missed points, then one column per capacity point", () => {
     const a = frontierOf({ capacity: 4, points: POINTS });
-    const b = { label: 'b', frontier: [{ perUser: 70, perGpu: 500, load: 4, runId: 'x' }], capacity: null };
-    expect(overlayData([{ label: 'a', ...a }, b])).toEqual([
+    const b = {
+      label: 'b',
+      frontier: [{ perUser: 70, perGpu: 500, load: 4, runId: 'x', met: null }],
+      capacity: null,
+      guides: [],
+    };
+    expect(overlayData([{ label: 'a', guides: [], ...a }, b])).toEqual([
       [40, 70, 180],
       [320, 280, 180],
       [null, 500, null],
+      [320, null, null],
+      [null, null, null],
       [null, 280, null],
       [null, null, null],
+    ]);
+  });
+});
+
+describe('SLO guides on the frontier', () => {
+  const slo = (limitMs: number) => ({
+    targets: [
+      { metric: 'ttft' as const, percentile: 99 as const, limitMs: 500 },
+      { metric: 'tpot' as const, percentile: 99 as const, limitMs },
+    ],
+  });
+  const series = (label: string, limitMs: number) => ({
+    label,
+    frontier: [],
+    capacity: null,
+    guides: sloGuides(slo(limitMs)),
+  });
+
+  it('puts a TPOT limit of T ms at 1000 / T tokens/s per user, and nothing for other targets or no SLO', () => {
+    expect(sloGuides(slo(30))).toEqual([{ perUser: 1000 / 30, label: 'TPOT p99 ≤ 30 ms ≈ 33 tok/s/user' }]);
+    expect(sloGuides({ targets: [{ metric: 'itl', percentile: 50, limitMs: 20 }] })).toEqual([]);
+    expect(sloGuides(null)).toEqual([]);
+  });
+
+  it('draws a guide shared by every overlaid sweep once, and labels each by configuration when they differ', () => {
+    expect(overlayGuides([series('v1 W:fp16', 30), series('v2 W:fp8', 30)])).toEqual([
+      { perUser: 1000 / 30, label: 'TPOT p99 ≤ 30 ms ≈ 33 tok/s/user', of: null },
+    ]);
+    expect(overlayGuides([series('v1 W:fp16', 30), series('v2 W:fp8', 40)])).toEqual([
+      { perUser: 1000 / 30, label: 'v1 W:fp16: TPOT p99 ≤ 30 ms ≈ 33 tok/s/user', of: 0 },
+      { perUser: 1000 / 40, label: 'v2 W:fp8: TPOT p99 ≤ 40 ms ≈ 25 tok/s/user', of: 1 },
     ]);
   });
 });

@@ -81,6 +81,8 @@ export interface FrontierPoint {
   perGpu: number;
   load: number;
   runId: string;
+  /** Whether the point met the sweep's SLO; null when the sweep has none. */
+  met: boolean | null;
 }
 
 export interface Frontier {
@@ -103,6 +105,7 @@ export function frontierOf(sweep: SweepDetail): Frontier {
         perGpu: figures.tokensPerSPerGpu ?? figures.outputTokensPerS,
         load: figures.load,
         runId: point.runId,
+        met: figures.met,
         onFrontier: point.onFrontier,
       },
     ];
@@ -117,16 +120,61 @@ export function frontierOf(sweep: SweepDetail): Frontier {
   };
 }
 
+/** Where an SLO target sits on the frontier's x (output tokens/s per user), and how it reads there. */
+export interface SloGuide {
+  perUser: number;
+  label: string;
+}
+
+/**
+ * The sweep's TPOT targets on the per-user axis: a stream decoding at exactly the limit makes 1000 /
+ * limit tokens/s. A guide, not a verdict: tokens/s per user is output tokens/s over streams in flight,
+ * so queueing and prefill pull a point below 1000 / its mean TPOT, and the limit holds at a percentile
+ * rather than on the mean; whether a point met the SLO is its own `met`. ITL targets are left out: their
+ * percentiles are over tokens, where single stalls rule, not over a stream's pace.
+ */
+export function sloGuides(slo: Schemas['SweepDetailDto']['slo']): SloGuide[] {
+  return (slo?.targets ?? [])
+    .filter((target) => target.metric === 'tpot')
+    .map((target) => {
+      const perUser = 1000 / target.limitMs;
+      return {
+        perUser,
+        label: `TPOT p${target.percentile} ≤ ${target.limitMs} ms ≈ ${Number(perUser.toPrecision(2))} tok/s/user`,
+      };
+    });
+}
+
 export interface OverlaySeries {
   label: string;
   frontier: FrontierPoint[];
   capacity: FrontierPoint | null;
+  guides: SloGuide[];
+}
+
+/** A guide on an overlay: `of` is the index of the one series it belongs to, null when every series shares it. */
+export interface OverlayGuide extends SloGuide {
+  of: number | null;
+}
+
+/**
+ * The overlaid sweeps' SLO guides: once, unlabelled, when every sweep has the same ones; otherwise each
+ * sweep's own, labelled with its configuration, so two SLOs on one plot are never confused.
+ */
+export function overlayGuides(series: readonly OverlaySeries[]): OverlayGuide[] {
+  const key = (s: OverlaySeries) => s.guides.map((g) => g.label).join('|');
+  if (series.every((s) => key(s) === key(series[0])))
+    return (series[0]?.guides ?? []).map((guide) => ({ ...guide, of: null }));
+  return series.flatMap((s, of) =>
+    s.guides.map((guide) => ({ ...guide, label: `${s.label}: ${guide.label}`, of })),
+  );
 }
 
 /**
  * Several frontiers on one x (tokens/s per user): the union of their x, each frontier's line null
- * where it has no point (spanned, so each line joins its own points), and each capacity point as a
- * series of its own holding one value. Series order: every frontier, then every capacity point.
+ * where it has no point (spanned, so each line joins its own points), then each frontier's points that
+ * missed its SLO (drawn hollow over the line), and each capacity point as a series of its own holding
+ * one value. Series order: every frontier, every frontier's missed points, every capacity point.
  */
 export function overlayData(series: readonly OverlaySeries[]): Array<Array<number | null>> {
   const xs = [
@@ -144,6 +192,7 @@ export function overlayData(series: readonly OverlaySeries[]): Array<Array<numbe
   return [
     xs,
     ...series.map((s) => column(s.frontier)),
+    ...series.map((s) => column(s.frontier.filter((p) => p.met === false))),
     ...series.map((s) => column(s.capacity ? [s.capacity] : [])),
   ];
 }

@@ -166,13 +166,21 @@ describe('change point markers', () => {
       magnitude: 0.2017,
       pValue: 1.234e-9,
       profileId: 'a1b2c3d4-0000-4000-8000-000000000000',
+      attribution: { explained: true, summary: "coincides with deployment 'moved to FP8'" },
       ...over,
     }) as Parameters<typeof changePointMarkers>[0][number];
 
-  it('places a step at its first run and a drift over its runs, oldest first, with what changed', () => {
+  it('places a step at its first run and a drift over its runs, oldest first, with what changed and what it coincides with', () => {
     const markers = changePointMarkers(
       [
-        change({ kind: 'drift', at: at(5 * HOUR), endAt: at(7 * HOUR), magnitude: -0.1, meanAfter: 10.7 }),
+        change({
+          kind: 'drift',
+          at: at(5 * HOUR),
+          endAt: at(7 * HOUR),
+          magnitude: -0.1,
+          meanAfter: 10.7,
+          attribution: { explained: false, summary: 'no recorded change: unexplained' },
+        }),
         change({}),
       ],
       { 'a1b2c3d4-0000-4000-8000-000000000000': 'chat-c4' },
@@ -184,13 +192,17 @@ describe('change point markers', () => {
         kind: 'step',
         label: '+20% step',
         detail: '11.9 ms → 14.3 ms (+20%), step in profile chat-c4, robust p = 1.2e-9',
+        attribution: "coincides with deployment 'moved to FP8'",
+        explained: true,
       },
       {
         x: t0 + 5 * HOUR,
         endX: t0 + 7 * HOUR,
         kind: 'drift',
-        label: '-10% drift',
+        label: '-10% drift, unexplained',
         detail: '11.9 ms → 10.7 ms (-10%), drift in profile chat-c4, robust p = 1.2e-9',
+        attribution: 'no recorded change: unexplained',
+        explained: false,
       },
     ]);
   });

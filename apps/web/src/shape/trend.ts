@@ -191,7 +191,7 @@ type ChangePoint = Pick<
   | 'magnitude'
   | 'pValue'
   | 'profileId'
->;
+> & { attribution: Pick<Schemas['ChangePointAttributionDto'], 'explained' | 'summary'> };
 
 export interface ChangeMarker extends PlotMarker {
   /** A drift's end (unix seconds); null for a step. */
@@ -199,6 +199,9 @@ export interface ChangeMarker extends PlotMarker {
   kind: ChangePoint['kind'];
   /** The whole story, for the legend and the tooltip: levels, change, kind, profile, p-value. */
   detail: string;
+  /** What it coincides with ("coincides with config v7 ..."), or "no recorded change: unexplained". */
+  attribution: string;
+  explained: boolean;
 }
 
 function signedPercent(fraction: number): string {
@@ -209,7 +212,8 @@ function signedPercent(fraction: number): string {
 /**
  * Change points as plot markers: a step at its first run after the change, a drift over its runs;
  * labelled with the relative change, and a detail line with the levels before and after (in the
- * trend's unit), the kind, the profile (by name when known) and the p-value. Oldest first.
+ * trend's unit), the kind, the profile (by name when known) and the p-value, and what the change
+ * coincides with (its attribution; the label says when nothing does). Oldest first.
  */
 export function changePointMarkers(
   changePoints: readonly ChangePoint[],
@@ -223,7 +227,10 @@ export function changePointMarkers(
         x: Date.parse(change.at) / 1000,
         endX: change.kind === 'drift' && change.endAt ? Date.parse(change.endAt) / 1000 : null,
         kind: change.kind,
-        label: `${signedPercent(change.magnitude)} ${change.kind}`,
+        // An unexplained change is the one a team most needs to look at: the plot says so too.
+        label: `${signedPercent(change.magnitude)} ${change.kind}${change.attribution.explained ? '' : ', unexplained'}`,
+        attribution: change.attribution.summary,
+        explained: change.attribution.explained,
         detail: `${levels} (${signedPercent(change.magnitude)}), ${change.kind} in profile ${profile}, ${change.mode} p = ${change.pValue.toPrecision(2)}`,
       };
     })

@@ -1,11 +1,10 @@
-import type { ChangePointNews } from '@teapot/analysis';
+import { attributionSummary, type ChangePointNews, type SummarisedAttribution } from '@teapot/analysis';
 import type { WebhookEventType } from '@teapot/contracts';
 import {
   changePointAttribution,
   changePointSurroundings,
   markChangePointsAnnounced,
   recordEvent,
-  type ChangePointAttribution,
   type PoolClient,
   type StoredChangePoint,
 } from '@teapot/db';
@@ -64,7 +63,7 @@ async function recordChangePointEvent(
   type: Extract<WebhookEventType, `changepoint.${string}`>,
   changePoint: StoredChangePoint,
   together: readonly StoredChangePoint[] = [changePoint],
-  attribution?: ChangePointAttribution & { summary: string },
+  attribution?: SummarisedAttribution,
 ): Promise<void> {
   const series = new URLSearchParams({
     endpointId: changePoint.endpointId,
@@ -122,21 +121,4 @@ async function recordChangePointEvent(
       changePoints: `/change-points?${series}`,
     },
   });
-}
-
-/**
- * One line on what the change coincides with: "coincides with config v7 (weightQuant fp16 -> fp8),
- * deployment 'moved to FP8'", or "no recorded change: unexplained" (the alert a team most needs).
- */
-export function attributionSummary(attribution: ChangePointAttribution): string {
-  const parts: string[] = [];
-  if (attribution.configBefore !== attribution.configAfter) {
-    const fields = attribution.configChanges.map((c) => `${c.field} ${c.before} -> ${c.after}`);
-    parts.push(
-      `config v${attribution.configAfter ?? 'none'} (from v${attribution.configBefore ?? 'none'}` +
-        `${fields.length ? `: ${fields.join(', ')}` : ''})`,
-    );
-  }
-  for (const deployment of attribution.deployments) parts.push(`deployment '${deployment.label}'`);
-  return parts.length ? `coincides with ${parts.join(', ')}` : 'no recorded change: unexplained';
 }

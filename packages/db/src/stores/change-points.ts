@@ -319,6 +319,15 @@ export class ChangePointStore {
     );
     return rows.map(changePointOf);
   }
+
+  /** One stored change point by id, retracted or not; null when there is none. */
+  async byId(id: string): Promise<StoredChangePoint | null> {
+    const { rows } = await poolOf(this.db).query<ChangePointRow>(
+      `SELECT ${COLUMNS} FROM change_points WHERE id = $1`,
+      [id],
+    );
+    return rows[0] ? storedChangePointOf(rows[0]) : null;
+  }
 }
 
 /** Records that change points were announced with these magnitudes (a later update is judged against them). */

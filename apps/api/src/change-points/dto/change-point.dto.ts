@@ -10,6 +10,7 @@ import { SERIES_METRIC_NAMES, STATISTICS, type Statistic } from '@teapot/contrac
 import { Type } from 'class-transformer';
 import { IsIn, IsInt, IsISO8601, IsOptional, Max, Min } from 'class-validator';
 import { QueryUuids } from '../../common/query';
+import { ChangePointAttributionDto } from './change-point-attribution.dto';
 
 const MAX_IDS = 20;
 
@@ -113,6 +114,21 @@ class ChangePointDto {
   @ApiProperty({ example: 1.2e-9 }) pValue!: number;
   @ApiProperty({ description: 'When it was first stored.' }) detectedAt!: Date;
   @ApiProperty({ description: 'When a recomputation last confirmed it.' }) updatedAt!: Date;
+  @ApiProperty({
+    type: ChangePointAttributionDto,
+    description:
+      'The serving-configuration versions and deployments around the change, or that there were none.',
+  })
+  attribution!: ChangePointAttributionDto;
+}
+
+export class ChangePointDetailDto extends ChangePointDto {
+  @ApiProperty({
+    type: Date,
+    nullable: true,
+    description: 'When later runs no longer showed it (`changepoint.retracted`); null while it stands.',
+  })
+  retractedAt!: Date | null;
 }
 
 export class ChangePointListDto {
