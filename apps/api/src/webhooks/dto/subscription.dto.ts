@@ -1,5 +1,10 @@
 import { ApiProperty, ApiPropertyOptional, PartialType } from '@nestjs/swagger';
-import { WEBHOOK_EVENT_TYPES, type WebhookEventType } from '@teapot/contracts';
+import {
+  WEBHOOK_EVENT_TYPES,
+  WEBHOOK_PAYLOAD_FORMATS,
+  type WebhookEventType,
+  type WebhookPayloadFormat,
+} from '@teapot/contracts';
 import {
   ArrayMaxSize,
   ArrayMinSize,
@@ -63,6 +68,18 @@ export class CreateSubscriptionDto {
   @IsName(500)
   description?: string;
 
+  @ApiPropertyOptional({
+    enum: WEBHOOK_PAYLOAD_FORMATS,
+    default: 'standard',
+    description:
+      '`standard`: the signed Standard Webhooks JSON body. `slack`: a Slack incoming-webhook message (Block Kit: ' +
+      'verdict, endpoint, judged rows, dashboard links) for a URL from https://api.slack.com/messaging/webhooks; ' +
+      'same outbox, retries and attempt records.',
+  })
+  @IsAbsentOr()
+  @IsIn(WEBHOOK_PAYLOAD_FORMATS, { message: `format must be one of ${WEBHOOK_PAYLOAD_FORMATS.join(', ')}` })
+  format?: WebhookPayloadFormat;
+
   @ApiPropertyOptional({ default: true, description: 'Inactive subscriptions get no deliveries.' })
   @IsAbsentOr()
   @IsBoolean()
@@ -103,6 +120,7 @@ export class SubscriptionDto {
   @ApiProperty({ enum: WEBHOOK_EVENT_TYPES, isArray: true }) eventTypes!: string[];
   @ApiProperty({ format: 'uuid', nullable: true, type: String }) endpointId!: string | null;
   @ApiProperty({ nullable: true, type: String }) description!: string | null;
+  @ApiProperty({ enum: WEBHOOK_PAYLOAD_FORMATS }) format!: WebhookPayloadFormat;
   @ApiProperty() active!: boolean;
   @ApiProperty({
     nullable: true,
