@@ -120,7 +120,6 @@ export class SubscriptionDto {
   @ApiProperty({ enum: WEBHOOK_EVENT_TYPES, isArray: true }) eventTypes!: string[];
   @ApiProperty({ format: 'uuid', nullable: true, type: String }) endpointId!: string | null;
   @ApiProperty({ nullable: true, type: String }) description!: string | null;
-  @ApiProperty({ enum: WEBHOOK_PAYLOAD_FORMATS }) format!: WebhookPayloadFormat;
   @ApiProperty() active!: boolean;
   @ApiProperty({
     nullable: true,
@@ -129,6 +128,11 @@ export class SubscriptionDto {
     description: 'Why teapot turned the subscription off by itself.',
   })
   disabledReason!: string | null;
+  @ApiProperty({
+    enum: WEBHOOK_PAYLOAD_FORMATS,
+    description: 'What deliveries carry: `standard`, the signed JSON body; `slack`, a Block Kit message.',
+  })
+  format!: WebhookPayloadFormat;
   @ApiProperty({
     type: Date,
     nullable: true,
