@@ -1,6 +1,8 @@
+import { execFile } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import {
   DEMO_MODEL,
   redeploySimulator,
@@ -19,7 +21,7 @@ import {
 } from '@teapot/testing';
 import { runCli } from './cli';
 import { GATE_EXIT } from './deploy/gate';
-import { teapot } from './test-support/binary';
+import { MAIN, teapot } from './test-support/binary';
 import { captureIo } from './test-support/io';
 
 jest.setTimeout(180_000);
@@ -195,6 +197,31 @@ describe('teapot deploy and teapot verdict against a running teapot', () => {
       );
     }));
 
+  it('runs the docs/ci.md gate step as written: records the exit code and writes the comment', () =>
+    withLogs(async () => {
+      const script = gateStepScript(await readFile(join(__dirname, '../../../docs/ci.md'), 'utf8'));
+      expect(script).toMatch(/^set \+e\nnode "\$TEAPOT_CLI" deploy /);
+      const output = join(dir, 'github-output');
+      const step = await promisify(execFile)('bash', ['-c', script], {
+        cwd: dir,
+        env: {
+          ...env(),
+          PATH: process.env.PATH,
+          TEAPOT_CLI: MAIN,
+          TEAPOT_ENDPOINT: endpoint.name,
+          DEPLOY_LABEL: 'rollout of main',
+          GITHUB_SHA: 'c0ffee0',
+          GITHUB_OUTPUT: output,
+        },
+      });
+      expect(step.stdout).toContain('"rollout of main" (version c0ffee0)');
+      const comment = await readFile(join(dir, 'teapot-comment.md'), 'utf8');
+      const verdict = /^### \S+ teapot: deployment \*\*([a-z ]+)\*\*$/m.exec(comment)?.[1];
+      // the simulator served FP16 before and after: no regression; the exit code follows the verdict
+      expect(['verified', 'inconclusive']).toContain(verdict);
+      expect(await readFile(output, 'utf8')).toBe(`exit=${verdict === 'verified' ? 0 : 2}\n`);
+    }));
+
   describe('bad input: one line, an exit code of its own, no stack trace', () => {
     const oneLine = (run: { stdout: string; stderr: string }, line: string) => {
       expect(run.stdout).toBe('');
@@ -259,3 +286,18 @@ describe('teapot deploy and teapot verdict against a running teapot', () => {
     });
   });
 });
+
+/** The `run: |` block of the step with `id: teapot` in a workflow, as bash receives it. */
+function gateStepScript(markdown: string): string {
+  const lines = markdown.split('\n');
+  const run = lines.findIndex(
+    (line, i) => i > lines.findIndex((l) => l.trim() === 'id: teapot') && line.trim() === 'run: |',
+  );
+  const indent = (line: string) => line.length - line.trimStart().length;
+  const body: string[] = [];
+  for (const line of lines.slice(run + 1)) {
+    if (line.trim() !== '' && indent(line) <= indent(lines[run])) break;
+    body.push(line.slice(indent(lines[run]) + 2));
+  }
+  return body.join('\n').trim();
+}

@@ -1,7 +1,8 @@
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 
-const MAIN = join(__dirname, '..', '..', 'dist', 'main.js');
+/** The built `teapot` command. */
+export const MAIN = join(__dirname, '..', '..', 'dist', 'main.js');
 
 export interface BinaryRun {
   code: number | null;
