@@ -91,6 +91,8 @@ describe('teapot deploy and teapot verdict against a running teapot', () => {
       expect(code).toBe(GATE_EXIT.inconclusive);
     }));
 
+  // Unchanged, the verdict is verified, or improved or inconclusive when other processes on this
+  // machine slowed one side's runs: exit 0 whichever, since only a regression fails this gate.
   it('exits 0 for a neutral deployment when only a regression fails the gate', () =>
     withLogs(async () => {
       const io = captureIo(env());
@@ -107,7 +109,7 @@ describe('teapot deploy and teapot verdict against a running teapot', () => {
         ],
         io,
       );
-      expect(io.out()).toMatch(/: (VERIFIED|INCONCLUSIVE)\n/);
+      expect(io.out()).toMatch(/: (VERIFIED|IMPROVED|INCONCLUSIVE)\n/);
       expect(code).toBe(GATE_EXIT.passed);
     }));
 
@@ -193,7 +195,10 @@ describe('teapot deploy and teapot verdict against a running teapot', () => {
         GATE_EXIT.passed,
       );
       expect(later.out()).toMatch(
-        new RegExp(`^deployment ${id} "still fp16" on ${endpoint.name}: (VERIFIED|INCONCLUSIVE)$`, 'm'),
+        new RegExp(
+          `^deployment ${id} "still fp16" on ${endpoint.name}: (VERIFIED|IMPROVED|INCONCLUSIVE)$`,
+          'm',
+        ),
       );
     }));
 
@@ -217,9 +222,10 @@ describe('teapot deploy and teapot verdict against a running teapot', () => {
       expect(step.stdout).toContain('"rollout of main" (version c0ffee0)');
       const comment = await readFile(join(dir, 'teapot-comment.md'), 'utf8');
       const verdict = /^### \S+ teapot: deployment \*\*([a-z ]+)\*\*$/m.exec(comment)?.[1];
-      // the simulator served FP16 before and after: no regression; the exit code follows the verdict
-      expect(['verified', 'inconclusive']).toContain(verdict);
-      expect(await readFile(output, 'utf8')).toBe(`exit=${verdict === 'verified' ? 0 : 2}\n`);
+      // the simulator served FP16 before and after: no regression (a busy machine may make the baseline
+      // look slower, so improved happens too); the exit code follows the verdict
+      expect(['verified', 'improved', 'inconclusive']).toContain(verdict);
+      expect(await readFile(output, 'utf8')).toBe(`exit=${verdict === 'inconclusive' ? 2 : 0}\n`);
     }));
 
   describe('bad input: one line, an exit code of its own, no stack trace', () => {

@@ -38,7 +38,10 @@ export const POLL_MS = 1_000;
 export async function deploy(args: DeployArgs, io: CliIo): Promise<number> {
   const api = new TeapotApi(args.apiUrl, args.apiKey);
   const endpoint = await api.endpoint(args.endpoint);
-  if (io.signal?.aborted) return GATE_EXIT.interrupted;
+  if (io.signal?.aborted) {
+    io.stderr.write('teapot deploy: stopped before announcing the deployment; nothing was recorded\n');
+    return GATE_EXIT.interrupted;
+  }
   const created = await api.createDeployment({ endpointId: endpoint.id, ...args.deployment });
   const work = [
     `${created.runs.length} run${created.runs.length === 1 ? '' : 's'}`,

@@ -51,9 +51,19 @@ export class TeapotApi {
   /** An endpoint by id, or by its exact name (what a CI job knows). */
   async endpoint(idOrName: string): Promise<Endpoint> {
     if (UUID.test(idOrName)) return this.call('GET', `/endpoints/${idOrName}`, `endpoint ${idOrName}`);
-    const query = new URLSearchParams({ name: idOrName, limit: '200' });
-    const page = await this.call<{ items: Endpoint[] }>('GET', `/endpoints?${query}`, 'the endpoints');
-    const found = page.items.find((endpoint) => endpoint.name === idOrName);
+    // the API's name filter matches a part of the name: page on until the exact one
+    let found: Endpoint | undefined;
+    let cursor: string | null = null;
+    do {
+      const query = new URLSearchParams({ name: idOrName, limit: '200', ...(cursor ? { cursor } : {}) });
+      const page: { items: Endpoint[]; nextCursor: string | null } = await this.call(
+        'GET',
+        `/endpoints?${query}`,
+        'the endpoints',
+      );
+      found = page.items.find((endpoint) => endpoint.name === idOrName);
+      cursor = page.nextCursor;
+    } while (!found && cursor);
     if (!found)
       throw new ApiFailure(
         'not_found',
