@@ -123,6 +123,21 @@ describe('webhook subscriptions', () => {
     },
   );
 
+  it('take a payload format (standard by default, slack on request, changeable) and refuse any other naming the field', async () => {
+    const standard = await call('post', '/webhooks/subscriptions', subscription());
+    expect(standard.body.format).toBe('standard');
+    const slack = await call('post', '/webhooks/subscriptions', subscription({ format: 'slack' }));
+    expect(slack.status).toBe(201);
+    expect(slack.body.format).toBe('slack');
+    const id = slack.body.id as string;
+    expect((await call('get', `/webhooks/subscriptions/${id}`)).body.format).toBe('slack');
+    const back = await call('patch', `/webhooks/subscriptions/${id}`, { format: 'standard' });
+    expect(back.body.format).toBe('standard');
+    const bad = await call('post', '/webhooks/subscriptions', subscription({ format: 'teams' }));
+    expect(bad.status).toBe(400);
+    expect(bad.body.details).toEqual([{ field: 'format', problem: 'must be one of standard, slack' }]);
+  });
+
   it('refuse an endpoint filter naming no endpoint (404 naming endpointId) and a URL change to a refused host', async () => {
     const missing = await call(
       'post',

@@ -1,9 +1,6 @@
-import { randomBytes } from 'node:crypto';
-import { createTestWorld, freePorts, type TestWorld } from '@teapot/testing';
-import { DEFAULT_STACK_OPTIONS } from '../src';
+import { createTestWorld, type TestWorld } from '@teapot/testing';
 import { describeRounds, runDeploymentRounds, type RoundsResult } from '../src/deployment-rounds';
-import { StackSession } from '../src/session';
-import { startServices } from '../src/start-services';
+import { startTestStack, type TestStack } from '../src/testing';
 import { LocalWebhookReceiver } from '../src/webhook-receiver';
 
 // A round takes ~15 s on a quiet machine (9 runs), so the suite runs 3; `npm run bench:deployments`
@@ -18,10 +15,9 @@ const RUNS_PER_PROFILE = 3;
 // the simulators' runtime redeployment, and a receiver that verifies every signature.
 describe('deployments verified end to end, round after round', () => {
   let world: TestWorld;
-  let session: StackSession;
+  let stack: TestStack | undefined;
   let receiver: LocalWebhookReceiver;
   let log = '';
-  const output = { write: (text: string) => void (log += text) };
 
   beforeAll(async () => {
     world = await createTestWorld({ poolMax: 1 });
@@ -29,33 +25,14 @@ describe('deployments verified end to end, round after round', () => {
   });
 
   afterAll(async () => {
-    await session?.stop();
+    await stack?.stop();
     await receiver?.close();
     await world?.close();
   });
 
   it(`catches every slower deployment and raises no false alarm for unchanged ones (${ROUNDS} rounds)`, async () => {
-    const [apiPort, fp16Port, fp8Port] = await freePorts(3);
-    const options = {
-      ...DEFAULT_STACK_OPTIONS,
-      apiPort,
-      simulatorPorts: [fp16Port, fp8Port] as [number, number],
-    };
-    const env = world.env({
-      PATH: process.env.PATH ?? '',
-      TEAPOT_API_KEY: `tpk_rounds_${randomBytes(18).toString('base64url')}`,
-      DEPLOYMENT_POLL_MS: '250',
-    });
-    session = new StackSession(output, false);
-    const stackEnv = {
-      DATABASE_URL: env.DATABASE_URL,
-      REDIS_URL: env.REDIS_URL,
-      TEAPOT_REDIS_PREFIX: env.TEAPOT_REDIS_PREFIX,
-      TEAPOT_SECRET_KEY: env.TEAPOT_SECRET_KEY,
-      TEAPOT_API_KEY: env.TEAPOT_API_KEY,
-    };
-    const say = (text = '') => output.write(`${text}\n`);
-    const api = await startServices(session, options, { env, output }, stackEnv, say);
+    stack = await startTestStack(world);
+    const { api } = stack;
     const started = Date.now();
     let result: RoundsResult;
     try {
@@ -63,8 +40,8 @@ describe('deployments verified end to end, round after round', () => {
         {
           api,
           receiver,
-          steadyBaseUrl: `http://127.0.0.1:${fp16Port}/v1`,
-          togglingBaseUrl: `http://127.0.0.1:${fp8Port}/v1`,
+          steadyBaseUrl: stack.simulatorUrls.fp16,
+          togglingBaseUrl: stack.simulatorUrls.fp8,
         },
         {
           rounds: ROUNDS,
@@ -72,11 +49,11 @@ describe('deployments verified end to end, round after round', () => {
           runsPerProfile: RUNS_PER_PROFILE,
           timeoutMs: 120_000,
           signal: new AbortController().signal,
-          progress: (line) => output.write(`${line}\n`),
+          progress: (line) => void (log += `${line}\n`),
         },
       );
     } catch (error) {
-      if (error instanceof Error) error.message += `\n\n${log}\n${session.recentLogs()}`;
+      if (error instanceof Error) error.message += `\n\n${log}\n${stack.log()}`;
       throw error;
     }
     const summary = describeRounds(result, { threshold: THRESHOLD, runsPerProfile: RUNS_PER_PROFILE });

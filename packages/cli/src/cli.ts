@@ -6,6 +6,10 @@ import { parseSweepArgs } from './sweep-args';
 import { BenchError } from './bench-error';
 import { loadWorkload, openTarget } from './target';
 import { BENCH_HELP, SWEEP_HELP, USAGE } from './help';
+import { DEPLOY_HELP, VERDICT_HELP } from './deploy/gate-help';
+import { parseDeployArgs, parseVerdictArgs } from './deploy/gate-args';
+import { deploy, exitCodeOf, GATE_EXIT, verdict } from './deploy/gate';
+import { ApiFailure } from './deploy/teapot-api';
 import { formatJsonResult } from './json-output';
 import { ProgressReporter, type ProgressStream } from './progress';
 import { renderReport } from './report';
@@ -26,6 +30,7 @@ export const EXIT = { ok: 0, error: 1, sloMissed: 2 } as const;
 export async function runCli(argv: string[], io: CliIo): Promise<number> {
   const [command, ...rest] = argv;
   if (command === '--help' || command === '-h' || command === 'help') return printed(io, BENCH_HELP);
+  if (command === 'deploy' || command === 'verdict') return gate(command, rest, io);
   if (command !== 'bench' && command !== 'sweep') {
     io.stderr.write(command === undefined ? USAGE : `teapot: unknown command "${command}"\n${USAGE}`);
     return EXIT.error;
@@ -42,6 +47,26 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     const hint = error instanceof UsageError ? `\nRun 'teapot ${command} --help' for the flags.` : '';
     io.stderr.write(`teapot ${command}: ${error.message}${hint}\n`);
     return EXIT.error;
+  }
+}
+
+/** `teapot deploy` and `teapot verdict`: every failure is one line and an exit code of its own (GATE_EXIT). */
+async function gate(command: 'deploy' | 'verdict', argv: string[], io: CliIo): Promise<number> {
+  try {
+    if (command === 'deploy') {
+      const args = parseDeployArgs(argv, io.env);
+      return args.help ? printed(io, DEPLOY_HELP) : await deploy(args, io);
+    }
+    const args = parseVerdictArgs(argv, io.env);
+    return args.help ? printed(io, VERDICT_HELP) : await verdict(args, io);
+  } catch (error) {
+    if (error instanceof UsageError) {
+      io.stderr.write(`teapot ${command}: ${error.message}\nRun 'teapot ${command} --help' for the flags.\n`);
+      return GATE_EXIT.usage;
+    }
+    if (!(error instanceof ApiFailure)) throw error;
+    io.stderr.write(`teapot ${command}: ${error.message}\n`);
+    return exitCodeOf(error);
   }
 }
 

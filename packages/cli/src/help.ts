@@ -6,7 +6,11 @@ import { LATENCY_STATS, THROUGHPUT_METRICS } from './slo';
 
 const d = BENCH_DEFAULTS;
 
-export const USAGE = `Usage: teapot bench [flags]     (teapot bench --help for the flags)\n       teapot sweep [flags]     (teapot sweep --help)\n`;
+export const USAGE = `Usage: teapot bench [flags]     (teapot bench --help for the flags)
+       teapot sweep [flags]     (teapot sweep --help)
+       teapot deploy [flags]    (teapot deploy --help: announce a deployment to a teapot API, gate on its verdict)
+       teapot verdict <id>      (teapot verdict --help)
+`;
 
 export const BENCH_HELP = `Usage: teapot bench [flags]
 

@@ -1,23 +1,7 @@
-import { spawn } from 'node:child_process';
-import { join } from 'node:path';
 import { freePort } from '@teapot/testing-base';
+import { teapot } from './test-support/binary';
 
 jest.setTimeout(60_000);
-
-const MAIN = join(__dirname, '..', 'dist', 'main.js');
-
-/** Runs the built binary the way a shell or CI job does. */
-function teapot(argv: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [MAIN, ...argv], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
 
 const quick = ['--requests', '4', '--output-tokens', '8', '--input-tokens', '16'];
 

@@ -6,11 +6,13 @@ import { MEASURING_PROCESS_FLAGS } from '@teapot/measure';
 // before any measuring thread starts, which the flags reach (see MEASURING_PROCESS_FLAGS)
 for (const flag of MEASURING_PROCESS_FLAGS) setFlagsFromString(flag);
 
-// The first Ctrl-C stops the run and still prints what finished; a second one quits at once.
+// The first Ctrl-C stops the run (or the wait for a verdict) and still prints what finished; a
+// second one quits at once.
+const command = process.argv[2] ?? 'bench';
 const interrupt = new AbortController();
 process.on('SIGINT', () => {
   if (interrupt.signal.aborted) process.exit(130);
-  process.stderr.write('\nteapot bench: stopping (Ctrl-C again to quit now)\n');
+  process.stderr.write(`\nteapot ${command}: stopping (Ctrl-C again to quit now)\n`);
   interrupt.abort();
 });
 
@@ -25,7 +27,7 @@ runCli(process.argv.slice(2), {
   },
   (error: unknown) => {
     process.stderr.write(
-      `teapot bench: internal error: ${error instanceof Error ? error.stack : String(error)}\n`,
+      `teapot ${command}: internal error: ${error instanceof Error ? error.stack : String(error)}\n`,
     );
     process.exitCode = 1;
   },

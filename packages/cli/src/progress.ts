@@ -34,39 +34,59 @@ export function formatProgress(progress: Progress, durationS?: number, bar = tru
 }
 
 /**
- * Draws progress on stderr: a redrawn bar on a terminal, a plain line every few seconds
- * otherwise (CI logs). Throttled so that drawing costs the measuring event loop next to nothing.
+ * One status line on stderr: redrawn in place on a terminal, a plain line every few seconds
+ * otherwise (CI logs). Throttled, so that drawing costs the measuring event loop next to nothing.
  */
-export class ProgressReporter {
+export class StatusLine {
   private lastDrawMs = -Infinity;
   private drawn = false;
 
   constructor(
     private readonly stream: ProgressStream,
-    private readonly durationS?: number,
+    /** Prefixes each plain line, e.g. `teapot bench`. */
+    private readonly command: string,
     private readonly now: () => number = () => performance.now(),
   ) {}
 
-  update(progress: Progress): void {
+  /** Draws `status()` unless the last line was drawn too recently (computed only when drawn). */
+  show(status: (tty: boolean) => string): void {
     const tty = this.stream.isTTY === true;
     const now = this.now();
     if (now - this.lastDrawMs < (tty ? TTY_INTERVAL_MS : PLAIN_INTERVAL_MS)) return;
     this.lastDrawMs = now;
     if (tty) {
-      const line = formatProgress(progress, this.durationS).slice(
-        0,
-        Math.max(20, (this.stream.columns || 100) - 1),
-      );
+      const line = status(true).slice(0, Math.max(20, (this.stream.columns || 100) - 1));
       this.stream.write(`\r${line}\x1b[K`);
       this.drawn = true;
     } else {
-      this.stream.write(`teapot bench: ${formatProgress(progress, this.durationS, false)}\n`);
+      this.stream.write(`${this.command}: ${status(false)}\n`);
     }
   }
 
-  /** Clears the bar so that what follows starts on a clean line. */
+  /** Clears the line so that what follows starts on a clean one. */
   finish(): void {
     if (this.drawn) this.stream.write('\r\x1b[K');
     this.drawn = false;
+  }
+}
+
+/** A run's progress: a bar by requests done (or elapsed time for a duration-bound run) on a terminal. */
+export class ProgressReporter {
+  private readonly line: StatusLine;
+
+  constructor(
+    stream: ProgressStream,
+    private readonly durationS?: number,
+    now?: () => number,
+  ) {
+    this.line = new StatusLine(stream, 'teapot bench', now);
+  }
+
+  update(progress: Progress): void {
+    this.line.show((tty) => formatProgress(progress, this.durationS, tty));
+  }
+
+  finish(): void {
+    this.line.finish();
   }
 }

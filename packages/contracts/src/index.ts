@@ -58,8 +58,13 @@ export type {
   WebhookJobData,
   WorkerRole,
 } from './jobs';
-export { isWebhookEventType, WEBHOOK_BODY_VERSION, WEBHOOK_EVENT_TYPES } from './webhook-events';
-export type { WebhookBody, WebhookEventType } from './webhook-events';
+export {
+  isWebhookEventType,
+  WEBHOOK_BODY_VERSION,
+  WEBHOOK_EVENT_TYPES,
+  WEBHOOK_PAYLOAD_FORMATS,
+} from './webhook-events';
+export type { WebhookBody, WebhookEventType, WebhookPayloadFormat } from './webhook-events';
 export { DEFAULT_INCLUDE_SATURATED, DEPLOYMENT_SETTINGS, DEPLOYMENT_VERDICTS } from './deployments';
 export type {
   DeploymentVerdictName,
@@ -69,6 +74,16 @@ export type {
   ProfileVerification,
   VerificationMethod,
 } from './deployments';
+export {
+  formatBeforeAfter,
+  formatChange,
+  formatFigure,
+  formatInterval,
+  rowName,
+  VERDICT_EMOJI,
+  verdictClass,
+} from './verification-rows';
+export type { VerdictClass, VerificationRowFigures } from './verification-rows';
 export { capacitySloSchema, maxSweepPoints, SLO_PRESETS, SWEEP_LIMITS, sweepSpecSchema } from './sweeps';
 export {
   SLO_METRICS,

@@ -42,3 +42,10 @@ export interface WebhookBody {
   data: Record<string, unknown>;
   links: Record<string, string>;
 }
+
+/**
+ * What a subscription's deliveries carry: `standard`, the signed body above; `slack`, a Slack
+ * incoming-webhook message (Block Kit) rendered from the same event, so a channel needs no glue.
+ */
+export const WEBHOOK_PAYLOAD_FORMATS = ['standard', 'slack'] as const;
+export type WebhookPayloadFormat = (typeof WEBHOOK_PAYLOAD_FORMATS)[number];

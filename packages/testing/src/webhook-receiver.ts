@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { encryptSecret } from '@teapot/config';
-import type { WebhookEventType } from '@teapot/contracts';
+import type { WebhookEventType, WebhookPayloadFormat } from '@teapot/contracts';
 import { generateSecret } from '@teapot/webhooks';
 import type { TestWorld } from './world';
 
@@ -87,6 +87,7 @@ export interface SubscriptionSeed {
   eventTypes: WebhookEventType[];
   endpointId?: string | null;
   active?: boolean;
+  format?: WebhookPayloadFormat;
 }
 
 /** A subscription stored as the API stores one (secret encrypted); returns its id and plain secret. */
@@ -102,6 +103,7 @@ export async function seedWebhookSubscription(
       eventTypes: seed.eventTypes,
       endpointId: seed.endpointId ?? null,
       active: seed.active ?? true,
+      format: seed.format ?? 'standard',
       secretEnc: new Uint8Array(encryptSecret(secret, world.secretKey)),
     },
   });

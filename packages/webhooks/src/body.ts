@@ -1,4 +1,10 @@
-import { WEBHOOK_BODY_VERSION, type WebhookBody, type WebhookEventType } from '@teapot/contracts';
+import {
+  WEBHOOK_BODY_VERSION,
+  type WebhookBody,
+  type WebhookEventType,
+  type WebhookPayloadFormat,
+} from '@teapot/contracts';
+import { renderSlackMessage } from './slack';
 
 export interface StoredEvent {
   id: string;
@@ -33,4 +39,15 @@ export function renderWebhookBody(event: StoredEvent, publicUrl: string): string
     links,
   };
   return JSON.stringify(body);
+}
+
+/** The body a subscription of this payload format is sent: the standard body, or a Slack message. */
+export function renderDeliveryBody(
+  event: StoredEvent,
+  publicUrl: string,
+  format: WebhookPayloadFormat,
+): string {
+  return format === 'slack'
+    ? JSON.stringify(renderSlackMessage(event, publicUrl))
+    : renderWebhookBody(event, publicUrl);
 }

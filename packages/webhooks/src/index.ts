@@ -53,4 +53,6 @@ export {
   type SendOptions,
   type WebhookMessage,
 } from './send';
-export { renderWebhookBody, type StoredEvent } from './body';
+export { renderDeliveryBody, renderWebhookBody, type StoredEvent } from './body';
+export { renderSlackMessage, SLACK_LISTS } from './slack';
+export { SLACK_LIMITS, type SlackBlock, type SlackMessage, type SlackText } from './slack-blocks';

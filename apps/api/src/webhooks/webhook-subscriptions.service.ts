@@ -39,6 +39,7 @@ export class WebhookSubscriptionsService {
         eventTypes: input.eventTypes,
         endpointId: input.endpointId ?? null,
         description: input.description ?? null,
+        format: input.format ?? 'standard',
         active: input.active ?? true,
         secretEnc: this.seal(secret),
       },
@@ -75,6 +76,7 @@ export class WebhookSubscriptionsService {
         ...(input.eventTypes === undefined ? {} : { eventTypes: input.eventTypes }),
         ...(input.endpointId === undefined ? {} : { endpointId: input.endpointId }),
         ...(input.description === undefined ? {} : { description: input.description }),
+        ...(input.format === undefined ? {} : { format: input.format }),
         // Turning it back on clears why teapot turned it off (e.g. a 410 Gone).
         ...(input.active === undefined ? {} : { active: input.active, disabledReason: null }),
       },
@@ -153,8 +155,8 @@ export class WebhookSubscriptionsService {
 
 // prettier-ignore
 const SUBSCRIPTION_FIELDS = [
-  'id', 'url', 'eventTypes', 'endpointId', 'description', 'active', 'disabledReason', 'createdAt',
-  'updatedAt',
+  'id', 'url', 'eventTypes', 'endpointId', 'description', 'format', 'active', 'disabledReason',
+  'createdAt', 'updatedAt',
 ] as const;
 
 function toDto(row: WebhookSubscription): SubscriptionDto {

@@ -35,6 +35,9 @@ export function deploymentEvent(
         reason: profile.reason,
         baselineRuns: profile.baselineRunIds.length,
         candidateRuns: profile.candidateRunIds.length,
+        // what a chat message or a PR comment links to: the dashboard's comparison of these runs
+        baselineRunIds: profile.baselineRunIds,
+        candidateRunIds: profile.candidateRunIds,
         ...(profile.candidateSweepIds
           ? {
               baselineSweeps: profile.baselineSweepIds?.length ?? 0,

@@ -3,7 +3,7 @@ import { isWebhookEventType } from '@teapot/contracts';
 import { eventContent, markDeliveriesQueued, type Database } from '@teapot/db';
 import {
   attemptVerdict,
-  renderWebhookBody,
+  renderDeliveryBody,
   sendWebhook,
   type AttemptResult,
   type AttemptVerdict,
@@ -77,7 +77,7 @@ export class WebhookDeliverer {
 
     let body = delivery.body;
     if (body === null) {
-      body = renderWebhookBody(
+      body = renderDeliveryBody(
         {
           id: event.id,
           type: event.type,
@@ -86,6 +86,7 @@ export class WebhookDeliverer {
           endpoint: event.endpoint,
         },
         this.options.publicUrl,
+        subscription.format,
       );
       // Stored before the first send: every retry and redelivery sends these exact bytes.
       await prisma.webhookDelivery.updateMany({ where: { id: deliveryId, body: null }, data: { body } });

@@ -174,6 +174,69 @@ describe('webhook delivery', () => {
     expect(row.attemptRows.find((a) => a.statusCode === 500)?.responseBody).toBe('warming up');
   });
 
+  it("sends a slack subscription Slack's message, recording its 404 and 400 invalid_payload like any failed attempt", async () => {
+    const slack = await seedWebhookSubscription(world, {
+      url: `${receiver.url}/services/T000/B000/slack`,
+      eventTypes: ['deployment.regressed'],
+      format: 'slack',
+    });
+    // what Slack answers for a removed hook, then for blocks it refuses, then success
+    const answers = [
+      { status: 404, body: 'no_service' },
+      { status: 400, body: 'invalid_payload' },
+      { status: 200, body: 'ok' },
+    ];
+    receiver.answer = () => answers.shift() ?? { status: 200, body: 'ok' };
+    const { deliveryIds } = await record({
+      type: 'deployment.regressed',
+      endpointId,
+      data: {
+        deployment: { id: 'd-1', label: 'moved to FP16 weights', version: null },
+        verdict: 'regressed',
+        threshold: 0.1,
+        profiles: [
+          {
+            profileName: 'chat-short',
+            verdict: 'regressed',
+            decidedBy: ['tpot.p50'],
+            metrics: [
+              {
+                metric: 'tpot',
+                statistic: 'p50',
+                unit: 'ms',
+                baseline: 6.4,
+                candidate: 12.1,
+                delta: 0.89,
+                relative: true,
+                interval: [0.85, 0.93],
+                verdict: 'regressed',
+              },
+            ],
+          },
+        ],
+      },
+      links: { deployment: '/deployments/d-1' },
+    });
+    await waitFor(
+      'the delivery succeeded',
+      async () => (await delivery(deliveryIds[0])).status === 'succeeded',
+    );
+    const row = await delivery(deliveryIds[0]);
+    expect(row.attemptRows.map((a) => [a.statusCode, a.error, a.responseBody])).toEqual([
+      [404, 'HTTP 404', 'no_service'],
+      [400, 'HTTP 400', 'invalid_payload'],
+      [200, null, 'ok'],
+    ]);
+    expect(row.attemptRows[0].retryAt).not.toBeNull();
+    expect(new Set(receiver.received.map((r) => r.body)).size).toBe(1);
+    const sent = JSON.parse(receiver.received[0].body) as { text: string; blocks: Array<{ type: string }> };
+    expect(sent.text).toBe('🔴 Deployment regressed: moved to FP16 weights on llama-fp8');
+    expect(sent.blocks.map((b) => b.type)).toEqual(['header', 'section', 'section', 'actions', 'context']);
+    expect(receiver.received[0].body).toContain('*+89.0%* [+85.0%, +93.0%] regressed');
+    // later tests record deployment events of their own
+    await world.db.prisma.webhookSubscription.update({ where: { id: slack.id }, data: { active: false } });
+  });
+
   it('disables the subscription on 410 Gone and cancels its pending deliveries; later events make none', async () => {
     const sub = await seedWebhookSubscription(world, {
       url: `${receiver.url}/gone`,

@@ -1,5 +1,10 @@
 import { ApiProperty, ApiPropertyOptional, PartialType } from '@nestjs/swagger';
-import { WEBHOOK_EVENT_TYPES, type WebhookEventType } from '@teapot/contracts';
+import {
+  WEBHOOK_EVENT_TYPES,
+  WEBHOOK_PAYLOAD_FORMATS,
+  type WebhookEventType,
+  type WebhookPayloadFormat,
+} from '@teapot/contracts';
 import {
   ArrayMaxSize,
   ArrayMinSize,
@@ -63,6 +68,18 @@ export class CreateSubscriptionDto {
   @IsName(500)
   description?: string;
 
+  @ApiPropertyOptional({
+    enum: WEBHOOK_PAYLOAD_FORMATS,
+    default: 'standard',
+    description:
+      '`standard`: the signed Standard Webhooks JSON body. `slack`: a Slack incoming-webhook message (Block Kit: ' +
+      'verdict, endpoint, judged rows, dashboard links) for a URL from https://api.slack.com/messaging/webhooks; ' +
+      'same outbox, retries and attempt records.',
+  })
+  @IsAbsentOr()
+  @IsIn(WEBHOOK_PAYLOAD_FORMATS, { message: `format must be one of ${WEBHOOK_PAYLOAD_FORMATS.join(', ')}` })
+  format?: WebhookPayloadFormat;
+
   @ApiPropertyOptional({ default: true, description: 'Inactive subscriptions get no deliveries.' })
   @IsAbsentOr()
   @IsBoolean()
@@ -111,6 +128,11 @@ export class SubscriptionDto {
     description: 'Why teapot turned the subscription off by itself.',
   })
   disabledReason!: string | null;
+  @ApiProperty({
+    enum: WEBHOOK_PAYLOAD_FORMATS,
+    description: 'What deliveries carry: `standard`, the signed JSON body; `slack`, a Block Kit message.',
+  })
+  format!: WebhookPayloadFormat;
   @ApiProperty({
     type: Date,
     nullable: true,
