@@ -1,0 +1,96 @@
+import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
+import { SeverityNumber } from '@opentelemetry/api-logs';
+import type { WorkerEnv } from '@teapot/config';
+import { MEASURED_RUN_STATUSES, type DeploymentVerification } from '@teapot/contracts';
+import type { Deployment } from '@teapot/db';
+import type { RunResult } from '@teapot/measure';
+import { WORKER_ENV } from '../env/worker-env';
+import type { RunToProcess } from '../runs/run-repository';
+import { DEPLOYMENT_VERDICT_EVENT } from './otlp-instruments';
+import { OtlpExport, otlpSettingsOf } from './otlp-export';
+import { runFiguresOf } from './run-figures';
+
+/**
+ * What the worker exports over OTLP when OTEL_EXPORTER_OTLP_*ENDPOINT is set: each measured run's
+ * figures and each deployment verdict. Called after the result or verdict is committed, never
+ * awaited, never throwing: the measurement and the stored verdict do not depend on a collector.
+ */
+@Injectable()
+export class RunTelemetry implements OnApplicationShutdown {
+  private readonly logger = new Logger(RunTelemetry.name);
+  /** Null when export is off. */
+  readonly otlp: OtlpExport | null;
+
+  constructor(@Inject(WORKER_ENV) env: WorkerEnv) {
+    const settings = otlpSettingsOf(env);
+    this.otlp = settings ? new OtlpExport(settings, this.logger) : null;
+    if (settings)
+      this.logger.log(
+        `OTLP export: metrics to ${settings.metricsUrl ?? '(off)'}, events to ${settings.logsUrl ?? '(off)'}`,
+      );
+  }
+
+  /** A stored run with a result: its figures when it counts as measured (as trends count it). */
+  runStored(
+    run: Pick<RunToProcess, 'id' | 'profileId' | 'profileSnapshot' | 'endpoint' | 'config'>,
+    result: RunResult,
+    status: string,
+  ): void {
+    const otlp = this.otlp;
+    if (!otlp || !(MEASURED_RUN_STATUSES as readonly string[]).includes(status)) return;
+    try {
+      const figures = runFiguresOf(run, result, status);
+      if (figures)
+        otlp.recordRun(figures).catch((error) => this.warn(`run ${run.id}: figures not exported`, error));
+    } catch (error) {
+      this.warn(`run ${run.id}: figures not exported`, error);
+    }
+  }
+
+  /** A stored verdict as a `teapot.deployment.verdict` event: WARN when it regressed. */
+  deploymentVerified(deployment: Deployment, verification: DeploymentVerification): void {
+    const otlp = this.otlp;
+    if (!otlp) return;
+    try {
+      otlp.emit(
+        DEPLOYMENT_VERDICT_EVENT,
+        verification.verdict === 'regressed' ? SeverityNumber.WARN : SeverityNumber.INFO,
+        {
+          'teapot.deployment.id': deployment.id,
+          'teapot.deployment.label': deployment.label,
+          ...(deployment.version === null ? {} : { 'teapot.deployment.version': deployment.version }),
+          'teapot.deployment.effective_at': deployment.effectiveAt.toISOString(),
+          'teapot.deployment.verdict': verification.verdict,
+          'teapot.deployment.threshold': verification.threshold,
+          'teapot.endpoint.id': deployment.endpointId,
+        },
+        {
+          profiles: verification.profiles.map((profile) => ({
+            profile: profile.profileName,
+            verdict: profile.verdict,
+            reason: profile.reason,
+            // The rows the verdict rests on: judged, with enough runs for an interval.
+            changes: profile.metrics
+              .filter((metric) => metric.judged && !metric.insufficient)
+              .map((metric) => ({
+                metric: `${metric.metric}.${metric.statistic}`,
+                relative: metric.relative,
+                verdict: metric.verdict,
+              })),
+          })),
+        },
+      );
+    } catch (error) {
+      this.warn(`deployment ${deployment.id}: verdict not exported`, error);
+    }
+  }
+
+  /** After every module's beforeApplicationShutdown: the last runs are stored, so their figures go too. */
+  async onApplicationShutdown(): Promise<void> {
+    await this.otlp?.shutdown();
+  }
+
+  private warn(what: string, error: unknown): void {
+    this.logger.warn(`${what}: ${error instanceof Error ? error.message : String(error)}`);
+  }
+}
