@@ -45,12 +45,15 @@ const simulated = () => ({ baseUrl: sim.baseUrl, model: sim.deployment.model.nam
 describe('OTLP export to a collector that answers', () => {
   let receiver: OtlpReceiver;
   let worker: WorkerProcess;
+  let metricsPort: number;
 
   beforeAll(async () => {
     receiver = await OtlpReceiver.start();
+    metricsPort = await freePort();
     worker = await exportingWorker('otlp-on', receiver.url, {
       WORKER_QUEUES: 'runs,analysis',
       DEPLOYMENT_POLL_MS: '100',
+      WORKER_METRICS_PORT: String(metricsPort),
     });
   }, 60_000);
 
@@ -109,6 +112,23 @@ describe('OTLP export to a collector that answers', () => {
           p.attributes['teapot.request.outcome'] === 'succeeded',
       );
     expect(succeeded?.value).toBe(run.requestsSucceeded);
+
+    // The same samples in the worker's Prometheus histograms.
+    const scraped = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
+    const line = (name: string) =>
+      Number(
+        scraped
+          .split('\n')
+          .find((l) => l.startsWith(name) && l.includes(`profile_id="${run.profileId}"`))
+          ?.split(' ')[1],
+      );
+    for (const [metric, otlpName] of [
+      ['itl', 'teapot.run.inter_token_latency'],
+      ['ttft', 'gen_ai.server.time_to_first_token'],
+    ]) {
+      expect(line(`teapot_run_${metric}_seconds_count{`)).toBe(expected[otlpName][0].length);
+      expect(line(`teapot_run_${metric}_seconds_sum{`)).toBeCloseTo(sum(expected[otlpName][0]), 9);
+    }
 
     const endpoint = await world.db.prisma.endpoint.findUniqueOrThrow({ where: { id: run.endpointId } });
     const profile = await world.db.prisma.profile.findUniqueOrThrow({ where: { id: run.profileId! } });

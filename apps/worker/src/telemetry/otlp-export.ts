@@ -17,7 +17,8 @@ import {
   RUN_HISTOGRAMS,
   RUN_REQUESTS,
 } from './otlp-instruments';
-import type { LatencyMetric, RunFigures } from './run-figures';
+import type { LatencyMetric } from '../metrics/run-histograms';
+import type { RunFigures } from './run-figures';
 
 /** Where the signals go; a signal without a URL is not exported. */
 export interface OtlpSettings {

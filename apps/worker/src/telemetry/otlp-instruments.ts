@@ -1,5 +1,6 @@
 import type { Attributes } from '@opentelemetry/api';
-import type { LatencyMetric, RunGroup } from './run-figures';
+import type { LatencyMetric } from '../metrics/run-histograms';
+import type { RunGroup } from './run-figures';
 
 /**
  * The histograms of a run's samples, named after the OpenTelemetry GenAI conventions where one applies

@@ -1,9 +1,7 @@
-import { LATENCY_BUCKETS_S, parseProfileSnapshot } from '@teapot/contracts';
+import { parseProfileSnapshot } from '@teapot/contracts';
 import { requestMetrics, type RunResult } from '@teapot/measure';
+import type { LatencyMetric } from '../metrics/run-histograms';
 import type { RunToProcess } from '../runs/run-repository';
-
-/** The latency metrics exported as histograms (each has its bucket bounds in LATENCY_BUCKETS_S). */
-export type LatencyMetric = keyof typeof LATENCY_BUCKETS_S;
 
 /** Which run a figure belongs to, by the names a dashboard groups on (never the run id: one series per run). */
 export interface RunGroup {

@@ -5,14 +5,15 @@ import { MEASURED_RUN_STATUSES, type DeploymentVerification } from '@teapot/cont
 import type { Deployment } from '@teapot/db';
 import type { RunResult } from '@teapot/measure';
 import { WORKER_ENV } from '../env/worker-env';
+import { WorkerMetrics } from '../metrics/worker-metrics';
 import type { RunToProcess } from '../runs/run-repository';
 import { DEPLOYMENT_VERDICT_EVENT } from './otlp-instruments';
 import { OtlpExport, otlpSettingsOf } from './otlp-export';
 import { runFiguresOf } from './run-figures';
 
 /**
- * What the worker exports over OTLP when OTEL_EXPORTER_OTLP_*ENDPOINT is set: each measured run's
- * figures and each deployment verdict. Called after the result or verdict is committed, never
+ * Each measured run's figures into the worker's Prometheus histograms, and over OTLP, when
+ * OTEL_EXPORTER_OTLP_*ENDPOINT is set, with each deployment verdict. Called after the result or verdict is committed, never
  * awaited, never throwing: the measurement and the stored verdict do not depend on a collector.
  */
 @Injectable()
@@ -21,7 +22,10 @@ export class RunTelemetry implements OnApplicationShutdown {
   /** Null when export is off. */
   readonly otlp: OtlpExport | null;
 
-  constructor(@Inject(WORKER_ENV) env: WorkerEnv) {
+  constructor(
+    @Inject(WORKER_ENV) env: WorkerEnv,
+    private readonly metrics: WorkerMetrics,
+  ) {
     const settings = otlpSettingsOf(env);
     this.otlp = settings ? new OtlpExport(settings, this.logger) : null;
     if (settings)
@@ -30,20 +34,23 @@ export class RunTelemetry implements OnApplicationShutdown {
       );
   }
 
-  /** A stored run with a result: its figures when it counts as measured (as trends count it). */
+  /**
+   * A stored run with a result, when it counts as measured (as trends count it): its latency samples
+   * into this process's Prometheus histograms, and its figures over OTLP when that is on.
+   */
   runStored(
     run: Pick<RunToProcess, 'id' | 'profileId' | 'profileSnapshot' | 'endpoint' | 'config'>,
     result: RunResult,
     status: string,
   ): void {
-    const otlp = this.otlp;
-    if (!otlp || !(MEASURED_RUN_STATUSES as readonly string[]).includes(status)) return;
+    if (!(MEASURED_RUN_STATUSES as readonly string[]).includes(status)) return;
     try {
       const figures = runFiguresOf(run, result, status);
-      if (figures)
-        otlp.recordRun(figures).catch((error) => this.warn(`run ${run.id}: figures not exported`, error));
+      if (!figures) return;
+      this.metrics.recordRunFigures(figures);
+      this.otlp?.recordRun(figures).catch((error) => this.warn(`run ${run.id}: figures not exported`, error));
     } catch (error) {
-      this.warn(`run ${run.id}: figures not exported`, error);
+      this.warn(`run ${run.id}: figures not recorded`, error);
     }
   }
 
