@@ -1,5 +1,5 @@
 import { groupAttributes } from './otlp-instruments';
-import { otlpSettingsOf } from './otlp-export';
+import { otlpSettingsOf } from './otlp-settings';
 
 const env = (vars: Record<string, string | undefined>) => ({
   OTEL_EXPORTER_OTLP_ENDPOINT: undefined,

@@ -1,4 +1,4 @@
-import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable, Logger, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import { SeverityNumber } from '@opentelemetry/api-logs';
 import type { WorkerEnv } from '@teapot/config';
 import { MEASURED_RUN_STATUSES, type DeploymentVerification } from '@teapot/contracts';
@@ -8,30 +8,36 @@ import { WORKER_ENV } from '../env/worker-env';
 import { WorkerMetrics } from '../metrics/worker-metrics';
 import type { RunToProcess } from '../runs/run-repository';
 import { DEPLOYMENT_VERDICT_EVENT } from './otlp-instruments';
-import { OtlpExport, otlpSettingsOf } from './otlp-export';
+import type { OtlpExport } from './otlp-export';
+import { otlpSettingsOf } from './otlp-settings';
 import { runFiguresOf } from './run-figures';
 
 /**
- * Each measured run's figures into the worker's Prometheus histograms, and over OTLP, when
- * OTEL_EXPORTER_OTLP_*ENDPOINT is set, with each deployment verdict. Called after the result or verdict is committed, never
- * awaited, never throwing: the measurement and the stored verdict do not depend on a collector.
+ * Each measured run's figures into the worker's Prometheus histograms and, when an
+ * OTEL_EXPORTER_OTLP_*ENDPOINT is set, over OTLP with each deployment verdict. Called after the result
+ * or verdict is committed, never awaited, never throwing: the measurement and the stored verdict do
+ * not depend on a collector.
  */
 @Injectable()
-export class RunTelemetry implements OnApplicationShutdown {
+export class RunTelemetry implements OnModuleInit, OnApplicationShutdown {
   private readonly logger = new Logger(RunTelemetry.name);
   /** Null when export is off. */
-  readonly otlp: OtlpExport | null;
+  otlp: OtlpExport | null = null;
 
   constructor(
-    @Inject(WORKER_ENV) env: WorkerEnv,
+    @Inject(WORKER_ENV) private readonly env: WorkerEnv,
     private readonly metrics: WorkerMetrics,
-  ) {
-    const settings = otlpSettingsOf(env);
-    this.otlp = settings ? new OtlpExport(settings, this.logger) : null;
-    if (settings)
-      this.logger.log(
-        `OTLP export: metrics to ${settings.metricsUrl ?? '(off)'}, events to ${settings.logsUrl ?? '(off)'}`,
-      );
+  ) {}
+
+  /** The SDK is loaded only when export is on: half a second of boot for every worker otherwise. */
+  async onModuleInit(): Promise<void> {
+    const settings = otlpSettingsOf(this.env);
+    if (!settings) return;
+    const { OtlpExport } = await import('./otlp-export');
+    this.otlp = new OtlpExport(settings, this.logger);
+    this.logger.log(
+      `OTLP export: metrics to ${settings.metricsUrl ?? '(off)'}, events to ${settings.logsUrl ?? '(off)'}`,
+    );
   }
 
   /**
