@@ -73,6 +73,7 @@ const ids = {} as Record<
   { endpoint: string; profile: string; name: string; profileName: string }
 >;
 const latest = {} as Record<'a1' | 'a2' | 'b1', string>;
+let latestDeployment: string;
 
 beforeAll(async () => {
   // Three groups shown at most: the fourth, least recently run, is counted as omitted.
@@ -103,6 +104,30 @@ beforeAll(async () => {
   latest.a2 = await storedRun(a.endpoint, a.profile, await configOf(a.endpoint, 2), T0 + 3 * MINUTE, 3);
   latest.b1 = await storedRun(b.endpoint, b.profile, await configOf(b.endpoint, 1), T0 + 2 * MINUTE, 4);
   await api.prisma.run.update({ where: { id: latest.b1 }, data: { errorRate: 0.25 } });
+  // a: an older deployment, the latest (regressed, bringing config v2) and one announced for later.
+  const deployment = (label: string, effectiveAt: number, extra: Record<string, unknown> = {}) =>
+    api.prisma.deployment.create({
+      data: {
+        endpointId: a.endpoint,
+        label,
+        effectiveAt: new Date(effectiveAt),
+        runsPerProfile: 1,
+        profileIds: [a.profile],
+        firstRunDelayS: 0,
+        baselineRuns: 3,
+        threshold: 0.1,
+        ...extra,
+      },
+    });
+  await deployment('fp8', T0 - 30 * MINUTE, { verdict: 'verified' });
+  latestDeployment = (
+    await deployment('fp8 -> fp16', T0 + 2 * MINUTE, {
+      version: 'v2',
+      verdict: 'regressed',
+      configId: await configOf(a.endpoint, 2),
+    })
+  ).id;
+  await deployment('later', Date.now() + 60 * MINUTE);
   // Newer runs that were never measured change nothing.
   await api.prisma.run.create({
     data: {
@@ -173,6 +198,37 @@ describe('GET /metrics', () => {
     expect(find(samples, 'teapot_latest_itl_seconds', { endpoint_id: ids.c.endpoint })).toHaveLength(0);
     expect(find(samples, 'teapot_latest_results_omitted', {})[0].value).toBe(1);
     expect(find(samples, 'teapot_latest_run_start_timestamp_seconds', {})).toHaveLength(3);
+  });
+
+  it("shows each endpoint's latest deployment that took effect, with its verdict", async () => {
+    const { samples } = await scrape();
+    const at = find(samples, 'teapot_latest_deployment_timestamp_seconds', {});
+    expect(at).toEqual([
+      {
+        name: 'teapot_latest_deployment_timestamp_seconds',
+        labels: {
+          endpoint: ids.a.name,
+          endpoint_id: ids.a.endpoint,
+          deployment_id: latestDeployment,
+          deployment: 'fp8 -> fp16',
+          version: 'v2',
+          config_version: '2',
+        },
+        value: (T0 + 2 * MINUTE) / 1000,
+      },
+    ]);
+    expect(find(samples, 'teapot_latest_deployment_verdict', {})).toEqual([
+      {
+        name: 'teapot_latest_deployment_verdict',
+        labels: {
+          endpoint: ids.a.name,
+          endpoint_id: ids.a.endpoint,
+          deployment_id: latestDeployment,
+          verdict: 'regressed',
+        },
+        value: 1,
+      },
+    ]);
   });
 
   it('times requests by route template and status, beside the process metrics', async () => {

@@ -24,6 +24,7 @@ import { RetentionModule } from './retention/retention.module';
 import { RunsModule } from './runs/runs.module';
 import { SchedulerModule } from './schedule/scheduler.module';
 import { SweepsModule } from './sweeps/sweeps.module';
+import { TelemetryModule } from './telemetry/telemetry.module';
 import { WebhooksModule } from './webhooks/webhooks.module';
 
 /**
@@ -74,6 +75,7 @@ export class WorkerModule implements OnApplicationBootstrap, OnApplicationShutdo
         PrismaModule,
         RedisModule,
         MetricsModule,
+        TelemetryModule,
         QueuesModule,
         // The tick source of every chore; each role's module registers its own (ScheduledChore).
         ScheduleModule.forRoot(),

@@ -1,10 +1,15 @@
 import type { INestApplicationContext } from '@nestjs/common';
-import { storeMeasuredRun, syntheticRunResult } from '@teapot/db/testing';
 import { AnalysisQueueProducer, createRedis, verificationJobId } from '@teapot/jobs';
 import { closeInOrder, seedEndpoint, seedProfile, seedWebhookSubscription, waitFor } from '@teapot/testing';
 import type { Redis } from 'ioredis';
 import { createWorkerApp } from '../src/worker-app';
-import { createDeployment, createWorld, waitForVerdict, type WorkerWorld } from './support/harness';
+import {
+  createDeployment,
+  createWorld,
+  storeSyntheticRun,
+  waitForVerdict,
+  type WorkerWorld,
+} from './support/harness';
 
 // The `analysis` queue in a worker that runs only it: a deployment's verification stores the verdict
 // and its webhook event once, in one transaction, however often its job runs.
@@ -16,21 +21,8 @@ describe('deployment verification on the analysis queue', () => {
   let endpointId: string;
   let profileId: string;
 
-  const measuredRun = async (seed: number, gapScale: number, deploymentId?: string) => {
-    const profile = await world.db.prisma.profile.findUniqueOrThrow({ where: { id: profileId } });
-    return storeMeasuredRun(
-      world.db,
-      {
-        endpointId,
-        profileId,
-        deploymentId,
-        profileSnapshot: { workload: profile.workload, load: profile.load, requestCount: 24 },
-        trigger: deploymentId ? 'deployment' : 'manual',
-        startedAt: new Date(),
-      },
-      syntheticRunResult({ requests: 24, tokensPerRequest: 48, seed, gapScale }),
-    );
-  };
+  const measuredRun = (seed: number, gapScale: number, deploymentId?: string) =>
+    storeSyntheticRun(world, { endpointId, profileId }, seed, gapScale, deploymentId);
 
   beforeAll(async () => {
     world = await createWorld();

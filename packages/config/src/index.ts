@@ -21,3 +21,4 @@ export type { ApiEnv, EnvSource, LogLevel } from './env';
 export { decryptHeaders, decryptSecret, encryptHeaders, encryptSecret, parseSecretKey } from './secrets';
 export { loadWorkerEnv, workerEnvSchema, type WorkerEnv } from './worker';
 export { publicUrl, webhookEnvShape, webhookUrlAllow } from './webhooks';
+export { otlpEnvShape } from './otlp';

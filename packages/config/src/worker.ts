@@ -2,6 +2,7 @@ import { hostname } from 'node:os';
 import { z } from 'zod';
 import { WORKER_ROLES, type WorkerRole } from '@teapot/contracts';
 import { listenHost, parseEnv, port, sharedEnvShape, type EnvSource } from './env';
+import { otlpEnvShape } from './otlp';
 import { wholeNumber } from './variables';
 import { webhookEnvShape } from './webhooks';
 
@@ -34,6 +35,7 @@ const HOUR_MS = 3_600_000;
 export const workerEnvSchema = z.object({
   ...sharedEnvShape,
   ...webhookEnvShape,
+  ...otlpEnvShape,
   /** Names this process in runs.worker_id and in locks; unique per process. */
   WORKER_ID: z
     .string()

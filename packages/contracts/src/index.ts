@@ -107,3 +107,4 @@ export {
   sweepMetricUnit,
 } from './sweep-metrics';
 export type { SweepMetricName } from './sweep-metrics';
+export { LATENCY_BUCKETS_S, REQUEST_LATENCY_BUCKETS_S, TOKEN_LATENCY_BUCKETS_S } from './latency-buckets';

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { ApiEnv } from '@teapot/config';
 import { HEADLINES, type Headline, type MetricName } from '@teapot/contracts';
-import { LatestResultsStore, type LatestResult } from '@teapot/db';
+import { LatestResultsStore, type LatestDeployment, type LatestResult } from '@teapot/db';
 import { Gauge } from 'prom-client';
 import { API_ENV } from '../env/env.module';
 import { ApiMetrics } from './api-metrics';
@@ -34,6 +34,12 @@ const RESULT_GAUGES: ReadonlyArray<{ metric: MetricName; name: string; help: str
 const GROUP_LABELS = ['endpoint', 'endpoint_id', 'profile', 'profile_id', 'config_version'] as const;
 type GroupLabels = Record<(typeof GROUP_LABELS)[number], string>;
 
+/** What one query brings: the latest runs and each endpoint's latest deployment. */
+interface Latest {
+  results: LatestResult[];
+  deployments: LatestDeployment[];
+}
+
 interface ResultGauge {
   gauge: Gauge;
   headlines: Headline[];
@@ -50,9 +56,11 @@ export class LatestResults {
   private readonly startedAt: Gauge;
   private readonly saturated: Gauge;
   private readonly omitted: Gauge;
+  private readonly deployedAt: Gauge;
+  private readonly deploymentVerdict: Gauge;
   private readonly rows = new Cached(LATEST_RESULTS_CACHE_MS, () => this.query());
   /** The rows the gauges hold now: they are reset only when a new query came back. */
-  private shown: LatestResult[] | null = null;
+  private shown: Latest | null = null;
   private readonly store: LatestResultsStore;
 
   constructor(
@@ -94,13 +102,31 @@ export class LatestResults {
       help: 'Endpoint, profile and configuration groups left out of teapot_latest_* (TEAPOT_METRICS_MAX_GROUPS, least recently run first).',
       registers,
     });
+    // Per endpoint, one series per deployment over time: Grafana draws each as an annotation at its value.
+    this.deployedAt = new Gauge({
+      name: 'teapot_latest_deployment_timestamp_seconds',
+      help: "When the endpoint's latest deployment took effect (Unix time); labelled with its id, label, version and the configuration version it brought ('' when none).",
+      labelNames: ['endpoint', 'endpoint_id', 'deployment_id', 'deployment', 'version', 'config_version'],
+      registers,
+    });
+    this.deploymentVerdict = new Gauge({
+      name: 'teapot_latest_deployment_verdict',
+      help: "1 for the verdict of the endpoint's latest deployment (pending while its runs are measured).",
+      labelNames: ['endpoint', 'endpoint_id', 'deployment_id', 'verdict'],
+      registers,
+    });
   }
 
   /** Brings the gauges up to date (a cached query unless LATEST_RESULTS_CACHE_MS has passed). */
   async refresh(): Promise<void> {
-    const rows = await this.rows.get();
-    if (rows === this.shown) return;
-    this.shown = rows;
+    const latest = await this.rows.get();
+    if (latest === this.shown) return;
+    this.shown = latest;
+    this.showResults(latest.results);
+    this.showDeployments(latest.deployments);
+  }
+
+  private showResults(rows: LatestResult[]): void {
     for (const { gauge } of this.gauges) gauge.reset();
     this.startedAt.reset();
     this.saturated.reset();
@@ -126,10 +152,37 @@ export class LatestResults {
     }
   }
 
-  private query(): Promise<LatestResult[]> {
-    return this.store.latest(
-      this.gauges.flatMap((g) => g.headlines),
-      this.env.TEAPOT_METRICS_MAX_GROUPS,
-    );
+  private showDeployments(deployments: LatestDeployment[]): void {
+    this.deployedAt.reset();
+    this.deploymentVerdict.reset();
+    for (const deployment of deployments) {
+      const labels = {
+        endpoint: deployment.endpoint,
+        endpoint_id: deployment.endpointId,
+        deployment_id: deployment.id,
+      };
+      this.deployedAt.set(
+        {
+          ...labels,
+          deployment: deployment.label,
+          version: deployment.version ?? '',
+          config_version: deployment.configVersion === null ? '' : String(deployment.configVersion),
+        },
+        deployment.effectiveAt.getTime() / 1000,
+      );
+      this.deploymentVerdict.set({ ...labels, verdict: deployment.verdict ?? 'pending' }, 1);
+    }
+  }
+
+  private async query(): Promise<Latest> {
+    const max = this.env.TEAPOT_METRICS_MAX_GROUPS;
+    const [results, deployments] = await Promise.all([
+      this.store.latest(
+        this.gauges.flatMap((g) => g.headlines),
+        max,
+      ),
+      this.store.latestDeployments(max),
+    ]);
+    return { results, deployments };
   }
 }

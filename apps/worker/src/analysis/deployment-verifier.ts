@@ -12,6 +12,7 @@ import { analysisStores, Prisma, recordEvent, type AnalysisStores, type Deployme
 import { CLOCK, WORKER_ENV, type Clock } from '../env/worker-env';
 import { PrismaService } from '../prisma/prisma.service';
 import { OnJob, QueueProcessor, type QueueProcessorHooks } from '../queues/queue-processor';
+import { RunTelemetry } from '../telemetry/run-telemetry';
 import { deploymentEvent } from './deployment-event';
 
 export interface VerifyDeploymentOutcome {
@@ -38,6 +39,7 @@ export class DeploymentVerifier implements QueueProcessorHooks {
     @Inject(WORKER_ENV) private readonly env: WorkerEnv,
     @Inject(CLOCK) private readonly clock: Clock,
     private readonly prisma: PrismaService,
+    private readonly telemetry: RunTelemetry,
   ) {
     this.stores = analysisStores(prisma.pool);
   }
@@ -58,6 +60,7 @@ export class DeploymentVerifier implements QueueProcessorHooks {
       throw new DelayedError();
     }
     const stored = await this.store(deployment, progress.verification);
+    if (stored) this.telemetry.deploymentVerified(deployment, progress.verification);
     this.logger.log(
       `deployment ${deploymentId} (${deployment.label}): ${progress.verification.verdict}${stored ? '' : ' (already stored by another attempt)'}`,
     );

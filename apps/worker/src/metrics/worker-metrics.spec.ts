@@ -1,3 +1,4 @@
+import { TOKEN_LATENCY_BUCKETS_S } from '@teapot/contracts';
 import { WorkerMetrics } from './worker-metrics';
 
 /** `name{labels} value` lines of an exposition text, keyed by everything before the value. */
@@ -76,5 +77,52 @@ describe('WorkerMetrics', () => {
     one.recordBusyDeferral();
     expect(await one.valueOf('teapot_worker_busy_deferrals_total')).toBe(1);
     expect(await two.valueOf('teapot_worker_busy_deferrals_total')).toBe(0);
+  });
+
+  it('bins run samples into histograms whose buckets resolve 3-7 ms per token', async () => {
+    const metrics = new WorkerMetrics({ WORKER_ID: 'w-1' });
+    const group = {
+      endpoint: 'fp8',
+      endpointId: 'e-1',
+      profile: 'chat',
+      profileId: 'p-1',
+      configVersion: 2,
+      model: 'llama-8b',
+      apiKind: 'chat' as const,
+      baseUrl: 'http://127.0.0.1:8000/v1',
+      engine: null,
+    };
+    // FP8 decode: 1000 tokens evenly between 3 and 7 ms; two runs add up.
+    const itl = Float64Array.from({ length: 1000 }, (_, i) => 0.003 + (0.004 * i) / 999);
+    const run = { group, samples: { ttft: [0.02, 0.03], tpot: [0.005], e2e: [0.2, 0.3], itl } };
+    metrics.recordRunFigures(run);
+    metrics.recordRunFigures(run);
+
+    const text = await metrics.registry.metrics();
+    expect(text).toContain('# TYPE teapot_run_itl_seconds histogram');
+    const labels =
+      'endpoint="fp8",endpoint_id="e-1",profile="chat",profile_id="p-1",config_version="2",worker="w-1"';
+    const at = samples(text);
+    expect(at.get(`teapot_run_itl_seconds_count{${labels}}`)).toBe(2000);
+    expect(at.get(`teapot_run_itl_seconds_sum{${labels}}`)).toBeCloseTo(
+      2 * itl.reduce((a, b) => a + b, 0),
+      9,
+    );
+    expect(at.get(`teapot_run_ttft_seconds_count{${labels}}`)).toBe(4);
+    // Cumulative, as Prometheus reads them; every bound a bucket of its own.
+    const buckets = TOKEN_LATENCY_BUCKETS_S.map((le) =>
+      at.get(`teapot_run_itl_seconds_bucket{${labels},le="${le}"}`)!,
+    );
+    for (const [i, le] of TOKEN_LATENCY_BUCKETS_S.entries())
+      expect(buckets[i]).toBe(2 * itl.filter((value) => value <= le).length);
+    expect(at.get(`teapot_run_itl_seconds_bucket{${labels},le="+Inf"}`)).toBe(2000);
+    // histogram_quantile's p99 (linear within a bucket) lands within 5% of the exact one.
+    const rank = 0.99 * 2000;
+    const i = buckets.findIndex((count) => count >= rank);
+    const lower = TOKEN_LATENCY_BUCKETS_S[i - 1];
+    const p99 =
+      lower +
+      ((TOKEN_LATENCY_BUCKETS_S[i] - lower) * (rank - buckets[i - 1])) / (buckets[i] - buckets[i - 1]);
+    expect(Math.abs(p99 - itl[989]) / itl[989]).toBeLessThan(0.05);
   });
 });

@@ -3,6 +3,8 @@ import type { WorkerEnv } from '@teapot/config';
 import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
 import { WORKER_ENV } from '../env/worker-env';
 import type { TickReport } from '../schedule/scheduler.service';
+import type { RunFigures } from '../telemetry/run-figures';
+import { RunHistograms } from './run-histograms';
 
 /**
  * This process's Prometheus metrics: its own counters (every module records here), the queue and
@@ -52,6 +54,8 @@ export class WorkerMetrics {
     registers: [this.registry],
   });
 
+  private readonly runHistograms = new RunHistograms(this.registry);
+
   constructor(@Inject(WORKER_ENV) env: Pick<WorkerEnv, 'WORKER_ID'>) {
     this.worker = env.WORKER_ID;
     collectDefaultMetrics({ register: this.registry });
@@ -72,6 +76,21 @@ export class WorkerMetrics {
 
   recordRunFinished(status: string): void {
     this.runsFinished.inc({ worker: this.worker, status });
+  }
+
+  /** A measured run's latency samples into the `teapot_run_*_seconds` histograms of its group. */
+  recordRunFigures({ group, samples }: Pick<RunFigures, 'group' | 'samples'>): void {
+    this.runHistograms.add(
+      {
+        endpoint: group.endpoint,
+        endpoint_id: group.endpointId,
+        profile: group.profile,
+        profile_id: group.profileId,
+        config_version: String(group.configVersion),
+        worker: this.worker,
+      },
+      samples,
+    );
   }
 
   recordBusyDeferral(): void {

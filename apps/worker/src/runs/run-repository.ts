@@ -18,8 +18,10 @@ export interface RunToProcess {
   sweepId: string | null;
   sweepIndex: number | null;
   sweep: { spec: unknown } | null;
-  /** What a sweep point's figures read of the serving configuration: GPUs and their price. */
+  /** The serving configuration: its version and engine (exported figures), GPUs and their price (sweep points). */
   config: {
+    version: number;
+    engine: string | null;
     gpuCount: number | null;
     tensorParallel: number | null;
     pipelineParallel: number | null;
@@ -27,6 +29,7 @@ export interface RunToProcess {
   } | null;
   endpoint: {
     id: string;
+    name: string;
     baseUrl: string;
     apiKind: 'chat' | 'completions';
     model: string;
@@ -57,11 +60,19 @@ export class RunRepository {
         sweepIndex: true,
         sweep: { select: { spec: true } },
         config: {
-          select: { gpuCount: true, tensorParallel: true, pipelineParallel: true, usdPerGpuHour: true },
+          select: {
+            version: true,
+            engine: true,
+            gpuCount: true,
+            tensorParallel: true,
+            pipelineParallel: true,
+            usdPerGpuHour: true,
+          },
         },
         endpoint: {
           select: {
             id: true,
+            name: true,
             baseUrl: true,
             apiKind: true,
             model: true,

@@ -15,6 +15,7 @@ import { CLOCK, HOST_RESOLVER, WORKER_ENV, type Clock } from '../env/worker-env'
 import { WorkerMetrics } from '../metrics/worker-metrics';
 import { OnJob, QueueProcessor, type QueueProcessorHooks } from '../queues/queue-processor';
 import { RedisService } from '../redis/redis.service';
+import { RunTelemetry } from '../telemetry/run-telemetry';
 import { EndpointLease } from './endpoint-lease';
 import { endpointLookup } from './endpoint-lookup';
 import { runOptionsFromSnapshot } from './profile-snapshot';
@@ -65,6 +66,7 @@ export class RunProcessor implements QueueProcessorHooks {
     private readonly redis: RedisService,
     private readonly runs: RunRepository,
     private readonly metrics: WorkerMetrics,
+    private readonly telemetry: RunTelemetry,
     @Inject(HOST_RESOLVER) resolveHost: HostResolver,
   ) {
     this.lookup = endpointLookup(env.TEAPOT_ENDPOINT_URL_ALLOW, resolveHost);
@@ -264,6 +266,7 @@ export class RunProcessor implements QueueProcessorHooks {
     }
     this.metrics.recordRunFinished(status);
     this.logger.log(`run ${runId} ${status}${verdict.error ? `: ${verdict.error}` : ''}`);
+    this.telemetry.runStored(run, result, status);
     return { runId, status };
   }
 

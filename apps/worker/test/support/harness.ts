@@ -6,6 +6,7 @@ import type { Deployment, Run } from '@teapot/db';
 import { createRedis, type RunQueueProducer } from '@teapot/jobs';
 import { createTestWorld, REDIS_URL, waitFor, type EndpointSeed, type TestWorld } from '@teapot/testing';
 import { seedEndpoint, seedManualRun, seedProfile, waitForRunToFinish } from '@teapot/testing';
+import { storeMeasuredRun, syntheticRunResult } from '@teapot/db/testing';
 
 export interface WorkerWorld extends TestWorld {
   /** Environment for a worker in this world, with timings short enough for tests; overrides win. */
@@ -57,6 +58,31 @@ export async function runOnce(
   const runId = await seedManualRun(world, await seedProfile(world, endpointId, { requests }));
   await producer.enqueueRun(runId);
   return waitForRunToFinish(world, runId);
+}
+
+/**
+ * A synthetic run of 24 requests of 48 tokens stored as measured now: `gapScale` 2 makes every gap twice
+ * as long (a regression); with `deploymentId` it is one of that deployment's runs.
+ */
+export async function storeSyntheticRun(
+  world: TestWorld,
+  of: { endpointId: string; profileId: string },
+  seed: number,
+  gapScale: number,
+  deploymentId?: string,
+): Promise<string> {
+  const profile = await world.db.prisma.profile.findUniqueOrThrow({ where: { id: of.profileId } });
+  return storeMeasuredRun(
+    world.db,
+    {
+      ...of,
+      deploymentId,
+      profileSnapshot: { workload: profile.workload, load: profile.load, requestCount: 24 },
+      trigger: deploymentId ? 'deployment' : 'manual',
+      startedAt: new Date(),
+    },
+    syntheticRunResult({ requests: 24, tokensPerRequest: 48, seed, gapScale }),
+  );
 }
 
 /**

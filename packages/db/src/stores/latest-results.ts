@@ -16,6 +16,20 @@ export interface LatestResult {
   figures: Record<string, number | null>;
 }
 
+/** The latest deployment of one endpoint, as /metrics shows it (deployment annotations, the verdict). */
+export interface LatestDeployment {
+  id: string;
+  endpointId: string;
+  endpoint: string;
+  label: string;
+  version: string | null;
+  /** The configuration version it brought, when it brought one. */
+  configVersion: number | null;
+  effectiveAt: Date;
+  /** Null while its runs are measured. */
+  verdict: string | null;
+}
+
 type LatestResultRow = {
   endpoint_id: string;
   endpoint: string;
@@ -67,6 +81,48 @@ export class LatestResultsStore {
       figures: Object.fromEntries(
         headlines.map((h) => [h.field, (row[`figure:${h.field}`] as number | null) ?? null]),
       ),
+    }));
+  }
+
+  /**
+   * The latest deployment (by effective time, none in the future) of each live endpoint, at most
+   * `limit` endpoints, most recent first: one index probe per endpoint.
+   */
+  async latestDeployments(limit: number): Promise<LatestDeployment[]> {
+    const { rows } = await poolOf(this.db).query<{
+      id: string;
+      endpoint_id: string;
+      endpoint: string;
+      label: string;
+      version: string | null;
+      config_version: number | null;
+      effective_at: Date;
+      verdict: string | null;
+    }>(
+      `SELECT d.id, e.id AS endpoint_id, e.name AS endpoint, d.label, d.version, c.version AS config_version,
+              d.effective_at, d.verdict::text AS verdict
+         FROM endpoints e
+         CROSS JOIN LATERAL (
+           SELECT d.* FROM deployments d
+            WHERE d.endpoint_id = e.id AND d.effective_at <= now()
+            ORDER BY d.effective_at DESC
+            LIMIT 1
+         ) d
+         LEFT JOIN serving_configs c ON c.id = d.config_id
+        WHERE e.archived_at IS NULL
+        ORDER BY d.effective_at DESC, e.name
+        LIMIT $1`,
+      [limit],
+    );
+    return rows.map((row) => ({
+      id: row.id,
+      endpointId: row.endpoint_id,
+      endpoint: row.endpoint,
+      label: row.label,
+      version: row.version,
+      configVersion: row.config_version,
+      effectiveAt: row.effective_at,
+      verdict: row.verdict,
     }));
   }
 }
