@@ -14,6 +14,7 @@
  * 429/503 answers with Retry-After, failures (no answer) and the load average.
  *
  *   npm run bench:api-load [-- --days 90 --runs-per-day 4 --compare-days 30 --connections 200 --seconds 15]
+ *   npm run bench:api-load -- --api ../other-checkout/apps/api/dist/main.js   # another build's API
  *
  * Targets (issue 28): the trend at 200 connections p99 < 250 ms and > 500 req/s; under the comparison
  * load every request answered (heavy work beyond the bounds refused at once), /health and GET /runs
@@ -21,7 +22,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { loadavg } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { storeMeasuredRun, syntheticRunResult } from '@teapot/db/testing';
 import { createTestWorld, freePort, type TestWorld } from '@teapot/testing';
@@ -40,7 +41,10 @@ const shape = {
 };
 
 const DAY_MS = 86_400_000;
-const API_MAIN = join(REPO, 'apps', 'api', 'dist', 'main.js');
+// --api PATH: another build's apps/api/dist/main.js (e.g. main's, for the figures before a change).
+const apiFlag = process.argv.indexOf('--api');
+const API_MAIN =
+  apiFlag < 0 ? join(REPO, 'apps', 'api', 'dist', 'main.js') : resolve(process.argv[apiFlag + 1]);
 const TARGET_TREND_P99_MS = 250;
 const TARGET_TREND_RPS = 500;
 
@@ -175,6 +179,7 @@ async function recoverySeconds(origin: string, auth: string, limitS: number): Pr
 
 async function main(): Promise<void> {
   const startedAt = Date.now();
+  console.log(`API: ${API_MAIN}`);
   console.log(
     `history: ${shape.days} days x ${shape.runsPerDay} runs/day x 2 endpoints x ${shape.requests} requests x ${shape.tokens} tokens; ` +
       `${shape.connections} connections for ${shape.seconds} s per route; load average ${loadavg()[0].toFixed(2)}`,
