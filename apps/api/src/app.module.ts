@@ -1,6 +1,7 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import type { ApiEnv } from '@teapot/config';
 import type { DestinationStream } from 'pino';
+import { AdmissionModule } from './admission/admission.module';
 import { AuthModule } from './auth/auth.module';
 import { ComparisonsModule } from './comparisons/comparisons.module';
 import { DeploymentsModule } from './deployments/deployments.module';
@@ -31,6 +32,7 @@ export class AppModule {
         PrismaModule,
         QueueModule,
         AuthModule,
+        AdmissionModule,
         HealthModule,
         EndpointsModule,
         ServingConfigsModule,

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { parseSecretKey } from './secrets';
 import { endpointUrlPolicy } from '@teapot/webhooks';
-import { parsedBy } from './variables';
+import { parsedBy, wholeNumber } from './variables';
 import { webhookUrlAllow } from './webhooks';
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -143,6 +143,13 @@ export const apiEnvSchema = z.object({
     .min(1, 'must be 1-10000')
     .max(10_000, 'must be 1-10000')
     .default(500),
+  /**
+   * Heavy analyses (comparisons) one API process runs at once, and the size of their own database
+   * pool; beyond it they are refused with 503 and Retry-After.
+   */
+  TEAPOT_ANALYSIS_CONCURRENCY: wholeNumber(1, 64, 4),
+  /** Heavy analyses one API key runs at once in one process; beyond it they are refused with 429 and Retry-After. */
+  TEAPOT_ANALYSIS_CONCURRENCY_PER_KEY: wholeNumber(1, 64, 2),
   /** The built dashboard served at `/`; unset means apps/web/dist of this checkout. */
   TEAPOT_WEB_DIR: z.string().optional(),
 });

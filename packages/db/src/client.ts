@@ -36,6 +36,19 @@ export interface CreateDatabaseOptions {
   connectionTimeoutMs?: number;
 }
 
+/** A pg pool that waits a bounded time for a connection and survives its idle connections' errors. */
+export function createPool(databaseUrl: string, options: CreateDatabaseOptions = {}): Pool {
+  const pool = new Pool({
+    connectionString: databaseUrl,
+    max: options.max,
+    connectionTimeoutMillis: options.connectionTimeoutMs ?? DEFAULT_CONNECTION_TIMEOUT_MS,
+  });
+  // An idle client that loses its server (a restart, a terminated backend) is dropped by the pool
+  // and the next query connects anew; without a listener its 'error' event would crash the process.
+  pool.on('error', () => undefined);
+  return pool;
+}
+
 /**
  * A PrismaClient that owns its pg pool and lends it to the bulk run writer and reader, so a
  * process holds one pool. Each app's PrismaService extends it (one per process, in one module).
@@ -48,14 +61,7 @@ export class PooledPrismaClient extends PrismaClient {
     private readonly databaseUrl: string,
     options: CreateDatabaseOptions = {},
   ) {
-    const pool = new Pool({
-      connectionString: databaseUrl,
-      max: options.max,
-      connectionTimeoutMillis: options.connectionTimeoutMs ?? DEFAULT_CONNECTION_TIMEOUT_MS,
-    });
-    // An idle client that loses its server (a restart, a terminated backend) is dropped by the pool
-    // and the next query connects anew; without a listener its 'error' event would crash the process.
-    pool.on('error', () => undefined);
+    const pool = createPool(databaseUrl, options);
     super({ adapter: new PrismaPg(pool) });
     this.pool = pool;
   }

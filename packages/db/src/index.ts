@@ -1,4 +1,4 @@
-export { createPrisma, createDatabase, PooledPrismaClient } from './client';
+export { createPool, createPrisma, createDatabase, PooledPrismaClient } from './client';
 export type { CreatePrismaOptions, Database, CreateDatabaseOptions } from './client';
 export {
   assertDatabaseMigrated,
@@ -10,7 +10,8 @@ export {
 } from './migrate';
 export type { MigrateOptions, MigrateResult, MigrationFile } from './migrate';
 export { ensureDatabase, dropDatabase } from './connection';
-export { poolOf, type RunStore } from './run-store';
+export { poolOf, queriesOf, type Queryable, type ReadStore, type RunStore } from './run-store';
+export { cancellableQueries, QueryCancelledError } from './cancellable-queries';
 export type { PoolClient } from 'pg';
 export { persistRunResult, runStatusOf, buildHistograms } from './run-writer';
 export type { PersistRunOptions, PersistedRun } from './run-writer';
@@ -60,7 +61,7 @@ export {
   type WebhookEventInput,
 } from './webhook-outbox';
 export { recordRunFailed, type FailedRun } from './run-events';
-export { analysisStores, type AnalysisStores } from './stores';
+export { analysisStores, readStores, type AnalysisStores, type ReadStores } from './stores';
 export {
   RUN_TRIGGERS,
   RunSelectionStore,

@@ -1,7 +1,7 @@
 import type { RequestRecord } from '@teapot/measure';
 import { LatencyHistogram } from '@teapot/stats';
 import { recordFromRow, type RequestRow } from './request-codec';
-import { poolOf, type RunStore } from './run-store';
+import { poolOf, queriesOf, type ReadStore, type RunStore } from './run-store';
 import type { HistogramMetric } from '@teapot/contracts';
 
 const SELECT_REQUESTS = `SELECT index, warmup, outcome, error_class, error_message, http_status, retry_after_s,
@@ -72,8 +72,8 @@ export interface MeasuredRequests {
  * The successful measured requests of several runs, raw, for statistics over requests (e.g. a
  * comparison that resamples requests). Callers bound the runs they ask for.
  */
-export async function readMeasuredRequests(db: RunStore, runIds: string[]): Promise<MeasuredRequests> {
-  const pool = poolOf(db);
+export async function readMeasuredRequests(db: ReadStore, runIds: string[]): Promise<MeasuredRequests> {
+  const pool = queriesOf(db);
   const { rows } = await pool.query<RequestRow & { run_id: string }>(
     `SELECT run_id, ${SELECT_REQUESTS.slice('SELECT '.length)}
       WHERE run_id = ANY($1::uuid[]) AND outcome = 'ok' AND NOT warmup AND raw_dropped_at IS NULL

@@ -13,8 +13,11 @@ import type { ApiEnv } from '@teapot/config';
 import type { Request, Response } from 'express';
 import { API_ENV } from '../env/env.module';
 import { ACCESS_METADATA, type AccessLevel } from './access.decorator';
-import { ApiKeysService } from './api-keys.service';
+import { ApiKeysService, type AuthenticatedKey } from './api-keys.service';
 import { FailedAuthLimiter } from './failed-auth.limiter';
+
+/** A request past the guard: the key it authenticated with (none on public routes). */
+export type AuthenticatedRequest = Request & { apiKey?: AuthenticatedKey };
 
 /** Global: every route needs `Authorization: Bearer <key>` with enough scope, unless public. */
 @Injectable()
@@ -36,7 +39,7 @@ export class ApiKeyGuard implements CanActivate {
         context.getClass(),
       ]) ?? 'write';
     if (needed === 'public') return true;
-    const request = context.switchToHttp().getRequest<Request>();
+    const request = context.switchToHttp().getRequest<AuthenticatedRequest>();
     // The socket's address: behind a reverse proxy every client shares the proxy's.
     const address = request.socket.remoteAddress ?? 'unknown';
     const retryAfterS = this.limiter.retryAfterS(address);
@@ -60,6 +63,7 @@ export class ApiKeyGuard implements CanActivate {
         `${request.method} ${request.path} needs a write-scope API key; this key is read-only.`,
       );
     }
+    request.apiKey = key;
     return true;
   }
 }

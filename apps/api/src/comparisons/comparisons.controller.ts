@@ -1,6 +1,7 @@
 import { Body, Controller, HttpCode, Post } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import type { Comparison, SweepComparison } from '@teapot/analysis';
+import { ClientGone, HeavyAnalysis } from '../admission/heavy-analysis';
 import { AnalysisRoute } from '../common/routes';
 import { ComparisonDto } from './dto/comparison-result.dto';
 import { CreateComparisonDto } from './dto/comparison.dto';
@@ -36,14 +37,19 @@ export class ComparisonsController {
     type: ComparisonDto,
     badRequest: 'Names the field: unknown metric, a side without a window or run ids, too many runs...',
   })
-  compare(@Body() body: CreateComparisonDto): Promise<Comparison> {
-    return this.comparisons.compare(body);
+  @HeavyAnalysis()
+  compare(@Body() body: CreateComparisonDto, @ClientGone() clientGone: AbortSignal): Promise<Comparison> {
+    return this.comparisons.compare(body, clientGone);
   }
 
   @Post('sweeps')
   @HttpCode(200)
   @AnalysisRoute(COMPARE_SWEEPS)
-  compareSweeps(@Body() body: CreateSweepComparisonDto): Promise<SweepComparison> {
-    return this.comparisons.compareSweeps(body);
+  @HeavyAnalysis()
+  compareSweeps(
+    @Body() body: CreateSweepComparisonDto,
+    @ClientGone() clientGone: AbortSignal,
+  ): Promise<SweepComparison> {
+    return this.comparisons.compareSweeps(body, clientGone);
   }
 }

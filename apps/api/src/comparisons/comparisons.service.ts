@@ -7,7 +7,7 @@ import {
   type SweepComparison,
   type SweepSide,
 } from '@teapot/analysis';
-import { analysisStores, type AnalysisStores } from '@teapot/db';
+import { cancellableQueries, readStores, type ReadStores } from '@teapot/db';
 import { timeParameter } from '../common/parse';
 import { PrismaService } from '../prisma/prisma.service';
 import type { ComparisonSideDto, CreateComparisonDto } from './dto/comparison.dto';
@@ -15,14 +15,15 @@ import type { CreateSweepComparisonDto, SweepSideDto } from './dto/sweep-compari
 
 @Injectable()
 export class ComparisonsService {
-  private readonly stores: AnalysisStores;
+  constructor(private readonly prisma: PrismaService) {}
 
-  constructor(prisma: PrismaService) {
-    this.stores = analysisStores(prisma.pool);
+  /** Each call's stores: on the analyses' own pool, every statement cancelled once its client is gone. */
+  private storesFor(clientGone: AbortSignal): ReadStores {
+    return readStores(cancellableQueries(this.prisma.analysisPool, clientGone));
   }
 
-  compare(body: CreateComparisonDto): Promise<Comparison> {
-    return compareRuns(this.stores, {
+  compare(body: CreateComparisonDto, clientGone: AbortSignal): Promise<Comparison> {
+    return compareRuns(this.storesFor(clientGone), {
       baseline: sideOf(body.baseline, 'baseline'),
       candidate: sideOf(body.candidate, 'candidate'),
       metrics: body.metrics,
@@ -34,8 +35,8 @@ export class ComparisonsService {
     });
   }
 
-  compareSweeps(body: CreateSweepComparisonDto): Promise<SweepComparison> {
-    return compareSweeps(this.stores.sweeps, {
+  compareSweeps(body: CreateSweepComparisonDto, clientGone: AbortSignal): Promise<SweepComparison> {
+    return compareSweeps(this.storesFor(clientGone).sweeps, {
       baseline: sweepSideOf(body.baseline, 'baseline'),
       candidate: sweepSideOf(body.candidate, 'candidate'),
       metrics: body.metrics,

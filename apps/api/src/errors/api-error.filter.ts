@@ -1,7 +1,7 @@
 import { STATUS_CODES } from 'node:http';
 import { type ArgumentsHost, Catch, type ExceptionFilter, HttpException, Logger } from '@nestjs/common';
 import { AnalysisInputError } from '@teapot/analysis';
-import { classifyDbError, isUniqueViolation } from '@teapot/db';
+import { classifyDbError, isUniqueViolation, QueryCancelledError } from '@teapot/db';
 import type { Response } from 'express';
 import type { ErrorBody, ProblemDetail } from './error-body';
 import { RequestValidationException } from './request-validation.exception';
@@ -17,6 +17,12 @@ export class ApiErrorFilter implements ExceptionFilter {
 
   catch(exception: unknown, host: ArgumentsHost): void {
     const response = host.switchToHttp().getResponse<Response>();
+    if (exception instanceof QueryCancelledError) {
+      // Its client hung up (a heavy analysis, cancelled): no one is left to answer.
+      this.logger.log('A heavy analysis was cancelled: its client went away.');
+      response.destroy();
+      return;
+    }
     const body = toErrorBody(exception);
     const databaseAway = databaseAwayBody(exception) !== null;
     // an outage fails every request alike: one line each, not a stack

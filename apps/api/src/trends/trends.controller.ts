@@ -1,6 +1,5 @@
-import { Controller, Get, Query } from '@nestjs/common';
+import { Controller, Get, Header, Query } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
-import type { Trend, TrendDeployment } from '@teapot/analysis';
 import { AnalysisRoute } from '../common/routes';
 import { TrendDto, TrendQueryDto } from './dto/trend.dto';
 import { TrendsService } from './trends.service';
@@ -20,7 +19,9 @@ export class TrendsController {
     type: TrendDto,
     badRequest: 'Names the parameter: unknown metric, reversed range, too many buckets...',
   })
-  get(@Query() query: TrendQueryDto): Promise<Trend & { deployments: TrendDeployment[] }> {
-    return this.trends.trend(query);
+  // Sent as serialized once for every caller that joined the same computation (TrendsService).
+  @Header('content-type', 'application/json; charset=utf-8')
+  get(@Query() query: TrendQueryDto): Promise<string> {
+    return this.trends.trendJson(query);
   }
 }

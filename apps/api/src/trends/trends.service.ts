@@ -12,22 +12,35 @@ import {
 } from '@teapot/analysis';
 import { isSweepMetricName } from '@teapot/contracts';
 import { analysisStores, type AnalysisStores } from '@teapot/db';
+import { InFlight } from '../common/in-flight';
 import { INT32_MAX } from '../common/params';
 import { parseWholeNumber, timeParameter } from '../common/parse';
 import { RequestValidationException } from '../errors/request-validation.exception';
 import { PrismaService } from '../prisma/prisma.service';
 import type { TrendQueryDto } from './dto/trend.dto';
 
+type TrendAnswer = Trend & { deployments: TrendDeployment[] };
+
 @Injectable()
 export class TrendsService {
   private readonly stores: AnalysisStores;
+  // A dashboard's many viewers ask the same trends at once: one read, merge and serialization answers all.
+  private readonly inFlight = new InFlight<string>();
 
   constructor(prisma: PrismaService) {
     this.stores = analysisStores(prisma.pool);
   }
 
-  /** The trend, and the deployments that took effect on its series' endpoints within its range. */
-  async trend(query: TrendQueryDto): Promise<Trend & { deployments: TrendDeployment[] }> {
+  /**
+   * The trend and the deployments that took effect on its series' endpoints within its range, as
+   * the JSON the route sends; a query asked again while the same query is being answered joins
+   * that answer, its serialization included (under load, serializing was the largest cost left).
+   */
+  trendJson(query: TrendQueryDto): Promise<string> {
+    return this.inFlight.run(JSON.stringify(query), async () => JSON.stringify(await this.trend(query)));
+  }
+
+  async trend(query: TrendQueryDto): Promise<TrendAnswer> {
     const selection = {
       metric: query.metric,
       statistic: query.statistic,

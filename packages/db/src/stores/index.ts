@@ -1,4 +1,4 @@
-import type { RunStore } from '../run-store';
+import type { ReadStore, RunStore } from '../run-store';
 import { ChangePointStore } from './change-points';
 import { DeploymentStore } from './deployments';
 import { ProfileStore } from './profiles';
@@ -8,27 +8,33 @@ import { RunRollupStore } from './run-rollups';
 import { RunSelectionStore } from './run-selection';
 import { SweepSeriesStore } from './sweep-series';
 
-/** Every store the analyses read and write, over one pool. */
-export interface AnalysisStores {
+/** The stores that only read, over a pool or one caller's cancellable statements (`cancellableQueries`). */
+export interface ReadStores {
   runs: RunSelectionStore;
   histograms: RunHistogramStore;
   requests: RunRequestStore;
   rollups: RunRollupStore;
   profiles: ProfileStore;
-  changePoints: ChangePointStore;
-  deployments: DeploymentStore;
   sweeps: SweepSeriesStore;
 }
 
-export function analysisStores(db: RunStore): AnalysisStores {
+/** Every store the analyses read and write, over one pool. */
+export interface AnalysisStores extends ReadStores {
+  changePoints: ChangePointStore;
+  deployments: DeploymentStore;
+}
+
+export function readStores(db: ReadStore): ReadStores {
   return {
     runs: new RunSelectionStore(db),
     histograms: new RunHistogramStore(db),
     requests: new RunRequestStore(db),
     rollups: new RunRollupStore(db),
     profiles: new ProfileStore(db),
-    changePoints: new ChangePointStore(db),
-    deployments: new DeploymentStore(db),
     sweeps: new SweepSeriesStore(db),
   };
+}
+
+export function analysisStores(db: RunStore): AnalysisStores {
+  return { ...readStores(db), changePoints: new ChangePointStore(db), deployments: new DeploymentStore(db) };
 }

@@ -1,4 +1,4 @@
-import { poolOf, type RunStore } from '../run-store';
+import { queriesOf, type ReadStore } from '../run-store';
 
 /** A profile's comparison thresholds as stored (profiles.comparison_thresholds), not yet checked. */
 export interface StoredThresholds {
@@ -25,12 +25,12 @@ const SCHEDULED_PROFILES = `
 
 /** What analyses and the scheduler read of profiles beyond plain CRUD. */
 export class ProfileStore {
-  constructor(private readonly db: RunStore) {}
+  constructor(private readonly db: ReadStore) {}
 
   /** The non-empty comparison thresholds of these profiles, by profile id. */
   async comparisonThresholds(profileIds: readonly string[]): Promise<StoredThresholds[]> {
     if (profileIds.length === 0) return [];
-    const { rows } = await poolOf(this.db).query<{
+    const { rows } = await queriesOf(this.db).query<{
       id: string;
       comparison_thresholds: Record<string, unknown> | null;
     }>(
@@ -43,7 +43,7 @@ export class ProfileStore {
 
   /** The profile's name; null when it no longer exists. */
   async nameOf(profileId: string): Promise<string | null> {
-    const { rows } = await poolOf(this.db).query<{ name: string }>(
+    const { rows } = await queriesOf(this.db).query<{ name: string }>(
       'SELECT name FROM profiles WHERE id = $1',
       [profileId],
     );
@@ -52,7 +52,7 @@ export class ProfileStore {
 
   /** Every enabled, scheduled profile of a live endpoint: one small query per scheduler tick. */
   async scheduled(): Promise<ScheduledProfile[]> {
-    const { rows } = await poolOf(this.db).query<{
+    const { rows } = await queriesOf(this.db).query<{
       id: string;
       schedule_cron: string | null;
       schedule_interval_s: number | null;

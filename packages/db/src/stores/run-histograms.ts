@@ -1,6 +1,6 @@
 import type { MetricName } from '@teapot/contracts';
 import { LatencyHistogram } from '@teapot/stats';
-import { poolOf, type RunStore } from '../run-store';
+import { queriesOf, type ReadStore } from '../run-store';
 
 /** One run's stored histogram of one metric, decoded. */
 export interface StoredHistogram {
@@ -17,11 +17,11 @@ export interface EncodedHistogram {
 
 /** The per-run histograms the run writer stores (run_histograms). */
 export class RunHistogramStore {
-  constructor(private readonly db: RunStore) {}
+  constructor(private readonly db: ReadStore) {}
 
   /** The non-empty histograms of these runs and metrics, by run id then metric. */
   async nonEmpty(runIds: readonly string[], metrics: readonly MetricName[]): Promise<StoredHistogram[]> {
-    const { rows } = await poolOf(this.db).query<{ run_id: string; metric: MetricName; encoded: Buffer }>(
+    const { rows } = await queriesOf(this.db).query<{ run_id: string; metric: MetricName; encoded: Buffer }>(
       `SELECT run_id, metric, encoded FROM run_histograms
         WHERE run_id = ANY($1::uuid[]) AND metric = ANY($2) AND count > 0 ORDER BY run_id, metric`,
       [runIds, metrics],
@@ -35,7 +35,7 @@ export class RunHistogramStore {
 
   /** Every stored histogram of one metric of these runs, encoded. */
   async encoded(runIds: readonly string[], metric: MetricName): Promise<EncodedHistogram[]> {
-    const { rows } = await poolOf(this.db).query<{ run_id: string; encoded: Buffer }>(
+    const { rows } = await queriesOf(this.db).query<{ run_id: string; encoded: Buffer }>(
       'SELECT run_id, encoded FROM run_histograms WHERE run_id = ANY($1::uuid[]) AND metric = $2',
       [runIds, metric],
     );

@@ -1,5 +1,5 @@
 import type { MetricName } from '@teapot/contracts';
-import { poolOf, type RunStore } from '../run-store';
+import { queriesOf, type ReadStore } from '../run-store';
 import type { RunTriggerName } from './run-selection';
 import {
   configColumns,
@@ -59,7 +59,7 @@ type RollupRow = {
 
 /** The hourly and daily rollups the run writer keeps (run_rollups), as trends read them. */
 export class RunRollupStore {
-  constructor(private readonly db: RunStore) {}
+  constructor(private readonly db: ReadStore) {}
 
   /** The rows a filter names, oldest bucket first, at most `limit`. */
   async buckets(filter: RollupFilter, limit: number): Promise<RollupBucket[]> {
@@ -76,7 +76,7 @@ export class RunRollupStore {
     if (filter.triggers) where.push(`ro.trigger::text = ANY(${bind(filter.triggers)})`);
     where.push(...configConditions(filter.config, 'c', bind));
     const fields = filter.fields.length ? `, ${configColumns(filter.fields, 'c')}` : '';
-    const { rows } = await poolOf(this.db).query<RollupRow>(
+    const { rows } = await queriesOf(this.db).query<RollupRow>(
       `SELECT ro.bucket_start, ro.endpoint_id, ro.profile_id, c.version AS config_version, ro.client_saturated,
               ro.runs, ro.requests, ro.tokens, ro.samples, ro.encoded, ro.numerator, ro.denominator${fields}
          FROM run_rollups ro LEFT JOIN serving_configs c ON c.id = ro.config_id

@@ -1,6 +1,6 @@
 import { MEASURED_RUN_STATUSES } from '@teapot/contracts';
 import type { RunSummary } from '@teapot/measure';
-import { poolOf, type RunStore } from '../run-store';
+import { queriesOf, type ReadStore } from '../run-store';
 import {
   configColumns,
   configOf,
@@ -91,7 +91,7 @@ export function selectionConditions(
 
 /** Measured runs (status measured, with a summary) and what analyses read of them. */
 export class RunSelectionStore {
-  constructor(private readonly db: RunStore) {}
+  constructor(private readonly db: ReadStore) {}
 
   /** The measured runs a filter names, oldest first (client-saturated ones too), at most `limit`. */
   async measuredRuns(filter: RunFilter, limit: number): Promise<SelectedRun[]> {
@@ -107,7 +107,7 @@ export class RunSelectionStore {
     // figures (capacity, frontier), never to the profile's series, unless a caller names the run.
     if (filter.runIds) where.push(`r.id = ANY(${bind(filter.runIds)}::uuid[])`);
     else where.push('r.sweep_id IS NULL');
-    const { rows } = await poolOf(this.db).query<SelectedRunRow>(
+    const { rows } = await queriesOf(this.db).query<SelectedRunRow>(
       `SELECT r.id, r.endpoint_id, r.profile_id, r.config_id, c.version AS config_version, r.trigger::text AS trigger,
               COALESCE(r.client_saturated, false) AS client_saturated, r.started_at,
               COALESCE(r.requests_succeeded, 0) + COALESCE(r.requests_failed, 0) AS requests,
@@ -135,7 +135,7 @@ export class RunSelectionStore {
 
   /** Per run id: its profile snapshot, summary, endpoint model and configuration extra. */
   async details(runIds: readonly string[]): Promise<Map<string, RunDetail>> {
-    const { rows } = await poolOf(this.db).query<RunDetailRow>(
+    const { rows } = await queriesOf(this.db).query<RunDetailRow>(
       `SELECT r.id, r.profile_snapshot, r.summary, e.model, c.extra
          FROM runs r JOIN endpoints e ON e.id = r.endpoint_id LEFT JOIN serving_configs c ON c.id = r.config_id
         WHERE r.id = ANY($1::uuid[])`,
@@ -151,7 +151,7 @@ export class RunSelectionStore {
 
   /** Per run id: its summary (null for a run that has none). */
   async summaries(runIds: readonly string[]): Promise<Map<string, RunSummary | null>> {
-    const { rows } = await poolOf(this.db).query<{ id: string; summary: RunSummary | null }>(
+    const { rows } = await queriesOf(this.db).query<{ id: string; summary: RunSummary | null }>(
       'SELECT id, summary FROM runs WHERE id = ANY($1::uuid[])',
       [runIds],
     );
@@ -159,7 +159,7 @@ export class RunSelectionStore {
   }
 
   async endpointIds(): Promise<string[]> {
-    const { rows } = await poolOf(this.db).query<{ id: string }>('SELECT id FROM endpoints');
+    const { rows } = await queriesOf(this.db).query<{ id: string }>('SELECT id FROM endpoints');
     return rows.map((row) => row.id);
   }
 }

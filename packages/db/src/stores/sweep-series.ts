@@ -1,5 +1,5 @@
 import type { SweepStopReason } from '@teapot/contracts';
-import { poolOf, type RunStore } from '../run-store';
+import { queriesOf, type ReadStore } from '../run-store';
 import { selectionConditions, type RunFilter, type SelectedRun } from './run-selection';
 import {
   configColumns,
@@ -44,7 +44,7 @@ type SeriesSweepRow = Omit<SeriesSweep, 'requests' | 'tokens' | 'config'> & {
 
 /** Finished capacity searches as a series: the history of capacity and cost per profile and configuration. */
 export class SweepSeriesStore {
-  constructor(private readonly db: RunStore) {}
+  constructor(private readonly db: ReadStore) {}
 
   /**
    * Capacity searches that succeeded (a capacity found, or the SLO missed at the lowest load), started
@@ -58,7 +58,7 @@ export class SweepSeriesStore {
       ...selectionConditions(filter, 's', params.bind),
     ];
     if (filter.sweepIds) where.push(`s.id = ANY(${params.bind(filter.sweepIds)}::uuid[])`);
-    const { rows } = await poolOf(this.db).query<SeriesSweepRow>(
+    const { rows } = await queriesOf(this.db).query<SeriesSweepRow>(
       `SELECT s.id, s.endpoint_id AS "endpointId", s.profile_id AS "profileId", s.config_id AS "configId",
               c.version AS "configVersion", s.trigger::text AS trigger, s.started_at AS "startedAt",
               s.spec->>'dimension' AS dimension, s.capacity, s.cost_per_mtok_at_capacity AS "costPerMtok",
