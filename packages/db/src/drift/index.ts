@@ -14,7 +14,7 @@ export const RAW_SQL_OBJECTS: Partial<SchemaShape> = {
     'run_requests raw CREATE INDEX run_requests_raw_kept_idx ON public.run_requests USING btree (run_id) WHERE (raw_dropped_at IS NULL)',
   ],
   constraints: [
-    // 20261205180000_sweep_change_points: a change point starts at a run or at a sweep, never both.
+    // 20261205181000_sweep_change_points: a change point starts at a run or at a sweep, never both.
     'change_points.change_points_one_start CHECK (((run_id IS NULL) <> (sweep_id IS NULL)))',
   ],
 };
