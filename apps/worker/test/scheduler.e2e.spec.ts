@@ -9,7 +9,7 @@ import {
   createWorkerApp,
   slotKey,
 } from '../src';
-import { seedEndpoint, seedProfile } from '@teapot/testing';
+import { seedEndpoint, seedProfile, TcpProxy } from '@teapot/testing';
 import { createWorld, type WorkerWorld } from './support/harness';
 
 /** A clock the test moves by hand. */
@@ -48,6 +48,9 @@ describe('scheduler (two schedulers on one database and Redis, pinned clock)', (
 
   const runsOf = (profileId: string) =>
     world.db.prisma.run.findMany({ where: { profileId }, orderBy: { queuedAt: 'asc' } });
+  /** By slot: a skipped slot's row is queued at its slot time, which the pinned clock puts ahead of the database's. */
+  const slotsOf = async (profileId: string) =>
+    (await runsOf(profileId)).sort((a, b) => a.slotKey!.localeCompare(b.slotKey!));
 
   beforeAll(async () => {
     world = await createWorld();
@@ -101,7 +104,7 @@ describe('scheduler (two schedulers on one database and Redis, pinned clock)', (
     ]);
   });
 
-  it('after downtime enqueues only the latest missed slot', async () => {
+  it('after downtime enqueues only the latest missed slot and records the others as skipped', async () => {
     const profileId = await seedProfile(world, endpointId, { intervalS: 60 });
     const profile = await world.db.prisma.profile.findUniqueOrThrow({ where: { id: profileId } });
     const first = Math.ceil((profile.createdAt.getTime() + 1) / 60_000) * 60_000;
@@ -112,11 +115,53 @@ describe('scheduler (two schedulers on one database and Redis, pinned clock)', (
     clock.ms = first + 10 * 60_000 + 5;
     const restarted = await scheduler('scheduler-d');
     await Promise.all([restarted.tick(), a.tick()]);
-    const runs = await runsOf(profileId);
-    expect(runs.map((run) => run.slotKey)).toEqual([
-      slotKey(profileId, first),
-      slotKey(profileId, first + 10 * 60_000),
-    ]);
+    const runs = await slotsOf(profileId);
+    const slots = Array.from({ length: 11 }, (_, i) => slotKey(profileId, first + i * 60_000));
+    expect(runs.map((run) => run.slotKey)).toEqual(slots);
+    expect(runs.map((run) => run.status)).toEqual(['queued', ...Array(9).fill('aborted'), 'queued']);
+    for (const skipped of runs.slice(1, 10)) {
+      expect(skipped).toMatchObject({ errorClass: 'stopped', attempts: 0 });
+      expect(skipped.error).toMatch(/^skipped: not queued in time: no scheduler ticked at its due time/);
+      // No job: nothing measures a skipped slot.
+      expect(await queue.getJob(skipped.slotKey!)).toBeUndefined();
+    }
+  });
+
+  it('after a database outage queues the latest missed slot and records the others with the reason', async () => {
+    const url = new URL(world.databaseUrl);
+    const proxy = new TcpProxy(url.hostname, Number(url.port || 5432));
+    url.port = String(await proxy.start());
+    try {
+      const profileId = await seedProfile(world, endpointId, { intervalS: 60 });
+      const profile = await world.db.prisma.profile.findUniqueOrThrow({ where: { id: profileId } });
+      const first = Math.ceil((profile.createdAt.getTime() + 1) / 60_000) * 60_000;
+      const behindProxy = (await workerApp('scheduler-outage', { DATABASE_URL: url.toString() })).get(
+        SchedulerService,
+      );
+      clock.ms = first + 5;
+      expect((await behindProxy.tick()).ok).toBe(true);
+      await proxy.cut();
+      for (let slot = 1; slot <= 4; slot++) {
+        clock.ms = first + slot * 60_000 + 5;
+        expect((await behindProxy.tick()).ok).toBe(false);
+      }
+      await proxy.restore();
+      clock.ms = first + 4 * 60_000 + 500;
+      const report = await behindProxy.tick();
+      expect(report).toMatchObject({ ok: true, enqueued: 1, skipped: 3 });
+      const runs = await slotsOf(profileId);
+      expect(runs.map((run) => run.slotKey)).toEqual(
+        Array.from({ length: 5 }, (_, i) => slotKey(profileId, first + i * 60_000)),
+      );
+      expect(runs.map((run) => run.status)).toEqual(['queued', 'aborted', 'aborted', 'aborted', 'queued']);
+      for (const skipped of runs.slice(1, 4))
+        expect(skipped.error).toMatch(
+          /^skipped: not queued in time: the scheduler could not reach the database or Redis \(.+\)$/,
+        );
+      expect(await queue.getJob(slotKey(profileId, first + 4 * 60_000))).toBeDefined();
+    } finally {
+      await proxy.close();
+    }
   });
 
   it('enqueues a slot due before the next tick as a job delayed to its due time', async () => {

@@ -80,7 +80,14 @@ export { RunHistogramStore, type StoredHistogram, type EncodedHistogram } from '
 export { RunRequestStore } from './stores/run-requests';
 export { RunRollupStore, type RollupBucket, type RollupFilter } from './stores/run-rollups';
 export { ProfileStore, type ScheduledProfile, type StoredThresholds } from './stores/profiles';
-export { queueScheduledRuns, type QueuedSlot, type ScheduledRunToQueue } from './stores/scheduled-runs';
+export {
+  lastScheduledSlotKeys,
+  queueScheduledRuns,
+  recordSkippedSlots,
+  type QueuedSlot,
+  type ScheduledRunToQueue,
+  type SkippedSlotToRecord,
+} from './stores/scheduled-runs';
 export {
   CHANGE_POINT_KINDS,
   CHANGE_POINT_MODES,

@@ -127,7 +127,7 @@ export class RunProcessor implements QueueProcessorHooks {
 
     const deadlineMs = startDeadline(run, this.env.RUN_MAX_WAIT_MS);
     const tooLate = skippedAtStart(run, deadlineMs, this.clock.now());
-    if (tooLate) return this.endUnmeasured(run, 'aborted', tooLate, 'stopped');
+    if (tooLate) return this.skip(run, tooLate);
     if (this.closing) return this.defer(job, token, 0);
 
     const lease = await EndpointLease.acquire(
@@ -138,7 +138,7 @@ export class RunProcessor implements QueueProcessorHooks {
     );
     if (!lease) {
       const busy = onBusyEndpoint(run, deadlineMs, this.clock.now(), this.env.ENDPOINT_BUSY_RETRY_MS);
-      if ('skipped' in busy) return this.endUnmeasured(run, 'aborted', busy.skipped, 'stopped');
+      if ('skipped' in busy) return this.skip(run, busy.skipped);
       this.metrics.recordBusyDeferral();
       return this.defer(job, token, busy.retryInMs);
     }
@@ -293,6 +293,13 @@ export class RunProcessor implements QueueProcessorHooks {
       this.logger.log(`run ${run.id} ${status}: ${reason}`);
     }
     return { runId: run.id, status: ended ? status : 'unchanged', note: reason };
+  }
+
+  /** A run that cannot start before its deadline: ended unmeasured with the reason, and counted. */
+  private async skip(run: RunToProcess, reason: string): Promise<RunJobOutcome> {
+    const outcome = await this.endUnmeasured(run, 'aborted', reason, 'stopped');
+    if (outcome.status === 'aborted') this.metrics.recordSkippedRun();
+    return outcome;
   }
 
   private async defer(
