@@ -15,26 +15,15 @@ export const WORKER_STOP_GRACE_MS = 20_000;
 const SERVICE_STOP_GRACE_MS = 10_000;
 const OTHER_CHILDREN_LINES = 8;
 
-/** How a child that died while the stack serves is started again. */
-export interface RestartPolicy {
-  /** Wait before the first restart in a window; doubled for each further one, up to `maxDelayMs`. */
-  firstDelayMs: number;
-  maxDelayMs: number;
-  /** At most this many restarts of one child within `windowMs`; its next death stops the launcher. */
-  maxRestarts: number;
-  windowMs: number;
-}
-
 /**
- * A crash-looping child (a bad build, a port taken) gives up within seconds; a worker killed once
- * comes back at once and its run is taken over as after any worker's death (stalled job, reaper).
+ * How a child that dies while the stack serves is started again: after `firstDelayMs`, doubled for
+ * each further restart in the window up to `maxDelayMs`; at most `maxRestarts` restarts of one child
+ * within `windowMs`, after which its next death stops the launcher. A crash-looping child (a bad
+ * build, a port taken) gives up within seconds; a worker killed once comes back at once and its run
+ * is taken over as after any worker's death (stalled job, reaper).
  */
-export const RESTART_POLICY: RestartPolicy = {
-  firstDelayMs: 1_000,
-  maxDelayMs: 8_000,
-  maxRestarts: 3,
-  windowMs: 60_000,
-};
+export const RESTART_POLICY = { firstDelayMs: 1_000, maxDelayMs: 8_000, maxRestarts: 3, windowMs: 60_000 };
+export type RestartPolicy = typeof RESTART_POLICY;
 
 /**
  * The children of one launcher run. Every wait races against a child giving up, Ctrl-C and a
