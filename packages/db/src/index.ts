@@ -114,7 +114,7 @@ export {
   type DeploymentRun,
   type DeploymentSweep,
 } from './stores/deployments';
-export { LatestResultsStore, type LatestResult } from './stores/latest-results';
+export { LatestResultsStore, type LatestResult, type SkippedRuns } from './stores/latest-results';
 export { SweepSeriesStore, type SeriesSweep, type SweepFilter } from './stores/sweep-series';
 export {
   SweepStore,

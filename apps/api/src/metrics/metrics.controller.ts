@@ -22,7 +22,9 @@ export class MetricsController {
       'Prometheus text exposition. `teapot_latest_*` gauges hold the latest measured run of every ' +
       '(endpoint, profile, serving-configuration version), labelled `endpoint`, `endpoint_id`, `profile`, ' +
       '`profile_id`, `config_version` (ITL, TPOT and TTFT in seconds with `statistic` p50 or p99, output ' +
-      'tokens/s, error ratio, the run start time); read at most every 5 s. Besides them, the request ' +
+      'tokens/s, error ratio, the run start time); `teapot_runs_skipped_last_day` counts per endpoint and ' +
+      'profile the runs of the last 24 h that were skipped (never measured; GET /runs says why); read at ' +
+      'most every 5 s. Besides them, the request ' +
       "duration histogram and prom-client's process metrics. Scrape it with a read key " +
       '(`authorization: {credentials_file: ...}` in the scrape config).',
   })

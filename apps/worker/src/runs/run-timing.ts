@@ -1,4 +1,4 @@
-import { parseProfileSnapshot } from '@teapot/contracts';
+import { parseProfileSnapshot, SKIPPED_RUN_ERROR_PREFIX } from '@teapot/contracts';
 import { ProfileSchedule, parseSlotKey } from '../schedule/schedule';
 
 /** What the start rules read of a run. */
@@ -38,7 +38,9 @@ export function startDeadline(run: RunToStart, maxWaitMs: number): number {
 
 /** Null when the run may still start at `nowMs`; otherwise why it is skipped. */
 export function skippedAtStart(run: RunToStart, deadlineMs: number, nowMs: number): string | null {
-  return nowMs >= deadlineMs ? `skipped: could not start before ${describeDeadline(run, deadlineMs)}` : null;
+  return nowMs >= deadlineMs
+    ? `${SKIPPED_RUN_ERROR_PREFIX}could not start before ${describeDeadline(run, deadlineMs)}`
+    : null;
 }
 
 /**
@@ -52,7 +54,9 @@ export function onBusyEndpoint(
   retryMs: number,
 ): { retryInMs: number } | { skipped: string } {
   if (nowMs + retryMs >= deadlineMs) {
-    return { skipped: `skipped: endpoint busy with another run until ${describeDeadline(run, deadlineMs)}` };
+    return {
+      skipped: `${SKIPPED_RUN_ERROR_PREFIX}endpoint busy with another run until ${describeDeadline(run, deadlineMs)}`,
+    };
   }
   return { retryInMs: retryMs };
 }

@@ -4,6 +4,7 @@ import { CLOCK, WORKER_ENV, type Clock } from '../env/worker-env';
 import { WorkerMetrics } from '../metrics/worker-metrics';
 import { PrismaService } from '../prisma/prisma.service';
 import { RedisService } from '../redis/redis.service';
+import { SKIPPED_RUN_ERROR_PREFIX } from '@teapot/contracts';
 import { lastScheduledSlotKeys } from '@teapot/db';
 import { ProfileSchedule, parseSlotKey, slotKey } from './schedule';
 import {
@@ -105,8 +106,8 @@ export class SchedulerService {
       report.due = due.length;
       if (due.length > 0) {
         const reason = this.failure
-          ? `skipped: not queued in time: the scheduler could not reach the database or Redis (${this.failure})`
-          : 'skipped: not queued in time: no scheduler ticked at its due time (teapot was down or stalled)';
+          ? `${SKIPPED_RUN_ERROR_PREFIX}not queued in time: the scheduler could not reach the database or Redis (${this.failure})`
+          : `${SKIPPED_RUN_ERROR_PREFIX}not queued in time: no scheduler ticked at its due time (teapot was down or stalled)`;
         const queued = await insertDueRuns(
           this.prisma,
           due.map(({ slot }) => slot),
