@@ -9,7 +9,7 @@ import {
   createWorkerApp,
   slotKey,
 } from '../src';
-import { seedEndpoint, seedProfile, TcpProxy } from '@teapot/testing';
+import { REDIS_URL, seedEndpoint, seedProfile, TcpProxy } from '@teapot/testing';
 import { createWorld, type WorkerWorld } from './support/harness';
 
 /** A clock the test moves by hand. */
@@ -159,6 +159,48 @@ describe('scheduler (two schedulers on one database and Redis, pinned clock)', (
           /^skipped: not queued in time: the scheduler could not reach the database or Redis \(.+\)$/,
         );
       expect(await queue.getJob(slotKey(profileId, first + 4 * 60_000))).toBeDefined();
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  it('after a Redis outage queues the latest missed slot and records the others with the reason', async () => {
+    const proxy = new TcpProxy('127.0.0.1', Number(new URL(REDIS_URL).port || 6379));
+    const redisUrl = `redis://127.0.0.1:${await proxy.start()}`;
+    try {
+      const profileId = await seedProfile(world, endpointId, { intervalS: 60 });
+      const profile = await world.db.prisma.profile.findUniqueOrThrow({ where: { id: profileId } });
+      const first = Math.ceil((profile.createdAt.getTime() + 1) / 60_000) * 60_000;
+      const behindProxy = (await workerApp('scheduler-redis-outage', { REDIS_URL: redisUrl })).get(
+        SchedulerService,
+      );
+      clock.ms = first + 5;
+      expect((await behindProxy.tick()).ok).toBe(true);
+      await proxy.cut();
+      // The tick of slot 1 inserts its run and waits for Redis to add its job; the next ones cannot run.
+      clock.ms = first + 60_000 + 5;
+      const waiting = behindProxy.tick();
+      for (const slot of [2, 3]) {
+        clock.ms = first + slot * 60_000 + 5;
+        expect((await behindProxy.tick()).ok).toBe(false);
+      }
+      // Longer than the scheduler's look-ahead (two 1 s ticks), as a real outage is.
+      await new Promise((resolve) => setTimeout(resolve, 2_500));
+      await proxy.restore();
+      expect((await waiting).ok).toBe(true);
+      clock.ms = first + 4 * 60_000 + 5;
+      expect(await behindProxy.tick()).toMatchObject({ ok: true, enqueued: 1, skipped: 2 });
+      const runs = await slotsOf(profileId);
+      expect(runs.map((run) => run.slotKey)).toEqual(
+        Array.from({ length: 5 }, (_, i) => slotKey(profileId, first + i * 60_000)),
+      );
+      expect(runs.map((run) => run.status)).toEqual(['queued', 'queued', 'aborted', 'aborted', 'queued']);
+      for (const skipped of runs.slice(2, 4))
+        expect(skipped.error).toMatch(
+          /^skipped: not queued in time: the scheduler could not reach the database or Redis \(a tick waited \d+\.\d s for them/,
+        );
+      for (const queued of [1, 4])
+        expect(await queue.getJob(slotKey(profileId, first + queued * 60_000))).toBeDefined();
     } finally {
       await proxy.close();
     }

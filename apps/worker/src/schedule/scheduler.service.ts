@@ -68,6 +68,8 @@ export class SchedulerService {
   private ticking = false;
   /** Why the last tick failed, while ticks fail: the reason recorded on the slots they missed. */
   private failure: string | null = null;
+  /** Set when the last tick took longer than the look-ahead (a hung connection came back): its slots were late. */
+  private slowTick: string | null = null;
 
   constructor(
     @Inject(WORKER_ENV) private readonly env: WorkerEnv,
@@ -105,8 +107,9 @@ export class SchedulerService {
       const due = this.dueSlots(horizonMs);
       report.due = due.length;
       if (due.length > 0) {
-        const reason = this.failure
-          ? `${SKIPPED_RUN_ERROR_PREFIX}not queued in time: the scheduler could not reach the database or Redis (${this.failure})`
+        const trouble = this.failure ?? this.slowTick;
+        const reason = trouble
+          ? `${SKIPPED_RUN_ERROR_PREFIX}not queued in time: the scheduler could not reach the database or Redis (${trouble})`
           : `${SKIPPED_RUN_ERROR_PREFIX}not queued in time: no scheduler ticked at its due time (teapot was down or stalled)`;
         const queued = await insertDueRuns(
           this.prisma,
@@ -131,6 +134,11 @@ export class SchedulerService {
       if (report.skipped > 0)
         this.logger.warn(`${report.skipped} missed slot(s) recorded as skipped runs (only the latest runs)`);
       this.failure = null;
+      const tookMs = performance.now() - started;
+      this.slowTick =
+        tookMs > 2 * this.env.SCHEDULER_TICK_MS
+          ? `a tick waited ${(tookMs / 1000).toFixed(1)} s for them and no other could run meanwhile`
+          : null;
     } catch (error) {
       if (!this.failure)
         this.logger.warn(`scheduler tick failed, retrying next tick: ${(error as Error).message}`);
