@@ -127,38 +127,50 @@ describe('scheduler (two schedulers on one database and Redis, pinned clock)', (
     }
   });
 
+  /**
+   * A new profile every 60 s, its first slot, and a scheduler whose database or Redis (`overrides`)
+   * is reached through a proxy the test cuts; it has ticked the first slot.
+   */
+  async function outageScheduler(id: string, overrides: Record<string, string>) {
+    const profileId = await seedProfile(world, endpointId, { intervalS: 60 });
+    const profile = await world.db.prisma.profile.findUniqueOrThrow({ where: { id: profileId } });
+    const first = Math.ceil((profile.createdAt.getTime() + 1) / 60_000) * 60_000;
+    const scheduler = (await workerApp(id, overrides)).get(SchedulerService);
+    clock.ms = first + 5;
+    expect((await scheduler.tick()).ok).toBe(true);
+    /** The rows of the first five slots, in slot order, with their statuses. */
+    const fiveSlots = async (statuses: string[]) => {
+      const runs = await slotsOf(profileId);
+      expect(runs.map((run) => run.slotKey)).toEqual(
+        Array.from({ length: 5 }, (_, i) => slotKey(profileId, first + i * 60_000)),
+      );
+      expect(runs.map((run) => run.status)).toEqual(statuses);
+      return runs;
+    };
+    return { profileId, first, scheduler, fiveSlots };
+  }
+
   it('after a database outage queues the latest missed slot and records the others with the reason', async () => {
     const url = new URL(world.databaseUrl);
     const proxy = new TcpProxy(url.hostname, Number(url.port || 5432));
     url.port = String(await proxy.start());
     try {
-      const profileId = await seedProfile(world, endpointId, { intervalS: 60 });
-      const profile = await world.db.prisma.profile.findUniqueOrThrow({ where: { id: profileId } });
-      const first = Math.ceil((profile.createdAt.getTime() + 1) / 60_000) * 60_000;
-      const behindProxy = (await workerApp('scheduler-outage', { DATABASE_URL: url.toString() })).get(
-        SchedulerService,
-      );
-      clock.ms = first + 5;
-      expect((await behindProxy.tick()).ok).toBe(true);
+      const outage = await outageScheduler('scheduler-outage', { DATABASE_URL: url.toString() });
       await proxy.cut();
       for (let slot = 1; slot <= 4; slot++) {
-        clock.ms = first + slot * 60_000 + 5;
-        expect((await behindProxy.tick()).ok).toBe(false);
+        clock.ms = outage.first + slot * 60_000 + 5;
+        expect((await outage.scheduler.tick()).ok).toBe(false);
       }
       await proxy.restore();
-      clock.ms = first + 4 * 60_000 + 500;
-      const report = await behindProxy.tick();
-      expect(report).toMatchObject({ ok: true, enqueued: 1, skipped: 3 });
-      const runs = await slotsOf(profileId);
-      expect(runs.map((run) => run.slotKey)).toEqual(
-        Array.from({ length: 5 }, (_, i) => slotKey(profileId, first + i * 60_000)),
-      );
-      expect(runs.map((run) => run.status)).toEqual(['queued', 'aborted', 'aborted', 'aborted', 'queued']);
+      clock.ms = outage.first + 4 * 60_000 + 500;
+      const report = await outage.scheduler.tick();
+      expect(report.ok).toBe(true);
+      const runs = await outage.fiveSlots(['queued', 'aborted', 'aborted', 'aborted', 'queued']);
       for (const skipped of runs.slice(1, 4))
         expect(skipped.error).toMatch(
           /^skipped: not queued in time: the scheduler could not reach the database or Redis \(.+\)$/,
         );
-      expect(await queue.getJob(slotKey(profileId, first + 4 * 60_000))).toBeDefined();
+      expect(await queue.getJob(slotKey(outage.profileId, outage.first + 4 * 60_000))).toBeDefined();
     } finally {
       await proxy.close();
     }
@@ -168,39 +180,29 @@ describe('scheduler (two schedulers on one database and Redis, pinned clock)', (
     const proxy = new TcpProxy('127.0.0.1', Number(new URL(REDIS_URL).port || 6379));
     const redisUrl = `redis://127.0.0.1:${await proxy.start()}`;
     try {
-      const profileId = await seedProfile(world, endpointId, { intervalS: 60 });
-      const profile = await world.db.prisma.profile.findUniqueOrThrow({ where: { id: profileId } });
-      const first = Math.ceil((profile.createdAt.getTime() + 1) / 60_000) * 60_000;
-      const behindProxy = (await workerApp('scheduler-redis-outage', { REDIS_URL: redisUrl })).get(
-        SchedulerService,
-      );
-      clock.ms = first + 5;
-      expect((await behindProxy.tick()).ok).toBe(true);
+      const outage = await outageScheduler('scheduler-redis-outage', { REDIS_URL: redisUrl });
       await proxy.cut();
       // The tick of slot 1 inserts its run and waits for Redis to add its job; the next ones cannot run.
-      clock.ms = first + 60_000 + 5;
-      const waiting = behindProxy.tick();
+      clock.ms = outage.first + 60_000 + 5;
+      const waiting = outage.scheduler.tick();
       for (const slot of [2, 3]) {
-        clock.ms = first + slot * 60_000 + 5;
-        expect((await behindProxy.tick()).ok).toBe(false);
+        clock.ms = outage.first + slot * 60_000 + 5;
+        expect((await outage.scheduler.tick()).ok).toBe(false);
       }
       // Longer than the scheduler's look-ahead (two 1 s ticks), as a real outage is.
       await new Promise((resolve) => setTimeout(resolve, 2_500));
       await proxy.restore();
       expect((await waiting).ok).toBe(true);
-      clock.ms = first + 4 * 60_000 + 5;
-      expect(await behindProxy.tick()).toMatchObject({ ok: true, enqueued: 1, skipped: 2 });
-      const runs = await slotsOf(profileId);
-      expect(runs.map((run) => run.slotKey)).toEqual(
-        Array.from({ length: 5 }, (_, i) => slotKey(profileId, first + i * 60_000)),
-      );
-      expect(runs.map((run) => run.status)).toEqual(['queued', 'queued', 'aborted', 'aborted', 'queued']);
+      clock.ms = outage.first + 4 * 60_000 + 5;
+      // Other tests' profiles are due too: the counts are this profile's rows below.
+      expect((await outage.scheduler.tick()).ok).toBe(true);
+      const runs = await outage.fiveSlots(['queued', 'queued', 'aborted', 'aborted', 'queued']);
       for (const skipped of runs.slice(2, 4))
         expect(skipped.error).toMatch(
           /^skipped: not queued in time: the scheduler could not reach the database or Redis \(a tick waited \d+\.\d s for them/,
         );
       for (const queued of [1, 4])
-        expect(await queue.getJob(slotKey(profileId, first + queued * 60_000))).toBeDefined();
+        expect(await queue.getJob(slotKey(outage.profileId, outage.first + queued * 60_000))).toBeDefined();
     } finally {
       await proxy.close();
     }
