@@ -1,4 +1,4 @@
-import { snapshotOf } from '@teapot/contracts';
+import { SKIPPED_RUN_ERROR_PREFIX, snapshotOf } from '@teapot/contracts';
 import { storeMeasuredRun, syntheticRunResult } from '@teapot/db/testing';
 import { created, endpointBody, profileBody, type RunningApi, startApi } from './api';
 
@@ -140,6 +140,21 @@ beforeAll(async () => {
       startedAt: new Date(T0 + 10 * MINUTE),
     },
   });
+  // Skipped runs of a: one in the last day is counted, one two days old is not.
+  for (const queuedAt of [new Date(), new Date(Date.now() - 48 * 60 * MINUTE)]) {
+    await api.prisma.run.create({
+      data: {
+        endpointId: a.endpoint,
+        profileId: a.profile,
+        profileSnapshot: await snapshotOfProfile(a.profile),
+        trigger: 'schedule',
+        status: 'aborted',
+        errorClass: 'stopped',
+        error: `${SKIPPED_RUN_ERROR_PREFIX}not queued in time: the scheduler could not reach the database or Redis`,
+        queuedAt,
+      },
+    });
+  }
 }, 60_000);
 
 afterAll(() => api?.close());
@@ -225,6 +240,24 @@ describe('GET /metrics', () => {
           endpoint_id: ids.a.endpoint,
           deployment_id: latestDeployment,
           verdict: 'regressed',
+        },
+        value: 1,
+      },
+    ]);
+  });
+
+  it('counts the runs skipped in the last day per endpoint and profile', async () => {
+    const { text, samples } = await scrape();
+    expect(text).toContain('# TYPE teapot_runs_skipped_last_day gauge');
+    const skipped = find(samples, 'teapot_runs_skipped_last_day', {});
+    expect(skipped).toEqual([
+      {
+        name: 'teapot_runs_skipped_last_day',
+        labels: {
+          endpoint: ids.a.name,
+          endpoint_id: ids.a.endpoint,
+          profile: ids.a.profileName,
+          profile_id: ids.a.profile,
         },
         value: 1,
       },

@@ -32,7 +32,7 @@ deployment that makes the FP8 endpoint slower (its simulator switches to FP16 we
 the signed deployment.regressed webhook its own local receiver got and verified. Then it keeps
 serving until Ctrl-C.
 
-  --once              exit after the deployment's webhook (exit code 0 when both endpoints were measured and the webhook arrived)
+  --once              exit after the deployment's verdict (exit code 0 when both endpoints were measured and the deployment was judged)
   --verbose           show the log lines of the API, the worker and the simulators
   --runs N            scheduled runs per endpoint to wait for (default ${DEFAULT_STACK_OPTIONS.runs})
   --interval S        seconds between scheduled runs, at least 5 (default ${DEFAULT_STACK_OPTIONS.intervalS})

@@ -12,6 +12,7 @@ import {
   renderDeploymentWebhook,
   renderTable,
   renderTrend,
+  renderUnannouncedVerdict,
   type EndpointRow,
 } from './report';
 import { StackError, StackInterrupted } from './session';
@@ -109,9 +110,9 @@ export async function reportDeployment(
   say(`\nA deployment that makes ${fp8.name} slower, verified against its scheduled runs:`);
   const { deployment, webhook } = await announceSlowerDeployment(api, fp8, options.runs, say, stop);
   if (!webhook) {
-    throw new StackError(
-      `The deployment ${deployment.id} was ${deployment.verdict}, which announces no webhook: GET /deployments/${deployment.id} says why.`,
-    );
+    // A verdict that announces nothing is still a finished demo: the launcher serves on.
+    say(renderUnannouncedVerdict(deployment));
+    return;
   }
   say(`\nThe signed ${webhook.body?.type ?? ''} webhook the local receiver got:\n`);
   say(renderDeploymentWebhook(webhook));

@@ -8,6 +8,7 @@ import {
   renderDeploymentWebhook,
   renderTable,
   renderTrend,
+  renderUnannouncedVerdict,
 } from './report';
 
 function run(figures: Partial<RunView>): RunView {
@@ -280,5 +281,13 @@ describe('renderDeploymentWebhook', () => {
     expect(text).toContain(
       '  signature    NOT VERIFIED: No v1 signature in webhook-signature matches the secret.',
     );
+  });
+});
+
+describe('renderUnannouncedVerdict', () => {
+  it('reports an inconclusive verdict with where to read why', () => {
+    const text = renderUnannouncedVerdict({ id: 'd1', verdict: 'inconclusive' });
+    expect(text).toContain('The deployment d1 was inconclusive, which announces no webhook');
+    expect(text).toContain('GET /deployments/d1 says why.');
   });
 });

@@ -184,6 +184,14 @@ type WebhookMetricRow = Pick<
   'metric' | 'statistic' | 'unit' | 'baseline' | 'candidate' | 'delta' | 'relative' | 'interval' | 'verdict'
 >;
 
+/** What the demo says when its deployment's verdict (inconclusive, failed) announces no webhook. */
+export function renderUnannouncedVerdict(deployment: { id: string; verdict: string }): string {
+  return (
+    `\nThe deployment ${deployment.id} was ${deployment.verdict}, which announces no webhook ` +
+    `(only regressed, verified and improved do): GET /deployments/${deployment.id} says why.`
+  );
+}
+
 /**
  * A deployment webhook as the local receiver got it: its id, whether its signature verified, the
  * deployment and, per profile, the judged rows (the ones that decided the verdict marked with *).

@@ -87,6 +87,8 @@ async function launch(
   state.databaseUrl = env.DATABASE_URL;
 
   const api = await startServices(session, options, io, env, say);
+  // Up: a child that dies from now on is started again (a killed worker's run is taken over).
+  session.superviseFromNow();
   const since = new Date();
   const registered = await session.guard(
     'registering the endpoints through the API',

@@ -1,6 +1,5 @@
 import { abortUnfinishedRuns, createDatabase, SweepStore } from '@teapot/db';
 import { QUEUE_NAMES, UNFINISHED_RUN_STATUSES } from '@teapot/contracts';
-import { DEMO_QUANTS, demoEndpointName } from './demo';
 import type { StackSession } from './session';
 import { WORKERS } from './start-services';
 
@@ -10,7 +9,7 @@ export interface LaunchState {
   databaseUrl: string | null;
 }
 
-/** Why a run of the demo endpoints was ended by the launcher rather than measured. */
+/** Why a run was ended by the launcher rather than measured. */
 export const CANCELLED_BY_LAUNCHER =
   'cancelled: teapot (npm start) stopped its workers before this run was measured';
 
@@ -31,7 +30,11 @@ export async function stopStack(
   await session.stopNamed(WORKERS.filter((worker) => !measuring(worker)).map((worker) => worker.name));
   const db = state.databaseUrl ? createDatabase(state.databaseUrl, { max: 1 }) : null;
   try {
-    const endpointNames = DEMO_QUANTS.map(demoEndpointName);
+    // Every endpoint of the stack's database, not only the demo's: once the launcher stops, no
+    // worker is left to measure a run of any of them.
+    const endpointNames = db
+      ? (await db.prisma.endpoint.findMany({ select: { name: true } })).map((endpoint) => endpoint.name)
+      : [];
     let cancelled = 0;
     if (db) {
       cancelled += await abortUnfinishedRuns(

@@ -1,10 +1,9 @@
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { INestApplicationContext } from '@nestjs/common';
 import { readRunRequests } from '@teapot/db';
 import { RunQueueProducer } from '@teapot/jobs';
 import { closeInOrder, REDIS_URL } from '@teapot/testing';
 import { createWorkerApp } from '../src';
+import { streamingEndpoint, type LocalEndpoint } from './support/local-endpoint';
 import { createWorld, runOnce, type WorkerWorld } from './support/harness';
 
 /** What a misbehaving OpenAI-compatible server streams, by the model it is asked for. */
@@ -22,25 +21,11 @@ function chunk(delta: object, finishReason: string | null, usage?: object): stri
   return `data: ${JSON.stringify({ id: 'r', choices: [{ index: 0, delta, finish_reason: finishReason }], usage })}\n\n`;
 }
 
-async function hostileServer(): Promise<{ baseUrl: string; close(): Promise<void> }> {
-  const server = http.createServer((req, res) => {
-    let body = '';
-    req.on('data', (part: Buffer) => (body += part.toString('utf8')));
-    req.on('end', () => {
-      const { model } = JSON.parse(body) as { model: string };
-      res.writeHead(200, { 'content-type': 'text/event-stream' });
-      for (const event of ANSWERS[model]) res.write(event);
-      res.end('data: [DONE]\n\n');
-    });
+function hostileServer(): Promise<LocalEndpoint> {
+  return streamingEndpoint((res, model) => {
+    for (const event of ANSWERS[model]) res.write(event);
+    res.end('data: [DONE]\n\n');
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`,
-    close: () => {
-      server.closeAllConnections();
-      return new Promise((resolve) => server.close(() => resolve()));
-    },
-  };
 }
 
 describe('runs against endpoints that answer 200 with no measurement in it', () => {

@@ -9,7 +9,7 @@ import {
   createWorkerApp,
   slotKey,
 } from '../src';
-import { seedEndpoint, seedProfile } from '@teapot/testing';
+import { REDIS_URL, seedEndpoint, seedProfile, TcpProxy } from '@teapot/testing';
 import { createWorld, type WorkerWorld } from './support/harness';
 
 /** A clock the test moves by hand. */
@@ -48,6 +48,9 @@ describe('scheduler (two schedulers on one database and Redis, pinned clock)', (
 
   const runsOf = (profileId: string) =>
     world.db.prisma.run.findMany({ where: { profileId }, orderBy: { queuedAt: 'asc' } });
+  /** By slot: a skipped slot's row is queued at its slot time, which the pinned clock puts ahead of the database's. */
+  const slotsOf = async (profileId: string) =>
+    (await runsOf(profileId)).sort((a, b) => a.slotKey!.localeCompare(b.slotKey!));
 
   beforeAll(async () => {
     world = await createWorld();
@@ -101,7 +104,7 @@ describe('scheduler (two schedulers on one database and Redis, pinned clock)', (
     ]);
   });
 
-  it('after downtime enqueues only the latest missed slot', async () => {
+  it('after downtime enqueues only the latest missed slot and records the others as skipped', async () => {
     const profileId = await seedProfile(world, endpointId, { intervalS: 60 });
     const profile = await world.db.prisma.profile.findUniqueOrThrow({ where: { id: profileId } });
     const first = Math.ceil((profile.createdAt.getTime() + 1) / 60_000) * 60_000;
@@ -112,11 +115,97 @@ describe('scheduler (two schedulers on one database and Redis, pinned clock)', (
     clock.ms = first + 10 * 60_000 + 5;
     const restarted = await scheduler('scheduler-d');
     await Promise.all([restarted.tick(), a.tick()]);
-    const runs = await runsOf(profileId);
-    expect(runs.map((run) => run.slotKey)).toEqual([
-      slotKey(profileId, first),
-      slotKey(profileId, first + 10 * 60_000),
-    ]);
+    const runs = await slotsOf(profileId);
+    const slots = Array.from({ length: 11 }, (_, i) => slotKey(profileId, first + i * 60_000));
+    expect(runs.map((run) => run.slotKey)).toEqual(slots);
+    expect(runs.map((run) => run.status)).toEqual(['queued', ...Array(9).fill('aborted'), 'queued']);
+    for (const skipped of runs.slice(1, 10)) {
+      expect(skipped).toMatchObject({ errorClass: 'stopped', attempts: 0 });
+      expect(skipped.error).toMatch(/^skipped: not queued in time: no scheduler ticked at its due time/);
+      // No job: nothing measures a skipped slot.
+      expect(await queue.getJob(skipped.slotKey!)).toBeUndefined();
+    }
+  });
+
+  /**
+   * A new profile every 60 s, its first slot, and a scheduler whose database or Redis (`overrides`)
+   * is reached through a proxy the test cuts; it has ticked the first slot.
+   */
+  async function outageScheduler(id: string, overrides: Record<string, string>) {
+    const profileId = await seedProfile(world, endpointId, { intervalS: 60 });
+    const profile = await world.db.prisma.profile.findUniqueOrThrow({ where: { id: profileId } });
+    const first = Math.ceil((profile.createdAt.getTime() + 1) / 60_000) * 60_000;
+    const scheduler = (await workerApp(id, overrides)).get(SchedulerService);
+    clock.ms = first + 5;
+    expect((await scheduler.tick()).ok).toBe(true);
+    /** The rows of the first five slots, in slot order, with their statuses. */
+    const fiveSlots = async (statuses: string[]) => {
+      const runs = await slotsOf(profileId);
+      expect(runs.map((run) => run.slotKey)).toEqual(
+        Array.from({ length: 5 }, (_, i) => slotKey(profileId, first + i * 60_000)),
+      );
+      expect(runs.map((run) => run.status)).toEqual(statuses);
+      return runs;
+    };
+    return { profileId, first, scheduler, fiveSlots };
+  }
+
+  it('after a database outage queues the latest missed slot and records the others with the reason', async () => {
+    const url = new URL(world.databaseUrl);
+    const proxy = new TcpProxy(url.hostname, Number(url.port || 5432));
+    url.port = String(await proxy.start());
+    try {
+      const outage = await outageScheduler('scheduler-outage', { DATABASE_URL: url.toString() });
+      await proxy.cut();
+      for (let slot = 1; slot <= 4; slot++) {
+        clock.ms = outage.first + slot * 60_000 + 5;
+        expect((await outage.scheduler.tick()).ok).toBe(false);
+      }
+      await proxy.restore();
+      clock.ms = outage.first + 4 * 60_000 + 500;
+      const report = await outage.scheduler.tick();
+      expect(report.ok).toBe(true);
+      const runs = await outage.fiveSlots(['queued', 'aborted', 'aborted', 'aborted', 'queued']);
+      for (const skipped of runs.slice(1, 4))
+        expect(skipped.error).toMatch(
+          /^skipped: not queued in time: the scheduler could not reach the database or Redis \(.+\)$/,
+        );
+      expect(await queue.getJob(slotKey(outage.profileId, outage.first + 4 * 60_000))).toBeDefined();
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  it('after a Redis outage queues the latest missed slot and records the others with the reason', async () => {
+    const proxy = new TcpProxy('127.0.0.1', Number(new URL(REDIS_URL).port || 6379));
+    const redisUrl = `redis://127.0.0.1:${await proxy.start()}`;
+    try {
+      const outage = await outageScheduler('scheduler-redis-outage', { REDIS_URL: redisUrl });
+      await proxy.cut();
+      // The tick of slot 1 inserts its run and waits for Redis to add its job; the next ones cannot run.
+      clock.ms = outage.first + 60_000 + 5;
+      const waiting = outage.scheduler.tick();
+      for (const slot of [2, 3]) {
+        clock.ms = outage.first + slot * 60_000 + 5;
+        expect((await outage.scheduler.tick()).ok).toBe(false);
+      }
+      // Longer than the scheduler's look-ahead (two 1 s ticks), as a real outage is.
+      await new Promise((resolve) => setTimeout(resolve, 2_500));
+      await proxy.restore();
+      expect((await waiting).ok).toBe(true);
+      clock.ms = outage.first + 4 * 60_000 + 5;
+      // Other tests' profiles are due too: the counts are this profile's rows below.
+      expect((await outage.scheduler.tick()).ok).toBe(true);
+      const runs = await outage.fiveSlots(['queued', 'queued', 'aborted', 'aborted', 'queued']);
+      for (const skipped of runs.slice(2, 4))
+        expect(skipped.error).toMatch(
+          /^skipped: not queued in time: the scheduler could not reach the database or Redis \(a tick waited \d+\.\d s for them/,
+        );
+      for (const queued of [1, 4])
+        expect(await queue.getJob(slotKey(outage.profileId, outage.first + queued * 60_000))).toBeDefined();
+    } finally {
+      await proxy.close();
+    }
   });
 
   it('enqueues a slot due before the next tick as a job delayed to its due time', async () => {

@@ -55,6 +55,13 @@ export const workerEnvSchema = z.object({
   DEPLOYMENT_POLL_MS: wholeNumber(100, HOUR_MS, 5_000),
   /** A run that has not started this long after it was queued (manual runs) is aborted. */
   RUN_MAX_WAIT_MS: wholeNumber(1_000, 7 * 24 * HOUR_MS, HOUR_MS),
+  /**
+   * A run still measuring after this many times its profile's usual duration (the median of its
+   * last measured runs) is ended early as an endpoint fault, so one endpoint cannot hold a slot.
+   */
+  RUN_BUDGET_FACTOR: wholeNumber(2, 1_000, 5),
+  /** The least time budget a run gets, whatever its profile's usual duration. */
+  RUN_BUDGET_FLOOR_MS: wholeNumber(1_000, 24 * HOUR_MS, 60_000),
   /** How long to keep retrying the write of a finished run while the database is down. */
   PERSIST_RETRY_MAX_MS: wholeNumber(0, 24 * HOUR_MS, 15 * 60_000),
   /** On SIGTERM, a running benchmark may finish within this; after it, it is aborted and stored. */

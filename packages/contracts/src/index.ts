@@ -41,6 +41,7 @@ export {
   MEASURED_RUN_STATUSES,
   RUN_ERROR_CLASSES,
   RUN_STATUSES,
+  SKIPPED_RUN_ERROR_PREFIX,
   UNFINISHED_RUN_STATUSES,
 } from './run-status';
 export type { RunErrorClass, RunStatusName, UnfinishedRunStatus } from './run-status';

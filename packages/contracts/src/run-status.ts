@@ -43,3 +43,9 @@ export const MEASURED_RUN_STATUSES = [
  */
 export const RUN_ERROR_CLASSES = ['endpoint', 'worker_lost', 'stopped', 'internal'] as const;
 export type RunErrorClass = (typeof RUN_ERROR_CLASSES)[number];
+
+/**
+ * How the error of a skipped run begins: `aborted`, class `stopped`, a slot (or manual run) that was
+ * never measured because it could not start in time or was never queued in time; the rest says why.
+ */
+export const SKIPPED_RUN_ERROR_PREFIX = 'skipped: ';

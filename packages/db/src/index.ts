@@ -81,7 +81,14 @@ export { RunHistogramStore, type StoredHistogram, type EncodedHistogram } from '
 export { RunRequestStore } from './stores/run-requests';
 export { RunRollupStore, type RollupBucket, type RollupFilter } from './stores/run-rollups';
 export { ProfileStore, type ScheduledProfile, type StoredThresholds } from './stores/profiles';
-export { queueScheduledRuns, type QueuedSlot, type ScheduledRunToQueue } from './stores/scheduled-runs';
+export {
+  lastScheduledSlotKeys,
+  queueScheduledRuns,
+  recordSkippedSlots,
+  type QueuedSlot,
+  type ScheduledRunToQueue,
+  type SkippedSlotToRecord,
+} from './stores/scheduled-runs';
 export {
   CHANGE_POINT_KINDS,
   CHANGE_POINT_MODES,
@@ -111,7 +118,12 @@ export {
   type DeploymentRun,
   type DeploymentSweep,
 } from './stores/deployments';
-export { LatestResultsStore, type LatestDeployment, type LatestResult } from './stores/latest-results';
+export {
+  LatestResultsStore,
+  type LatestDeployment,
+  type LatestResult,
+  type SkippedRuns,
+} from './stores/latest-results';
 export { SweepSeriesStore, type SeriesSweep, type SweepFilter } from './stores/sweep-series';
 export {
   SweepStore,

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { ApiEnv } from '@teapot/config';
 import { HEADLINES, type Headline, type MetricName } from '@teapot/contracts';
-import { LatestResultsStore, type LatestDeployment, type LatestResult } from '@teapot/db';
+import { LatestResultsStore, type LatestDeployment, type LatestResult, type SkippedRuns } from '@teapot/db';
 import { Gauge } from 'prom-client';
 import { API_ENV } from '../env/env.module';
 import { ApiMetrics } from './api-metrics';
@@ -29,6 +29,9 @@ const RESULT_GAUGES: ReadonlyArray<{ metric: MetricName; name: string; help: str
     perUnit: 1,
   },
 ];
+
+/** The window `teapot_runs_skipped_last_day` counts over. */
+const SKIPPED_WINDOW_MS = 24 * 3_600_000;
 
 /** Bounded labels only: ids, names and the version number, never a run id or free text. */
 const GROUP_LABELS = ['endpoint', 'endpoint_id', 'profile', 'profile_id', 'config_version'] as const;
@@ -58,7 +61,12 @@ export class LatestResults {
   private readonly omitted: Gauge;
   private readonly deployedAt: Gauge;
   private readonly deploymentVerdict: Gauge;
+  private readonly skipped: Gauge;
   private readonly rows = new Cached(LATEST_RESULTS_CACHE_MS, () => this.query());
+  private readonly skippedRows = new Cached(LATEST_RESULTS_CACHE_MS, () =>
+    this.store.skippedSince(new Date(Date.now() - SKIPPED_WINDOW_MS), this.env.TEAPOT_METRICS_MAX_GROUPS),
+  );
+  private shownSkipped: SkippedRuns[] | null = null;
   /** The rows the gauges hold now: they are reset only when a new query came back. */
   private shown: Latest | null = null;
   private readonly store: LatestResultsStore;
@@ -115,10 +123,17 @@ export class LatestResults {
       labelNames: ['endpoint', 'endpoint_id', 'deployment_id', 'verdict'],
       registers,
     });
+    this.skipped = new Gauge({
+      name: 'teapot_runs_skipped_last_day',
+      help: 'Runs queued in the last 24 h and never measured: a slot missed while nothing could queue it, or a run that could not start before its deadline (GET /runs?status=aborted says why).',
+      labelNames: GROUP_LABELS.filter((label) => label !== 'config_version'),
+      registers,
+    });
   }
 
-  /** Brings the gauges up to date (a cached query unless LATEST_RESULTS_CACHE_MS has passed). */
+  /** Brings the gauges up to date (cached queries unless LATEST_RESULTS_CACHE_MS has passed). */
   async refresh(): Promise<void> {
+    await this.refreshSkipped();
     const latest = await this.rows.get();
     if (latest === this.shown) return;
     this.shown = latest;
@@ -133,13 +148,7 @@ export class LatestResults {
     const max = this.env.TEAPOT_METRICS_MAX_GROUPS;
     this.omitted.set(rows.length > 0 ? Math.max(0, rows[0].groups - max) : 0);
     for (const row of rows.slice(0, max)) {
-      const labels: GroupLabels = {
-        endpoint: row.endpoint,
-        endpoint_id: row.endpointId,
-        profile: row.profile,
-        profile_id: row.profileId,
-        config_version: String(row.configVersion),
-      };
+      const labels: GroupLabels = { ...seriesLabels(row), config_version: String(row.configVersion) };
       for (const { gauge, headlines, perUnit } of this.gauges) {
         for (const h of headlines) {
           const value = row.figures[h.field];
@@ -185,4 +194,22 @@ export class LatestResults {
     ]);
     return { results, deployments };
   }
+
+  private async refreshSkipped(): Promise<void> {
+    const rows = await this.skippedRows.get();
+    if (rows === this.shownSkipped) return;
+    this.shownSkipped = rows;
+    this.skipped.reset();
+    for (const row of rows) this.skipped.set(seriesLabels(row), row.count);
+  }
+}
+
+/** The endpoint and profile labels of a series, names and ids. */
+function seriesLabels(row: Pick<SkippedRuns, 'endpoint' | 'endpointId' | 'profile' | 'profileId'>) {
+  return {
+    endpoint: row.endpoint,
+    endpoint_id: row.endpointId,
+    profile: row.profile,
+    profile_id: row.profileId,
+  };
 }

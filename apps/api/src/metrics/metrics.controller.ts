@@ -23,7 +23,9 @@ export class MetricsController {
       '(endpoint, profile, serving-configuration version), labelled `endpoint`, `endpoint_id`, `profile`, ' +
       '`profile_id`, `config_version` (ITL, TPOT and TTFT in seconds with `statistic` p50 or p99, output ' +
       'tokens/s, error ratio, the run start time, client saturation); `teapot_latest_deployment_*` the ' +
-      'latest deployment of every endpoint (effective time, verdict); read at most every 5 s. Besides them, the request ' +
+      'latest deployment of every endpoint (effective time, verdict); `teapot_runs_skipped_last_day` counts ' +
+      'per endpoint and profile the runs of the last 24 h that were skipped (never measured; GET /runs says ' +
+      'why); read at most every 5 s. Besides them, the request ' +
       "duration histogram and prom-client's process metrics. Scrape it with a read key " +
       '(`authorization: {credentials_file: ...}` in the scrape config).',
   })

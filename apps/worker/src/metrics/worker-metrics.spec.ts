@@ -13,7 +13,7 @@ function samples(text: string): Map<string, number> {
 }
 
 describe('WorkerMetrics', () => {
-  const tick = { atMs: 0, profiles: 3, due: 2, enqueued: 2, ok: true };
+  const tick = { atMs: 0, profiles: 3, due: 2, enqueued: 2, skipped: 0, ok: true };
 
   it('keeps the names and labels the hand-written text had', async () => {
     const metrics = new WorkerMetrics({ WORKER_ID: 'w-1' });
@@ -30,15 +30,18 @@ describe('WorkerMetrics', () => {
       'teapot_worker_busy_deferrals_total',
       'teapot_worker_persist_retries_total',
       'teapot_worker_running_runs',
+      'teapot_scheduler_slots_skipped_total',
+      'teapot_worker_runs_skipped_total',
     ])
       expect(at.get(`${name}{worker="w-1"}`)).toBe(0);
 
-    metrics.recordTick({ ...tick, durationMs: 40 });
+    metrics.recordTick({ ...tick, durationMs: 40, skipped: 3 });
     metrics.recordTick({ ...tick, durationMs: 10, ok: false, enqueued: 0 });
     metrics.recordRunFinished('succeeded');
     metrics.recordRunFinished('failed');
     metrics.recordRunFinished('succeeded');
     metrics.recordBusyDeferral();
+    metrics.recordSkippedRun();
     metrics.recordPersistRetry();
     metrics.recordPersistRetry();
     metrics.recordStartDelay(125);
@@ -60,6 +63,8 @@ describe('WorkerMetrics', () => {
     expect(after.get('teapot_scheduler_tick_max_ms{worker="w-1"}')).toBe(40);
     expect(after.get('teapot_worker_start_delay_ms{worker="w-1"}')).toBe(125);
     expect(after.get('teapot_worker_busy_deferrals_total{worker="w-1"}')).toBe(1);
+    expect(after.get('teapot_scheduler_slots_skipped_total{worker="w-1"}')).toBe(3);
+    expect(after.get('teapot_worker_runs_skipped_total{worker="w-1"}')).toBe(1);
     expect(after.get('teapot_worker_persist_retries_total{worker="w-1"}')).toBe(2);
     expect(after.get('teapot_worker_running_runs{worker="w-1"}')).toBe(1);
     expect(after.get('teapot_runs{status="queued"}')).toBe(4);

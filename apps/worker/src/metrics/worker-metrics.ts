@@ -30,6 +30,14 @@ export class WorkerMetrics {
     ticks: ['teapot_scheduler_ticks_total', 'Scheduler ticks run.'],
     ticksFailed: ['teapot_scheduler_ticks_failed_total', 'Scheduler ticks that failed (retried next tick).'],
     slotsEnqueued: ['teapot_scheduler_slots_enqueued_total', 'Scheduled runs enqueued.'],
+    slotsSkipped: [
+      'teapot_scheduler_slots_skipped_total',
+      'Missed slots (nothing queued at their due time) recorded as skipped runs.',
+    ],
+    runsSkipped: [
+      'teapot_worker_runs_skipped_total',
+      'Runs ended unmeasured because they could not start before their deadline (endpoint busy or late).',
+    ],
     tickSeconds: ['teapot_scheduler_tick_seconds_total', 'Time spent in scheduler ticks.'],
     busyDeferrals: ['teapot_worker_busy_deferrals_total', 'Runs deferred because their endpoint was busy.'],
     persistRetries: ['teapot_worker_persist_retries_total', 'Retried writes of finished runs.'],
@@ -68,6 +76,7 @@ export class WorkerMetrics {
     this.counters.ticks.inc(worker);
     if (!report.ok) this.counters.ticksFailed.inc(worker);
     this.counters.slotsEnqueued.inc(worker, report.enqueued);
+    this.counters.slotsSkipped.inc(worker, report.skipped);
     this.gauges.lastTickMs.set(worker, report.durationMs);
     this.maxTick = Math.max(this.maxTick, report.durationMs);
     this.gauges.maxTickMs.set(worker, this.maxTick);
@@ -91,6 +100,10 @@ export class WorkerMetrics {
       },
       samples,
     );
+  }
+
+  recordSkippedRun(): void {
+    this.counters.runsSkipped.inc({ worker: this.worker });
   }
 
   recordBusyDeferral(): void {

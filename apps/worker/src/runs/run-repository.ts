@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { UNFINISHED_RUN_STATUSES, type RunErrorClass } from '@teapot/contracts';
+import { MEASURED_RUN_STATUSES, UNFINISHED_RUN_STATUSES, type RunErrorClass } from '@teapot/contracts';
 import { persistRunResult, recordRunFailed, type RunStatus } from '@teapot/db';
 import type { RunResult } from '@teapot/measure';
 import { PrismaService } from '../prisma/prisma.service';
@@ -104,6 +104,22 @@ export class RunRepository {
     return count === 1 ? attempt : null;
   }
 
+  /** How long the profile's latest measured runs (not sweep points) took, ms, newest first. */
+  async recentDurationsMs(profileId: string, limit: number): Promise<number[]> {
+    const rows = await this.prisma.run.findMany({
+      where: {
+        profileId,
+        sweepId: null,
+        status: { in: [...MEASURED_RUN_STATUSES] },
+        durationUs: { not: null },
+      },
+      orderBy: { queuedAt: 'desc' },
+      take: limit,
+      select: { durationUs: true },
+    });
+    return rows.map((row) => Number(row.durationUs) / 1000);
+  }
+
   /** Ends a run that never measured (skipped, invalid, endpoint gone); a failed one writes `run.failed` with it. */
   async endUnmeasured(
     run: Pick<RunToProcess, 'id' | 'attempts'>,
@@ -141,11 +157,13 @@ export class RunRepository {
     result: RunResult,
     error: string | null,
     sweepPoint?: object,
+    errorClass?: RunErrorClass,
   ): Promise<RunStatus | null> {
     // The attempt guard is checked inside the write's transaction: no window for a takeover to slip in.
     const { written, status } = await persistRunResult(this.prisma, runId, result, {
       error,
       attempt,
+      ...(errorClass ? { errorClass } : {}),
       ...(sweepPoint ? { sweepPoint } : {}),
     });
     return written ? status : null;

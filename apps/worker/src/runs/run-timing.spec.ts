@@ -1,7 +1,7 @@
 import type { ProfileSnapshot } from '@teapot/contracts';
 import { sampleSnapshot } from '@teapot/contracts/testing';
 import { jitterMs, slotKey } from '../schedule/schedule';
-import { onBusyEndpoint, skippedAtStart, slotOf, startDeadline, startDelayMs } from './run-timing';
+import { onBusyEndpoint, runBudget, skippedAtStart, slotOf, startDeadline, startDelayMs } from './run-timing';
 
 const PROFILE_ID = '6a1f3c2e-5b7d-4e8f-9a0b-1c2d3e4f5a6b';
 const HOUR_MS = 3_600_000;
@@ -69,5 +69,25 @@ describe('start rules of a run (pinned times)', () => {
     const due = SLOT_MS + jitterMs(PROFILE_ID, 600);
     expect(startDelayMs(jittered, due + 1_234)).toBe(1_234);
     expect(startDelayMs(manual, SLOT_MS + 1_234)).toBeNull();
+  });
+});
+
+describe('runBudget', () => {
+  const rule = { factor: 3, floorMs: 10_000 };
+
+  it('gives no budget until the profile has three measured runs', () => {
+    expect(runBudget([], rule)).toBeNull();
+    expect(runBudget([20_000, 21_000], rule)).toBeNull();
+  });
+
+  it('allows the factor times the median duration, however one outlier ran, and never less than the floor', () => {
+    const budget = runBudget([20_000, 400_000, 22_000, 19_000, 21_000], rule);
+    expect(budget?.budgetMs).toBe(63_000);
+    expect(budget?.reason).toBe(
+      'ended early: still measuring after its time budget of 63.0 s (3x the median 21.0 s of the ' +
+        "profile's last 5 measured runs, at least 10.0 s); the endpoint answered too slowly or did not end its responses",
+    );
+    expect(runBudget([1_000, 3_000, 2_000, 4_000], rule)?.budgetMs).toBe(10_000);
+    expect(runBudget([10_000, 30_000, 20_000, 40_000], rule)?.budgetMs).toBe(75_000);
   });
 });

@@ -23,7 +23,14 @@ import { afterStoreFailure, jobFailureOf, verdictOf } from './run-outcome';
 import { retryWhileDatabaseIsAway } from './database-retry';
 import { RunRepository, type RunToProcess } from './run-repository';
 import { sweepPointFigures } from './sweep-point';
-import { onBusyEndpoint, skippedAtStart, startDeadline, startDelayMs } from './run-timing';
+import {
+  onBusyEndpoint,
+  RUN_BUDGET_HISTORY,
+  runBudget,
+  skippedAtStart,
+  startDeadline,
+  startDelayMs,
+} from './run-timing';
 
 /** What a run job returns (kept on the completed job for a while, for inspection). */
 export interface RunJobOutcome {
@@ -37,6 +44,15 @@ interface ActiveRun {
   attempt: number;
   controller: AbortController;
   reason: string | null;
+  /** Ended by its time budget: the endpoint's fault, stored with class `endpoint`. */
+  overBudget: boolean;
+}
+
+interface Measured {
+  attempt: number;
+  result: RunResult;
+  abortReason: string | null;
+  errorClass?: 'endpoint';
 }
 
 /**
@@ -49,6 +65,9 @@ interface ActiveRun {
  * - a run found `running` belonged to a worker that died: this attempt takes over the same row
  *   (attempts + 1) and measures again, so there is never a second run for one job;
  * - endpoint faults are the measurement's classified errors inside a stored run, never a failed job;
+ * - a run still measuring after its time budget (runBudget: a multiple of its profile's usual
+ *   duration) is ended early and stored aborted, class `endpoint`, so a slow or endless endpoint
+ *   gives the measuring slot back to the other endpoints' runs;
  * - the result is written once measured, retried with backoff while the database is away.
  */
 @Injectable()
@@ -129,7 +148,7 @@ export class RunProcessor implements QueueProcessorHooks {
 
     const deadlineMs = startDeadline(run, this.env.RUN_MAX_WAIT_MS);
     const tooLate = skippedAtStart(run, deadlineMs, this.clock.now());
-    if (tooLate) return this.endUnmeasured(run, 'aborted', tooLate, 'stopped');
+    if (tooLate) return this.skip(run, tooLate);
     if (this.closing) return this.defer(job, token, 0);
 
     const lease = await EndpointLease.acquire(
@@ -140,19 +159,19 @@ export class RunProcessor implements QueueProcessorHooks {
     );
     if (!lease) {
       const busy = onBusyEndpoint(run, deadlineMs, this.clock.now(), this.env.ENDPOINT_BUSY_RETRY_MS);
-      if ('skipped' in busy) return this.endUnmeasured(run, 'aborted', busy.skipped, 'stopped');
+      if ('skipped' in busy) return this.skip(run, busy.skipped);
       this.metrics.recordBusyDeferral();
       return this.defer(job, token, busy.retryInMs);
     }
 
-    let measured: { attempt: number; result: RunResult; abortReason: string | null } | RunJobOutcome;
+    let measured: Measured | RunJobOutcome;
     try {
       measured = await this.measure(run, lease);
     } finally {
       await lease.release();
     }
     if ('status' in measured) return measured;
-    const outcome = await this.storeResult(run, measured.attempt, measured.result, measured.abortReason);
+    const outcome = await this.storeResult(run, measured);
     if (outcome.status !== 'unchanged') await this.queueAnalysis(run);
     return outcome;
   }
@@ -188,10 +207,7 @@ export class RunProcessor implements QueueProcessorHooks {
     }
   }
 
-  private async measure(
-    run: RunToProcess,
-    lease: EndpointLease,
-  ): Promise<{ attempt: number; result: RunResult; abortReason: string | null } | RunJobOutcome> {
+  private async measure(run: RunToProcess, lease: EndpointLease): Promise<Measured | RunJobOutcome> {
     const attempt = await this.runs.claim(run, this.env.WORKER_ID);
     if (attempt === null)
       return { runId: run.id, status: 'unchanged', note: 'another worker took the run first' };
@@ -211,17 +227,38 @@ export class RunProcessor implements QueueProcessorHooks {
       return this.endUnmeasured({ ...run, attempts: attempt }, 'failed', reason, 'internal');
     }
 
-    const active: ActiveRun = { runId: run.id, attempt, controller: new AbortController(), reason: null };
+    const budget = await this.budgetOf(run);
+    const active: ActiveRun = {
+      runId: run.id,
+      attempt,
+      controller: new AbortController(),
+      reason: null,
+      overBudget: false,
+    };
     this.active.set(run.id, active);
     this.metrics.setRunsMeasuring(this.active.size);
     lease.onLost((reason) => {
       active.reason ??= reason;
       active.controller.abort(new Error(reason));
     });
+    const budgetTimer = budget
+      ? setTimeout(() => {
+          if (active.reason !== null) return;
+          active.reason = budget.reason;
+          active.overBudget = true;
+          this.logger.warn(`run ${run.id}: ${budget.reason}`);
+          active.controller.abort(new Error(budget.reason));
+        }, budget.budgetMs)
+      : undefined;
     try {
       // on a thread of its own: this loop persists other runs and serves the queue meanwhile
       const result = await runBenchmarkInThread({ ...options, signal: active.controller.signal });
-      return { attempt, result, abortReason: active.reason };
+      return {
+        attempt,
+        result,
+        abortReason: active.reason,
+        ...(active.overBudget ? { errorClass: 'endpoint' as const } : {}),
+      };
     } catch (error) {
       return this.endUnmeasured(
         { ...run, attempts: attempt },
@@ -230,24 +267,34 @@ export class RunProcessor implements QueueProcessorHooks {
         'internal',
       );
     } finally {
+      clearTimeout(budgetTimer);
       this.active.delete(run.id);
       this.metrics.setRunsMeasuring(this.active.size);
     }
   }
 
-  private async storeResult(
-    run: RunToProcess,
-    attempt: number,
-    result: RunResult,
-    abortReason: string | null,
-  ): Promise<RunJobOutcome> {
+  /**
+   * The run's time budget from its profile's latest measured runs; none for a sweep point (its load
+   * is not the profile's) or when they cannot be read (the run's own timeouts still bound it).
+   */
+  private async budgetOf(run: RunToProcess): Promise<ReturnType<typeof runBudget>> {
+    if (!run.profileId || run.sweepId !== null) return null;
+    const durations = await this.runs.recentDurationsMs(run.profileId, RUN_BUDGET_HISTORY).catch(() => []);
+    return runBudget(durations, {
+      factor: this.env.RUN_BUDGET_FACTOR,
+      floorMs: this.env.RUN_BUDGET_FLOOR_MS,
+    });
+  }
+
+  private async storeResult(run: RunToProcess, measured: Measured): Promise<RunJobOutcome> {
     const runId = run.id;
+    const { attempt, result, abortReason, errorClass } = measured;
     const verdict = verdictOf(result, abortReason);
     const point = this.sweepPointOf(run, result);
     let status: string | null;
     try {
       status = await this.retryWhileDatabaseIsAway(`store run ${runId}`, () =>
-        this.runs.persist(runId, attempt, result, verdict.error, point),
+        this.runs.persist(runId, attempt, result, verdict.error, point, errorClass),
       );
     } catch (error) {
       if (afterStoreFailure(error) === 'measure_again') throw error;
@@ -280,6 +327,13 @@ export class RunProcessor implements QueueProcessorHooks {
       this.logger.warn(`run ${run.id}: sweep point figures not computed: ${message(error)}`);
       return undefined;
     }
+  }
+
+  /** A run that cannot start before its deadline: ended unmeasured with the reason, and counted. */
+  private async skip(run: RunToProcess, reason: string): Promise<RunJobOutcome> {
+    const outcome = await this.endUnmeasured(run, 'aborted', reason, 'stopped');
+    if (outcome.status === 'aborted') this.metrics.recordSkippedRun();
+    return outcome;
   }
 
   private async endUnmeasured(

@@ -3,6 +3,7 @@ import {
   latestServingConfigIds,
   ProfileStore,
   queueScheduledRuns,
+  recordSkippedSlots,
   SweepStore,
   type PooledPrismaClient,
   type QueuedSlot,
@@ -15,16 +16,27 @@ type Pool = PooledPrismaClient['pool'];
 export type ScheduledProfileRow = ScheduledProfile;
 export type { QueuedSlot, QueuedSweepSlot };
 
-/** What a tick queued: a run per due slot of a single-load profile, a sweep per slot of a sweep profile. */
+/**
+ * What a tick queued: a run per due slot of a single-load profile, a sweep per slot of a sweep
+ * profile; and how many missed slots it newly recorded as skipped.
+ */
 export interface QueuedSlots {
   runs: QueuedSlot[];
   sweeps: QueuedSweepSlot[];
+  skipped: number;
 }
 
 export interface DueSlot {
   profileId: string;
   slotKey: string;
   dueAtMs: number;
+}
+
+/** A slot that came and went with nothing queued for it. */
+export interface MissedSlot {
+  profileId: string;
+  slotKey: string;
+  reason: string;
 }
 
 /** Every enabled, scheduled profile of a live endpoint: one small query per tick. */
@@ -34,10 +46,15 @@ export function loadScheduledProfiles(pool: Pool): Promise<ScheduledProfileRow[]
 
 /**
  * Queues a run per due slot with the profile's snapshot (snapshotOf) and its endpoint's live
- * configuration; a slot of a profile whose `sweep` is set queues a sweep of it instead.
+ * configuration; a slot of a profile whose `sweep` is set queues a sweep of it instead. Missed slots
+ * of single-load profiles are recorded as skipped runs with their reason (a sweep profile's are not).
  */
-export async function insertDueRuns(prisma: PooledPrismaClient, slots: DueSlot[]): Promise<QueuedSlots> {
-  if (slots.length === 0) return { runs: [], sweeps: [] };
+export async function insertDueRuns(
+  prisma: PooledPrismaClient,
+  slots: DueSlot[],
+  missed: MissedSlot[] = [],
+): Promise<QueuedSlots> {
+  if (slots.length === 0) return { runs: [], sweeps: [], skipped: 0 };
   const rows = await prisma.profile.findMany({
     where: { id: { in: slots.map((slot) => slot.profileId) }, enabled: true },
   });
@@ -52,7 +69,13 @@ export async function insertDueRuns(prisma: PooledPrismaClient, slots: DueSlot[]
     const configId = configs.get(profile.endpointId) ?? null;
     return [{ profile, slot: { profileId: slot.profileId, slotKey: slot.slotKey, configId } }];
   });
-  const [runs, sweeps] = await Promise.all([
+  const skipped = missed.flatMap((slot) => {
+    const profile = profiles.get(slot.profileId);
+    if (!profile || profile.sweep !== null) return [];
+    const configId = configs.get(profile.endpointId) ?? null;
+    return [{ ...slot, configId, snapshot: snapshotOf(profile) }];
+  });
+  const [runs, sweeps, recorded] = await Promise.all([
     queueScheduledRuns(
       prisma.pool,
       due
@@ -64,6 +87,7 @@ export async function insertDueRuns(prisma: PooledPrismaClient, slots: DueSlot[]
         .filter(({ profile }) => profile.sweep !== null)
         .map(({ profile, slot }) => ({ ...slot, spec: profile.sweep, snapshot: snapshotOf(profile) })),
     ),
+    recordSkippedSlots(prisma.pool, skipped),
   ]);
-  return { runs, sweeps };
+  return { runs, sweeps, skipped: recorded };
 }

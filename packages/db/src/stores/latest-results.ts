@@ -1,4 +1,4 @@
-import { MEASURED_RUN_STATUSES, type Headline } from '@teapot/contracts';
+import { MEASURED_RUN_STATUSES, SKIPPED_RUN_ERROR_PREFIX, type Headline } from '@teapot/contracts';
 import { poolOf, type RunStore } from '../run-store';
 
 /** The latest measured run of one (endpoint, profile, serving-configuration version). */
@@ -28,6 +28,15 @@ export interface LatestDeployment {
   effectiveAt: Date;
   /** Null while its runs are measured. */
   verdict: string | null;
+}
+
+/** How many runs of one (endpoint, profile) were skipped (never measured: see SKIPPED_RUN_ERROR_PREFIX). */
+export interface SkippedRuns {
+  endpointId: string;
+  endpoint: string;
+  profileId: string;
+  profile: string;
+  count: number;
 }
 
 type LatestResultRow = {
@@ -123,6 +132,34 @@ export class LatestResultsStore {
       configVersion: row.config_version,
       effectiveAt: row.effective_at,
       verdict: row.verdict,
+    }));
+  }
+
+  /** Skipped runs queued since `since`, per (endpoint, profile) of a live endpoint, most first, at most `limit`. */
+  async skippedSince(since: Date, limit: number): Promise<SkippedRuns[]> {
+    const { rows } = await poolOf(this.db).query<{
+      endpoint_id: string;
+      endpoint: string;
+      profile_id: string;
+      profile: string;
+      count: string;
+    }>(
+      `SELECT e.id AS endpoint_id, e.name AS endpoint, p.id AS profile_id, p.name AS profile, count(*) AS count
+         FROM runs r
+         JOIN endpoints e ON e.id = r.endpoint_id AND e.archived_at IS NULL
+         JOIN profiles p ON p.id = r.profile_id
+        WHERE r.status = 'aborted' AND r.queued_at >= $1 AND starts_with(r.error, $2)
+        GROUP BY e.id, e.name, p.id, p.name
+        ORDER BY count(*) DESC, e.name, p.name
+        LIMIT $3`,
+      [since, SKIPPED_RUN_ERROR_PREFIX, limit],
+    );
+    return rows.map((row) => ({
+      endpointId: row.endpoint_id,
+      endpoint: row.endpoint,
+      profileId: row.profile_id,
+      profile: row.profile,
+      count: Number(row.count),
     }));
   }
 }
