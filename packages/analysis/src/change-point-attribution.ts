@@ -4,6 +4,7 @@ import {
   type ChangePointAttribution,
   type PoolClient,
   type RunStore,
+  seriesItemsOf,
 } from '@teapot/db';
 
 /** An attribution with its one-line summary, as the API and the `changepoint.detected` webhook carry it. */
@@ -36,12 +37,11 @@ export async function withAttribution<T extends ChangePoint>(
 ): Promise<Array<T & { attribution: SummarisedAttribution }>> {
   const attributions = await changePointAttributions(
     db,
-    changePoints.map((c) => ({
-      id: c.id,
-      endpointId: c.endpointId,
-      startId: c.runId,
-      previousId: c.previousRunId,
-    })),
+    changePoints.map((c) => {
+      // A capacity or cost change point's items are capacity searches.
+      const { start, previous } = seriesItemsOf(c);
+      return { id: c.id, endpointId: c.endpointId, startId: start, previousId: previous };
+    }),
   );
   return changePoints.map((changePoint) => {
     const attribution = attributions.get(changePoint.id) as ChangePointAttribution;

@@ -1,5 +1,6 @@
 import { changePointAttribution, ChangePointStore, type ChangePoint, type Database } from '@teapot/db';
 import { openTestDatabase, storeMeasuredRun, syntheticRunResult } from '@teapot/db/testing';
+import { withAttribution } from './change-point-attribution';
 import { listChangePoints, recomputeChangePoints } from './change-points';
 import { AnalysisInputError } from './errors';
 import { storeSweep, storeSweepPair } from './test-support/stored-sweeps';
@@ -142,6 +143,9 @@ describe('change points of capacity searches', () => {
     } finally {
       client.release();
     }
+    // As GET /change-points lists it: the summary names the configuration change, not "unexplained".
+    const [listed] = await withAttribution(db, [capacity]);
+    expect(listed.attribution.summary).toBe('coincides with config v2 (from v1: weightQuant fp16 -> fp8)');
   });
 
   it('offers only the value itself as the statistic of a sweep metric', async () => {

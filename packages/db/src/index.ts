@@ -93,7 +93,6 @@ export {
   CHANGE_POINT_KINDS,
   CHANGE_POINT_MODES,
   ChangePointStore,
-  changePointAttribution,
   changePointSurroundings,
   markChangePointsAnnounced,
   seriesItemsOf,
@@ -110,7 +109,11 @@ export {
   type SeriesKey,
   type SeriesRun,
 } from './stores/change-points';
-export { changePointAttributions, type AttributionSubject } from './stores/change-point-attribution';
+export {
+  changePointAttribution,
+  changePointAttributions,
+  type AttributionSubject,
+} from './stores/change-point-attribution';
 export {
   DeploymentStore,
   type BaselineFilter,

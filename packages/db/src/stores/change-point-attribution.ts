@@ -1,6 +1,6 @@
 import type { PoolClient } from 'pg';
 import type { RunStore } from '../run-store';
-import type { ChangePointAttribution } from './change-points';
+import { seriesItemsOf, type ChangePoint, type ChangePointAttribution } from './change-points';
 import { SERVING_CONFIG_FIELDS, SERVING_CONFIG_FIELD_NAMES, type ConfigValue } from './serving-config';
 
 /**
@@ -89,4 +89,29 @@ function attributionOf(row: AttributionRow): ChangePointAttribution {
     deployments,
     explained: configBefore !== configAfter || deployments.length > 0,
   };
+}
+
+/** One change point's attribution (of a run series or a capacity-search series), e.g. for its webhook. */
+export async function changePointAttribution(
+  db: RunStore | PoolClient,
+  changePoint: Pick<
+    ChangePoint,
+    | 'id'
+    | 'endpointId'
+    | 'runId'
+    | 'previousRunId'
+    | 'endRunId'
+    | 'sweepId'
+    | 'previousSweepId'
+    | 'endSweepId'
+  >,
+): Promise<ChangePointAttribution> {
+  const { start, previous } = seriesItemsOf(changePoint);
+  const subject = {
+    id: changePoint.id,
+    endpointId: changePoint.endpointId,
+    startId: start,
+    previousId: previous,
+  };
+  return (await changePointAttributions(db, [subject])).get(changePoint.id) as ChangePointAttribution;
 }

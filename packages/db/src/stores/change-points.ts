@@ -13,12 +13,7 @@ import {
 import type { PoolClient } from 'pg';
 import { poolOf, type RunStore } from '../run-store';
 import { ProfileStore, type StoredThresholds } from './profiles';
-import {
-  Parameters,
-  SERVING_CONFIG_FIELDS,
-  SERVING_CONFIG_FIELD_NAMES,
-  type ConfigValue,
-} from './serving-config';
+import { Parameters, type ConfigValue } from './serving-config';
 
 export const CHANGE_POINT_MODES = ['otava', 'robust'] as const;
 export type ChangePointMode = (typeof CHANGE_POINT_MODES)[number];
@@ -377,57 +372,6 @@ export interface ChangePointAttribution {
   deployments: Array<{ id: string; label: string; version: string | null; effectiveAt: Date }>;
   /** False when neither the configuration nor a deployment changed there: an unexplained change. */
   explained: boolean;
-}
-
-type AttributionRun = { id: string; started_at: Date; version: number | null } & Record<string, ConfigValue>;
-
-/** The serving configurations and deployments around a change point, read in the transaction that stores it. */
-export async function changePointAttribution(
-  client: PoolClient,
-  changePoint: Pick<
-    ChangePoint,
-    'endpointId' | 'runId' | 'previousRunId' | 'endRunId' | 'sweepId' | 'previousSweepId' | 'endSweepId'
-  >,
-): Promise<ChangePointAttribution> {
-  const { start, previous } = seriesItemsOf(changePoint);
-  const columns = SERVING_CONFIG_FIELD_NAMES.map((f) => `c.${SERVING_CONFIG_FIELDS[f][0]} AS "${f}"`);
-  // The items are runs, or capacity searches in a sweep metric's series: both name their configuration.
-  const { rows } = await client.query<AttributionRun>(
-    `SELECT i.id, i.started_at, c.version, ${columns.join(', ')}
-       FROM (SELECT id, started_at, config_id FROM runs WHERE id = ANY($1::uuid[])
-             UNION ALL SELECT id, started_at, config_id FROM sweeps WHERE id = ANY($1::uuid[])) i
-       LEFT JOIN serving_configs c ON c.id = i.config_id`,
-    [[start, previous].filter((id): id is string => id !== null)],
-  );
-  const after = rows.find((r) => r.id === start);
-  const before = rows.find((r) => r.id === previous);
-  const configBefore = before?.version ?? null;
-  const configAfter = after?.version ?? null;
-  const configChanges =
-    before && after && configBefore !== configAfter
-      ? SERVING_CONFIG_FIELD_NAMES.filter((f) => before[f] !== after[f]).map((field) => ({
-          field,
-          before: before[field],
-          after: after[field],
-        }))
-      : [];
-  const deployments =
-    before && after
-      ? (
-          await client.query<{ id: string; label: string; version: string | null; effective_at: Date }>(
-            `SELECT id, label, version, effective_at FROM deployments
-              WHERE endpoint_id = $1 AND effective_at > $2 AND effective_at <= $3 ORDER BY effective_at`,
-            [changePoint.endpointId, before.started_at, after.started_at],
-          )
-        ).rows.map((d) => ({ id: d.id, label: d.label, version: d.version, effectiveAt: d.effective_at }))
-      : [];
-  return {
-    configBefore,
-    configAfter,
-    configChanges,
-    deployments,
-    explained: configBefore !== configAfter || deployments.length > 0,
-  };
 }
 
 /**
