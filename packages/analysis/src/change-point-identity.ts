@@ -2,6 +2,7 @@ import {
   seriesItemsOf,
   type ChangePoint,
   type ChangePointPlan,
+  type SeriesItems,
   type SeriesRun,
   type StoredChangePoint,
 } from '@teapot/db';
@@ -125,18 +126,7 @@ export function sameChanges(
   return groups.map((group) => group.sort((a, b) => Math.abs(b.magnitude) - Math.abs(a.magnitude)));
 }
 
-type Located = Pick<
-  ChangePoint,
-  | 'metric'
-  | 'statistic'
-  | 'mode'
-  | 'runId'
-  | 'previousRunId'
-  | 'endRunId'
-  | 'sweepId'
-  | 'previousSweepId'
-  | 'endSweepId'
->;
+type Located = Pick<ChangePoint, 'metric' | 'statistic' | 'mode'> & SeriesItems;
 
 /** The runs between two change points' spans (0 when they overlap); Infinity across modes, across series
  *  unless `acrossSeries`, or off the runs read. */

@@ -105,6 +105,7 @@ export {
   type ChangePointReplacement,
   type FoundChangePoint,
   type SeriesFamily,
+  type SeriesItems,
   type StoredChangePoint,
   type SeriesKey,
   type SeriesRun,

@@ -1,6 +1,11 @@
 import type { PoolClient } from 'pg';
 import type { RunStore } from '../run-store';
-import { seriesItemsOf, type ChangePoint, type ChangePointAttribution } from './change-points';
+import {
+  seriesItemsOf,
+  type ChangePoint,
+  type ChangePointAttribution,
+  type SeriesItems,
+} from './change-points';
 import { SERVING_CONFIG_FIELDS, SERVING_CONFIG_FIELD_NAMES, type ConfigValue } from './serving-config';
 
 /**
@@ -94,17 +99,7 @@ function attributionOf(row: AttributionRow): ChangePointAttribution {
 /** One change point's attribution (of a run series or a capacity-search series), e.g. for its webhook. */
 export async function changePointAttribution(
   db: RunStore | PoolClient,
-  changePoint: Pick<
-    ChangePoint,
-    | 'id'
-    | 'endpointId'
-    | 'runId'
-    | 'previousRunId'
-    | 'endRunId'
-    | 'sweepId'
-    | 'previousSweepId'
-    | 'endSweepId'
-  >,
+  changePoint: Pick<ChangePoint, 'id' | 'endpointId'> & SeriesItems,
 ): Promise<ChangePointAttribution> {
   const { start, previous } = seriesItemsOf(changePoint);
   const subject = {

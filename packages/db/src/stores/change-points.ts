@@ -79,10 +79,14 @@ export interface SeriesRun {
   values: Partial<Record<MetricName | SweepMetricName, unknown>>;
 }
 
+/** The runs, or capacity searches, a change point names: where it starts, ends and what precedes it. */
+export type SeriesItems = Pick<
+  ChangePoint,
+  'runId' | 'previousRunId' | 'endRunId' | 'sweepId' | 'previousSweepId' | 'endSweepId'
+>;
+
 /** Where a change point starts, ends and what precedes it, whichever family its series is of. */
-export function seriesItemsOf(
-  c: Pick<ChangePoint, 'runId' | 'previousRunId' | 'endRunId' | 'sweepId' | 'previousSweepId' | 'endSweepId'>,
-) {
+export function seriesItemsOf(c: SeriesItems) {
   return c.sweepId !== null
     ? { start: c.sweepId, previous: c.previousSweepId, end: c.endSweepId }
     : { start: c.runId as string, previous: c.previousRunId, end: c.endRunId };
