@@ -310,6 +310,12 @@ export async function recomputeChangePoints(
 ): Promise<Recomputation> {
   const limit = options.maxRuns ?? MAX_SERIES_RUNS;
   const runs = family === 'runs' ? await store.seriesRuns(key, limit) : await store.sweepSeries(key, limit);
+  // Most profiles run no capacity search: their search series is empty, and a search's change points
+  // go with it (ON DELETE CASCADE), so there is nothing to store or retract and no transaction to open.
+  if (family === 'sweeps' && runs.length === 0) {
+    const none = { detected: [], detectedTogether: [], joined: [], updated: [], retracted: [] };
+    return { series: SERIES_OF_FAMILY[family].length, runs: 0, stored: 0, ...none };
+  }
   const profileThresholds = options.profileThresholds ?? (await store.profileThresholds(key));
   const found = detectChangePoints(key, runs, { ...options, profileThresholds }, family);
   const from = runs[0]?.startedAt ?? new Date(0);
