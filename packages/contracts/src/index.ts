@@ -109,3 +109,4 @@ export {
 } from './sweep-metrics';
 export type { SweepMetricName } from './sweep-metrics';
 export { LATENCY_BUCKETS_S, REQUEST_LATENCY_BUCKETS_S, TOKEN_LATENCY_BUCKETS_S } from './latency-buckets';
+export type { ClientDiagnostics, ServerDiagnostics } from './diagnostics';
