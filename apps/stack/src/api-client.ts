@@ -27,7 +27,7 @@ export interface RunView extends HeadlineFigures {
   profileId: string | null;
   status: string;
   error: string | null;
-  /** endpoint, worker_lost, stopped or internal (the API's RunDto.errorClass); null when it succeeded. */
+  /** endpoint, config, worker_lost, stopped or internal (the API's RunDto.errorClass); null when it succeeded. */
   errorClass: string | null;
   queuedAt: string;
   clientSaturated: boolean | null;

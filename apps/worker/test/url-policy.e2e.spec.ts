@@ -45,13 +45,13 @@ describe('the endpoint URL policy, again when a run connects', () => {
 
   it('fails a run whose stored URL points at cloud metadata, sending nothing', async () => {
     const run = await runAgainst('http://169.254.169.254/v1');
-    expect(run.status).toBe('failed');
+    expect(run).toMatchObject({ status: 'failed', errorClass: 'config' });
     expect(run.error).toMatch(/URL policy.*169\.254\.169\.254.*never connects/);
   });
 
   it('refuses a loopback endpoint the policy does not open, naming the setting', async () => {
     const run = await runAgainst(sim.baseUrl);
-    expect(run.status).toBe('failed');
+    expect(run).toMatchObject({ status: 'failed', errorClass: 'config' });
     expect(run.error).toContain('TEAPOT_ENDPOINT_URL_ALLOW');
   });
 
@@ -59,7 +59,7 @@ describe('the endpoint URL policy, again when a run connects', () => {
     'judges the host %s as the loopback address it is',
     async (host) => {
       const run = await runAgainst(sim.baseUrl.replace('127.0.0.1', host));
-      expect(run.status).toBe('failed');
+      expect(run).toMatchObject({ status: 'failed', errorClass: 'config' });
       expect(run.error).toContain(
         '127.0.0.1 is a loopback address; allowed only when TEAPOT_ENDPOINT_URL_ALLOW includes "loopback"',
       );

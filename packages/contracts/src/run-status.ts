@@ -37,11 +37,14 @@ export const MEASURED_RUN_STATUSES = [
  *   request error classes, including `client_config` for what the client refused to send);
  * - `worker_lost`: the worker process measuring it died (killed, out of memory, machine lost), as
  *   often as the run's job allows or with nothing left to take the run over: nothing about the endpoint;
+ * - `config`: the endpoint as stored cannot be measured from this worker as it stands: its URL is refused
+ *   by the worker's URL policy, or its auth headers cannot be read with the worker's secret key. Nothing
+ *   was sent; an operator fixes the endpoint or the worker's settings, not the server;
  * - `stopped`: teapot stopped or skipped it on purpose (a worker shutting down, a deadline passed
  *   before it could start, an archived endpoint, a launcher exiting);
  * - `internal`: teapot could not prepare, queue, measure or store it (the error says what).
  */
-export const RUN_ERROR_CLASSES = ['endpoint', 'worker_lost', 'stopped', 'internal'] as const;
+export const RUN_ERROR_CLASSES = ['endpoint', 'config', 'worker_lost', 'stopped', 'internal'] as const;
 export type RunErrorClass = (typeof RUN_ERROR_CLASSES)[number];
 
 /**

@@ -222,6 +222,8 @@ export class RunProcessor implements QueueProcessorHooks {
     try {
       options = runOptionsFromSnapshot(run.profileSnapshot, this.target(run));
     } catch (error) {
+      if (error instanceof EndpointConfigError)
+        return this.endUnmeasured({ ...run, attempts: attempt }, 'failed', error.message, 'config');
       const reason =
         error instanceof InvalidSnapshotError ? error.message : `cannot prepare the run: ${message(error)}`;
       return this.endUnmeasured({ ...run, attempts: attempt }, 'failed', reason, 'internal');
@@ -340,7 +342,7 @@ export class RunProcessor implements QueueProcessorHooks {
     run: Pick<RunToProcess, 'id' | 'attempts'>,
     status: 'aborted' | 'failed',
     reason: string,
-    errorClass: 'stopped' | 'internal',
+    errorClass: 'stopped' | 'config' | 'internal',
   ): Promise<RunJobOutcome> {
     const ended = await this.retryWhileDatabaseIsAway(`end run ${run.id}`, () =>
       this.runs.endUnmeasured(run, status, reason, errorClass),
@@ -375,7 +377,9 @@ export class RunProcessor implements QueueProcessorHooks {
     try {
       checkUrl(baseUrl, this.env.TEAPOT_ENDPOINT_URL_ALLOW);
     } catch (error) {
-      throw new Error(`the endpoint's base URL is refused by the URL policy: ${message(error)}`);
+      throw new EndpointConfigError(
+        `the endpoint's base URL is refused by the URL policy: ${message(error)}`,
+      );
     }
     const lookup = this.lookup;
     if (!authHeadersEnc) return { baseUrl, apiKind, model, lookup };
@@ -383,7 +387,7 @@ export class RunProcessor implements QueueProcessorHooks {
     try {
       headers = decryptHeaders(authHeadersEnc, this.env.TEAPOT_SECRET_KEY);
     } catch (error) {
-      throw new Error(`the endpoint's auth headers cannot be read: ${message(error)}`);
+      throw new EndpointConfigError(`the endpoint's auth headers cannot be read: ${message(error)}`);
     }
     return { baseUrl, apiKind, model, headers, lookup };
   }
@@ -422,3 +426,6 @@ export class RunProcessor implements QueueProcessorHooks {
 function message(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
+
+/** The endpoint as stored cannot be measured from this worker (run error class `config`): nothing is sent. */
+class EndpointConfigError extends Error {}

@@ -99,7 +99,8 @@ export class RunDto extends HeadlineFiguresDto {
     nullable: true,
     description:
       'The kind of cause `error` names; null when the run succeeded. `endpoint`: the run measured and ' +
-      'requests failed (errorCounts says how). `worker_lost`: the worker process measuring it died, ' +
+      'requests failed (errorCounts says how). `config`: nothing was sent because the endpoint as stored ' +
+      'cannot be measured from the worker (its URL refused by the URL policy, its auth headers unreadable). `worker_lost`: the worker process measuring it died, ' +
       'which says nothing about the endpoint. `stopped`: teapot stopped or skipped it on purpose ' +
       '(shutdown, start deadline passed, endpoint archived). `internal`: teapot could not prepare, ' +
       'queue, measure or store it.',

@@ -114,7 +114,7 @@ export class SweepDto {
     enum: RUN_ERROR_CLASSES,
     nullable: true,
     description:
-      "The kind of cause (as a run's errorClass: `endpoint`, `worker_lost`, `stopped`, `internal`).",
+      "The kind of cause (as a run's errorClass: `endpoint`, `config`, `worker_lost`, `stopped`, `internal`).",
   })
   errorClass!: RunErrorClass | null;
   @ApiProperty() queuedAt!: Date;
