@@ -176,6 +176,33 @@ describe('scheduler (two schedulers on one database and Redis, pinned clock)', (
     }
   });
 
+  it('fails a tick within the query timeout when the database goes silent, and catches up after', async () => {
+    const url = new URL(world.databaseUrl);
+    const proxy = new TcpProxy(url.hostname, Number(url.port || 5432));
+    url.port = String(await proxy.start());
+    try {
+      const outage = await outageScheduler('scheduler-silent-db', {
+        DATABASE_URL: url.toString(),
+        DATABASE_QUERY_TIMEOUT_MS: '1500',
+      });
+      // Nothing is refused or reset: without a query timeout this tick would never end, and every
+      // later tick would be skipped as "the previous one still running".
+      proxy.blackhole();
+      clock.ms = outage.first + 60_000 + 5;
+      expect((await outage.scheduler.tick()).ok).toBe(false);
+      await proxy.restore();
+      clock.ms = outage.first + 2 * 60_000 + 5;
+      expect((await outage.scheduler.tick()).ok).toBe(true);
+      const runs = await slotsOf(outage.profileId);
+      expect(runs.map((run) => run.status)).toEqual(['queued', 'aborted', 'queued']);
+      expect(runs[1].error).toMatch(
+        /^skipped: not queued in time: the scheduler could not reach the database/,
+      );
+    } finally {
+      await proxy.close();
+    }
+  });
+
   it('after a Redis outage queues the latest missed slot and records the others with the reason', async () => {
     const proxy = new TcpProxy('127.0.0.1', Number(new URL(REDIS_URL).port || 6379));
     const redisUrl = `redis://127.0.0.1:${await proxy.start()}`;

@@ -56,10 +56,18 @@ export const logLevel = z
  */
 export const endpointUrlAllow = z.string().optional().transform(parsedBy(endpointUrlPolicy));
 
+/**
+ * How long a database query may go unanswered before it fails and its connection is dropped. A
+ * refused connection fails at once; a silent one (a network partition, a blackholed route) would
+ * otherwise hold the query, and whatever awaits it (a scheduler tick, a run's write), forever.
+ */
+export const databaseQueryTimeoutMs = wholeNumber(100, 3_600_000, 60_000);
+
 /** What every teapot process needs: the database, Redis, the secrets key, logging, the endpoint URL policy. */
 export const sharedEnvShape = {
   TEAPOT_ENDPOINT_URL_ALLOW: endpointUrlAllow,
   DATABASE_URL: databaseUrl,
+  DATABASE_QUERY_TIMEOUT_MS: databaseQueryTimeoutMs,
   REDIS_URL: redisUrl,
   TEAPOT_REDIS_PREFIX: redisPrefix,
   TEAPOT_SECRET_KEY: secretKey,

@@ -34,6 +34,12 @@ export interface CreateDatabaseOptions {
    * pg's own default is forever, which turns an exhausted pool into hung requests.
    */
   connectionTimeoutMs?: number;
+  /**
+   * How long a query may go unanswered before it fails and its connection is dropped (pg's
+   * query_timeout; DATABASE_QUERY_TIMEOUT_MS); by default it may wait forever. Only a silent server
+   * reaches it: a refused or reset connection fails at once.
+   */
+  queryTimeoutMs?: number;
 }
 
 /** A pg pool that waits a bounded time for a connection and survives its idle connections' errors. */
@@ -42,6 +48,9 @@ export function createPool(databaseUrl: string, options: CreateDatabaseOptions =
     connectionString: databaseUrl,
     max: options.max,
     connectionTimeoutMillis: options.connectionTimeoutMs ?? DEFAULT_CONNECTION_TIMEOUT_MS,
+    query_timeout: options.queryTimeoutMs,
+    // The kernel's probes also notice a peer that vanished while the connection sat idle.
+    keepAlive: true,
   });
   // An idle client that loses its server (a restart, a terminated backend) is dropped by the pool
   // and the next query connects anew; without a listener its 'error' event would crash the process.

@@ -124,6 +124,7 @@ export async function writeRunResult(
     const after = await updateRun(client, runRowUpdate(runId, result, status, options));
     if (!after) {
       await client.query('ROLLBACK');
+      client.release();
       return { written: false, status, requests: 0 };
     }
     await client.query('DELETE FROM run_requests WHERE run_id = $1', [runId]);
@@ -143,11 +144,13 @@ export async function writeRunResult(
     );
     await client.query('COMMIT');
   } catch (err) {
-    await client.query('ROLLBACK').catch(() => undefined);
+    // Released with its error, the connection is closed, not pooled, and Postgres rolls the
+    // transaction back. No ROLLBACK is sent: after a query timeout the connection may still be
+    // waiting for the answer to the query that timed out, and a ROLLBACK would wait as long again.
+    client.release(err as Error);
     throw err;
-  } finally {
-    client.release();
   }
+  client.release();
   return { written: true, status, requests: result.requests.length };
 }
 

@@ -8,6 +8,7 @@ import type { AddressInfo } from 'node:net';
 export class TcpProxy {
   private server: net.Server | null = null;
   private readonly sockets = new Set<net.Socket>();
+  private silent = false;
   port = 0;
 
   constructor(
@@ -17,6 +18,10 @@ export class TcpProxy {
 
   async start(port = 0): Promise<number> {
     const server = net.createServer((client) => {
+      if (this.silent) {
+        this.hold(client);
+        return;
+      }
       const upstream = net.connect(this.targetPort, this.targetHost);
       for (const socket of [client, upstream]) {
         this.sockets.add(socket);
@@ -44,9 +49,33 @@ export class TcpProxy {
     if (server) await new Promise<void>((resolve) => server.close(() => resolve()));
   }
 
-  /** The service comes back on the same port. */
+  /**
+   * The service goes silent, as behind a network partition: connections stay open and new ones are
+   * accepted, but nothing more crosses in either direction and nothing is refused or reset.
+   */
+  blackhole(): void {
+    this.silent = true;
+    for (const socket of this.sockets) {
+      socket.unpipe();
+      socket.pause();
+    }
+  }
+
+  /** The service comes back on the same port (after a blackhole, the silent connections are cut). */
   async restore(): Promise<void> {
+    if (this.silent) {
+      this.silent = false;
+      for (const socket of this.sockets) socket.destroy();
+      return;
+    }
     await this.start(this.port);
+  }
+
+  private hold(socket: net.Socket): void {
+    this.sockets.add(socket);
+    socket.on('close', () => this.sockets.delete(socket));
+    socket.on('error', () => undefined);
+    socket.pause();
   }
 
   close(): Promise<void> {

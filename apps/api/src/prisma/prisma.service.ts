@@ -14,8 +14,11 @@ export class PrismaService extends PooledPrismaClient implements OnModuleInit, O
   readonly analysisPool: Pool;
 
   constructor(@Inject(API_ENV) env: ApiEnv) {
-    super(env.DATABASE_URL);
-    this.analysisPool = createPool(env.DATABASE_URL, { max: env.TEAPOT_ANALYSIS_CONCURRENCY });
+    super(env.DATABASE_URL, { queryTimeoutMs: env.DATABASE_QUERY_TIMEOUT_MS });
+    this.analysisPool = createPool(env.DATABASE_URL, {
+      max: env.TEAPOT_ANALYSIS_CONCURRENCY,
+      queryTimeoutMs: env.DATABASE_QUERY_TIMEOUT_MS,
+    });
   }
 
   /** Refuses to start on a database without this checkout's migrations, saying how to apply them. */

@@ -8,7 +8,10 @@ import { WORKER_ENV } from '../env/worker-env';
 export class PrismaService extends PooledPrismaClient implements OnModuleInit, OnApplicationShutdown {
   constructor(@Inject(WORKER_ENV) env: WorkerEnv) {
     // A measuring run holds no connection; scheduler, reaper and writers need a few at once.
-    super(env.DATABASE_URL, { max: Math.min(20, env.WORKER_CONCURRENCY + 4) });
+    super(env.DATABASE_URL, {
+      max: Math.min(20, env.WORKER_CONCURRENCY + 4),
+      queryTimeoutMs: env.DATABASE_QUERY_TIMEOUT_MS,
+    });
     // pg emits errors of idle clients (e.g. Postgres restarted); the pool replaces them on next use.
     this.pool.on('error', () => undefined);
   }
