@@ -11,7 +11,7 @@ export const KV_BLOCK_TOKENS = 16;
 export class BlockPool {
   private totalBlocks: number;
   private freeBlocks: number;
-  /** Cached blocks by hash, with the running sequences holding each. */
+  /** Cached blocks by hash, with the number of running sequences holding each (0: evictable). */
   private readonly holders = new Map<number, number>();
   /** Cached blocks nobody holds (part of freeBlocks), oldest first: evicted in this order. */
   private readonly evictable = new Set<number>();
@@ -86,10 +86,8 @@ export class BlockPool {
     for (let i = hashes.length - 1; i >= 0; i--) {
       const hash = hashes[i];
       const left = (this.holders.get(hash) ?? 1) - 1;
-      if (left > 0) {
-        this.holders.set(hash, left);
-        continue;
-      }
+      this.holders.set(hash, left);
+      if (left > 0) continue;
       this.evictable.add(hash);
       this.freeBlocks++;
     }
