@@ -1,4 +1,6 @@
+import parsePrometheusTextFormat from 'parse-prometheus-text-format';
 import { histogram, sampleValue, scrape, type Scrape } from '../test/scrape';
+import { Histogram, expose } from './exposition';
 import { post, readStream } from '../test/sse-client';
 import { FIXED_STEP_GPU } from './fixed-step-gpu';
 import type { GroundTruth } from './ground-truth';
@@ -163,6 +165,32 @@ describe('GET /metrics', () => {
     const plain = (await scrape(sim.baseUrl)).text;
     expect(plain).toContain('# TYPE vllm:num_preemptions_total counter\n');
     expect(plain).not.toContain('# EOF');
+  });
+});
+
+describe('the exposition', () => {
+  it('escapes label values and HELP text, and writes NaN and +Inf as the format spells them', () => {
+    const name = 'a "quoted" \\ name\nwith a newline';
+    const h = new Histogram([0.5]);
+    h.observe(0.2);
+    h.observe(7);
+    const { body } = expose(
+      [
+        {
+          kind: 'gauge',
+          name: 'g',
+          help: 'back\\slash\nnewline',
+          samples: [{ labels: [['model_name', name]], value: NaN }],
+        },
+        { kind: 'histogram', name: 'h', help: 'h', labels: [], histogram: h },
+      ],
+      undefined,
+    );
+    const [gauge, hist] = parsePrometheusTextFormat(body);
+    expect(gauge.help).toBe('back\\slash\nnewline');
+    expect(gauge.metrics[0].labels).toEqual({ model_name: name });
+    expect(gauge.metrics[0].value).toBe('NaN');
+    expect(hist.metrics[0]).toEqual({ buckets: { '0.5': '1.0', '+Inf': '2.0' }, count: '2.0', sum: '7.2' });
   });
 });
 
