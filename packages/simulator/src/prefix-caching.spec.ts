@@ -1,4 +1,5 @@
 import { sampleValue, scrape } from '../test/scrape';
+import { post } from '../test/sse-client';
 import { streamChat, withSimulator, words } from '../test/simulator';
 import { BlockPool, promptBlockHashes } from './block-pool';
 import type { GroundTruth } from './ground-truth';
@@ -40,6 +41,19 @@ describe('prefix caching', () => {
       expect(sampleValue(s, 'vllm:prefix_cache_hits_total')).toBe(4 * 992);
       // the cached blocks nobody holds count as free: usage is back to 0
       expect(sampleValue(s, 'vllm:kv_cache_usage_perc')).toBe(0);
+    });
+  });
+
+  it('is switched on by a redeployment', async () => {
+    await withSimulator({}, async (sim) => {
+      const view = (await (
+        await post(`${sim.baseUrl}/_teapot/deployment`, { prefixCaching: true })
+      ).json()) as {
+        prefixCaching: boolean;
+      };
+      expect(view.prefixCaching).toBe(true);
+      const truths = await sharedPrefixWorkload(sim);
+      expect(truths.map((t) => t.serving.prefixCacheHitTokens)).toEqual([0, 992, 992, 992, 992]);
     });
   });
 
