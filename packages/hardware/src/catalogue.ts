@@ -92,6 +92,16 @@ export const MODEL_PRESETS = {
     hiddenSize: 8192,
     contextLength: 131072,
   },
+  /** Llama 3.2 1B: also the simulator's default draft model for speculative decoding of the larger two. */
+  'llama-1b': {
+    name: 'llama-1b',
+    params: 1.24e9,
+    layers: 16,
+    kvHeads: 8,
+    headDim: 64,
+    hiddenSize: 2048,
+    contextLength: 131072,
+  },
 } as const satisfies Record<string, ModelSpec>;
 
 export type GpuName = keyof typeof GPU_PRESETS;

@@ -19,6 +19,7 @@ describe('hardware lookup', () => {
     expect(findModel('meta-llama/Llama-3.1-8B-Instruct')).toBe(MODEL_PRESETS['llama-8b']);
     expect(findModel('neuralmagic/Meta-Llama-3.1-8B-Instruct-FP8')).toBe(MODEL_PRESETS['llama-8b']);
     expect(findModel('meta-llama/Llama-3.3-70B-Instruct')).toBe(MODEL_PRESETS['llama-70b']);
+    expect(findModel('meta-llama/Llama-3.2-1B-Instruct')).toBe(MODEL_PRESETS['llama-1b']);
     expect(findModel('mistralai/Mistral-7B-Instruct-v0.3')).toBeNull();
     expect(findModel('llama-80b')).toBeNull();
   });

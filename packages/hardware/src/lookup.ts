@@ -37,6 +37,7 @@ export function findGpu(name: string | null | undefined): GpuSpec | null {
 const MODEL_PATTERNS: Array<[RegExp, keyof typeof MODEL_PRESETS]> = [
   [/^(meta)?llama(3|31|32|33)?8b(instruct|hf)?$/, 'llama-8b'],
   [/^(meta)?llama(3|31|33)?70b(instruct|hf)?$/, 'llama-70b'],
+  [/^(meta)?llama(32)?1b(instruct|hf)?$/, 'llama-1b'],
 ];
 
 /**

@@ -2,7 +2,7 @@ import { percentile, type CapacitySlo, type SloMetric, type SweepDimension } fro
 import { resolveDeployment, type Deployment } from './latency-model';
 import { replayLoad, type ReplayedRequest } from './replay';
 import type { SchedulerOptions } from './scheduler';
-import { resolveSettings, type SimulatorOptions } from './settings';
+import { resolveSettings, schedulerOptionsOf, type SimulatorOptions } from './settings';
 
 export interface CapacityQuestion {
   deployment: Deployment;
@@ -94,13 +94,7 @@ export function simulatorCapacity(
     ...question,
     deployment,
     jitter: settings.jitter,
-    scheduler: {
-      maxBatch: settings.maxBatch,
-      chunkedPrefill: options.chunkedPrefill ?? false,
-      chunkSize: settings.chunkSize,
-      maxPrefillTokens: settings.maxPrefillTokens,
-      kvCacheTokens: settings.kvCacheTokens,
-    },
+    scheduler: schedulerOptionsOf(settings, options.chunkedPrefill ?? false),
   });
 }
 

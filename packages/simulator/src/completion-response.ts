@@ -2,6 +2,7 @@ import type { ServerResponse } from 'node:http';
 import type { SequenceHandle } from './engine';
 import { MID_STREAM_FAULTS, type FaultPlan } from './faults';
 import type { GroundTruthEventKind, ResponseTrace } from './ground-truth';
+import type { ResponseMetrics } from './metrics';
 import type { CompletionRequest } from './openai-request';
 import { tokenText } from './vocabulary';
 
@@ -16,6 +17,8 @@ export interface ResponsePlan {
   tokensPerChunk: number;
   createdS: number;
   fault: FaultPlan | null;
+  /** The server's own latency histograms (GET /metrics). */
+  metrics: ResponseMetrics;
 }
 
 const SSE_HEADERS = {
@@ -70,7 +73,7 @@ export class CompletionResponse {
   readonly onToken = (generated: number, scheduledNs: bigint, finished: boolean): void => {
     if (this.ended || this.stalled) return;
     if (generated > this.faultAt && !this.faultFired) {
-      this.flushTokens(generated - 1, scheduledNs, false);
+      this.flushTokens(this.faultAt, scheduledNs, false);
       this.fireFault(scheduledNs);
       if (this.ended || this.stalled) return;
     }
@@ -87,6 +90,7 @@ export class CompletionResponse {
   finish(): void {
     if (this.ended) return;
     this.ended = true;
+    this.plan.metrics.end(this.plan.trace.complete ? this.plan.finishReason : 'abort');
     this.engine?.cancel();
     this.onEnd();
   }
@@ -158,7 +162,9 @@ export class CompletionResponse {
     this.res.writeHead(status, { 'content-type': 'application/json' });
     const writeStartNs = process.hrtime.bigint();
     this.res.end(body);
-    trace.record(kind, tokens, scheduledNs, writeStartNs, process.hrtime.bigint());
+    const writtenNs = process.hrtime.bigint();
+    trace.record(kind, tokens, scheduledNs, writeStartNs, writtenNs);
+    if (kind === 'content') this.plan.metrics.output(tokens, writtenNs);
     this.finish();
   }
 
@@ -225,7 +231,9 @@ export class CompletionResponse {
     const writeStartNs = process.hrtime.bigint();
     this.res.write(data);
     this.res.socket?.uncork();
-    this.plan.trace.record(kind, tokens, scheduledNs, writeStartNs, process.hrtime.bigint());
+    const writtenNs = process.hrtime.bigint();
+    this.plan.trace.record(kind, tokens, scheduledNs, writeStartNs, writtenNs);
+    if (kind === 'content') this.plan.metrics.output(tokens, writtenNs);
   }
 }
 

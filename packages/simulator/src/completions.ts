@@ -8,6 +8,9 @@ import { errorBody, header, sendJson } from './http-io';
 import { ApiError, parseCompletionRequest, type ApiKind, type CompletionRequest } from './openai-request';
 import { mulberry32 } from '@teapot/random';
 import { deriveSeed, geometricLength } from './rng';
+import type { ServerMetrics } from './metrics';
+import { promptBlockHashes } from './block-pool';
+import { promptAcceptance, promptTokenIds } from './prompt-tokens';
 import type { Settings } from './settings';
 import { VOCABULARY } from './vocabulary';
 
@@ -19,6 +22,7 @@ export interface CompletionsOptions {
   /** Seed of every random choice; request `i` draws from its own stream. */
   seed: number;
   fault?: FaultOptions;
+  metrics: ServerMetrics;
 }
 
 /**
@@ -89,7 +93,25 @@ export class Completions {
       stopsAtEos,
       wordOffset: Math.floor(random() * VOCABULARY.length),
       fault: rejectStreamOptions ? null : fault,
+      ...this.mechanisms(api, body as Record<string, unknown>, trace),
     });
+  }
+
+  /** What prefix caching and speculative decoding read from the prompt, when either is on. */
+  private mechanisms(
+    api: ApiKind,
+    body: Record<string, unknown>,
+    trace: ResponseTrace,
+  ): { promptBlockHashes?: number[]; draftAcceptance?: number } {
+    const { prefixCaching, speculativeTokens, draftAcceptance } = this.options.settings;
+    if (!prefixCaching && speculativeTokens === 0) return {};
+    const ids = promptTokenIds(api, body);
+    if (speculativeTokens > 0)
+      trace.serving.draftAcceptance = promptAcceptance(ids, this.options.seed, draftAcceptance);
+    return {
+      promptBlockHashes: prefixCaching ? promptBlockHashes(ids) : undefined,
+      draftAcceptance: trace.serving.draftAcceptance ?? undefined,
+    };
   }
 
   /** The `reject-stream-options` fault: vLLM versions that refuse `stream_options` answer 400 like this. */
@@ -158,7 +180,14 @@ export class Completions {
     res: ServerResponse,
     request: CompletionRequest,
     trace: ResponseTrace,
-    plan: { outputTokens: number; stopsAtEos: boolean; wordOffset: number; fault: FaultPlan | null },
+    plan: {
+      outputTokens: number;
+      stopsAtEos: boolean;
+      wordOffset: number;
+      fault: FaultPlan | null;
+      promptBlockHashes?: number[];
+      draftAcceptance?: number;
+    },
   ): void {
     const response = new CompletionResponse(
       res,
@@ -171,6 +200,7 @@ export class Completions {
         tokensPerChunk: this.options.settings.tokensPerChunk,
         createdS: Math.floor(Date.now() / 1000),
         fault: plan.fault,
+        metrics: this.options.metrics.response(trace.arrivedNs),
       },
       () => this.open.delete(response),
     );
@@ -179,6 +209,9 @@ export class Completions {
     response.engine = this.options.engine.submit({
       promptTokens: request.promptTokens,
       outputTokens: plan.outputTokens,
+      promptBlockHashes: plan.promptBlockHashes,
+      draftAcceptance: plan.draftAcceptance,
+      tally: trace.serving,
       onToken: response.onToken,
     });
   }

@@ -1,21 +1,10 @@
 import { waitFor } from '@teapot/testing-base';
-import { post, readStream } from '../test/sse-client';
+import { streamCompletion as stream, withSimulator } from '../test/simulator';
 import type { GroundTruth } from './ground-truth';
 import { decodeStepTimeS, prefillTimeS, stepTimeS } from './latency-model';
-import { startSimulator, type RunningSimulator, type SimulatorOptions } from './server';
+import type { RunningSimulator } from './server';
 
 // Every assertion here is on model time (scheduledNs), which a busy machine does not disturb.
-const words = (n: number) => Array.from({ length: n }, (_, i) => `w${i}`).join(' ');
-
-async function stream(sim: RunningSimulator, promptWords: number, maxTokens: number) {
-  const res = await post(`${sim.baseUrl}/completions`, {
-    prompt: words(promptWords),
-    stream: true,
-    max_tokens: maxTokens,
-    ignore_eos: true,
-  });
-  return { id: res.headers.get('x-teapot-response-id')!, result: readStream(res) };
-}
 
 /** Gaps between consecutive token events in model time, ns. */
 function tokenGaps(truth: GroundTruth): number[] {
@@ -36,18 +25,6 @@ const streamed = (sim: RunningSimulator, id: string, tokens: number) =>
   );
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-
-async function withSimulator<T>(
-  options: SimulatorOptions,
-  body: (sim: RunningSimulator) => Promise<T>,
-): Promise<T> {
-  const sim = await startSimulator({ jitter: 0, maxLagMs: 60_000, ...options });
-  try {
-    return await body(sim);
-  } finally {
-    await sim.close();
-  }
-}
 
 describe('the continuous-batching engine', () => {
   it('spaces one stream exactly by the modelled decode step, after a prefill of its prompt', async () => {

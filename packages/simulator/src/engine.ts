@@ -1,6 +1,12 @@
-import { stepTimeS, type Deployment } from './latency-model';
+import { stepTimeS, type Deployment, type StepWork } from './latency-model';
 import { lognormalFactor, type Random } from './rng';
-import { BatchScheduler, Sequence, type SchedulerOptions, type SequenceLengths } from './scheduler';
+import {
+  BatchScheduler,
+  Sequence,
+  type SchedulerCounters,
+  type SchedulerOptions,
+  type SequenceLengths,
+} from './scheduler';
 import { StepTimer } from './step-timer';
 
 export interface EngineOptions extends SchedulerOptions {
@@ -12,6 +18,8 @@ export interface EngineOptions extends SchedulerOptions {
   spinNs: bigint;
   /** When the loop falls this far behind its schedule it restarts the schedule from now. */
   maxLagNs: bigint;
+  /** Draws speculative decoding's acceptances. */
+  acceptanceRandom: Random;
 }
 
 /** Called at the end of the step that produced a sequence's next token. */
@@ -33,12 +41,18 @@ export interface LatenessSummary {
   maxUs: number;
 }
 
-export interface EngineStats {
-  steps: number;
+/** What /metrics reads at every scrape: cheap, no sorting. */
+export interface EngineState {
   running: number;
   waiting: number;
   /** Share of the KV cache's blocks in use (vLLM's kv_cache_usage_perc, 0 to 1). */
   kvCacheUsage: number;
+  /** Every counter since start: preemptions, prefix-cache queries and hits, drafts, tokens. */
+  counters: SchedulerCounters;
+}
+
+export interface EngineStats extends EngineState {
+  steps: number;
   /** Running sequences preempted since start (recomputed later; vLLM's num_preemptions). */
   preemptions: number;
   /** Times the loop was more than maxLagNs late and restarted its schedule from now. */
@@ -50,6 +64,17 @@ export interface EngineStats {
 }
 
 const RING = 65_536;
+
+/** One engine step as it ran: when it ended and what it did (the ground truth of which steps prefilled). */
+export interface StepRecord {
+  startNs: bigint;
+  endNs: bigint;
+  /** Target positions decoded (decoding sequences, k + 1 each with speculative decoding). */
+  decodeTokens: number;
+  prefillTokens: number;
+  /** Draft passes of the draft model (k with speculative decoding, else 0). */
+  draftPasses: number;
+}
 
 /**
  * One continuous-batching loop, as a serving engine runs it. Each step's end is an absolute instant
@@ -66,11 +91,16 @@ export class Engine {
   private rebases = 0;
   private readonly fireLateNs = new Float64Array(RING);
   private readonly lastWriteLateNs = new Float64Array(RING);
+  /** The last RING steps: start and end (ns since stepEpochNs), decode, prefill and draft work. */
+  private readonly stepLog = new Float64Array(RING * 5);
+  private readonly stepEpochNs = process.hrtime.bigint();
+  private stepStartNs = 0n;
+  private stepWork: StepWork = { decodeTokens: 0, prefillTokens: 0, kvTokensRead: 0 };
   private closed = false;
 
   constructor(private options: EngineOptions) {
     this.timer = new StepTimer(options.spinNs);
-    this.scheduler = new BatchScheduler(options);
+    this.scheduler = new BatchScheduler(options, options.acceptanceRandom);
   }
 
   submit(request: SequenceRequest): SequenceHandle {
@@ -88,12 +118,10 @@ export class Engine {
    * Serves with another deployment (and prefill policy) from the next step on, as a restarted
    * engine would; sequences in flight carry on under the new step times.
    */
-  reconfigure(
-    change: Pick<EngineOptions, 'deployment' | 'chunkedPrefill' | 'kvCacheTokens' | 'maxBatch'>,
-  ): void {
-    this.options = { ...this.options, ...change };
-    const { chunkedPrefill, kvCacheTokens, maxBatch } = change;
-    this.scheduler.reconfigure({ chunkedPrefill, kvCacheTokens, maxBatch });
+  reconfigure(change: Pick<EngineOptions, 'deployment'> & Partial<SchedulerOptions>): void {
+    const { deployment, ...scheduling } = change;
+    this.options = { ...this.options, ...scheduling, deployment };
+    this.scheduler.reconfigure(scheduling);
   }
 
   close(): void {
@@ -103,18 +131,44 @@ export class Engine {
     this.stepEndNs = null;
   }
 
+  state(): EngineState {
+    const counters = this.scheduler.counters;
+    return {
+      running: this.scheduler.runningCount,
+      waiting: this.scheduler.waitingCount,
+      kvCacheUsage: this.scheduler.kvCacheUsage,
+      counters: { ...counters, specDecodeAcceptedPerPosition: [...counters.specDecodeAcceptedPerPosition] },
+    };
+  }
+
   stats(): EngineStats {
     const recorded = Math.min(this.steps, RING);
     return {
       steps: this.steps,
-      running: this.scheduler.runningCount,
-      waiting: this.scheduler.waitingCount,
-      kvCacheUsage: this.scheduler.kvCacheUsage,
+      ...this.state(),
       preemptions: this.scheduler.preemptions,
       rebases: this.rebases,
       fireLateness: summarize(this.fireLateNs.subarray(0, recorded)),
       lastWriteLateness: summarize(this.lastWriteLateNs.subarray(0, recorded)),
     };
+  }
+
+  /** The steps that ended since `sinceNs` (of the last 65,536), oldest first. */
+  stepHistory(sinceNs = 0n): StepRecord[] {
+    const records: StepRecord[] = [];
+    for (let i = Math.max(0, this.steps - RING); i < this.steps; i++) {
+      const at = (i % RING) * 5;
+      const endNs = this.stepEpochNs + BigInt(this.stepLog[at + 1]);
+      if (endNs <= sinceNs) continue;
+      records.push({
+        startNs: this.stepEpochNs + BigInt(this.stepLog[at]),
+        endNs,
+        decodeTokens: this.stepLog[at + 2],
+        prefillTokens: this.stepLog[at + 3],
+        draftPasses: this.stepLog[at + 4],
+      });
+    }
+    return records;
   }
 
   private cancel(sequence: Sequence<SequenceRequest>): void {
@@ -126,8 +180,6 @@ export class Engine {
     if (end === null) return;
     const firedNs = process.hrtime.bigint();
     for (const sequence of this.scheduler.takeEmitters()) {
-      if (sequence.cancelled) continue;
-      sequence.generated++;
       try {
         sequence.request.onToken(
           sequence.generated,
@@ -140,6 +192,11 @@ export class Engine {
     }
     const deliveredNs = process.hrtime.bigint();
     const slot = this.steps++ % RING;
+    this.stepLog[slot * 5] = Number(this.stepStartNs - this.stepEpochNs);
+    this.stepLog[slot * 5 + 1] = Number(end - this.stepEpochNs);
+    this.stepLog[slot * 5 + 2] = this.stepWork.decodeTokens;
+    this.stepLog[slot * 5 + 3] = this.stepWork.prefillTokens;
+    this.stepLog[slot * 5 + 4] = this.stepWork.draftPasses ?? 0;
     this.fireLateNs[slot] = Number(firedNs - end);
     this.lastWriteLateNs[slot] = Number(deliveredNs - end);
     if (this.closed) return;
@@ -158,6 +215,8 @@ export class Engine {
       this.stepEndNs = null;
       return;
     }
+    this.stepWork = work;
+    this.stepStartNs = startNs;
     const seconds =
       stepTimeS(this.options.deployment, work) * lognormalFactor(this.options.random, this.options.jitter);
     this.stepEndNs = startNs + BigInt(Math.round(seconds * 1e9));

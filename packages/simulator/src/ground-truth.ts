@@ -1,4 +1,5 @@
 import type { FaultMode } from './faults';
+import { emptyTally, type ServingTally } from './scheduler';
 
 export type GroundTruthEventKind = 'role' | 'content' | 'usage' | 'error';
 
@@ -23,6 +24,12 @@ export interface GroundTruthFault {
   firedNs: bigint | null;
 }
 
+/** What the engine's mechanisms did for a response (zeros for those switched off). */
+export interface GroundTruthServing extends ServingTally {
+  /** The probability each of its draft tokens was accepted with (speculative decoding), else null. */
+  draftAcceptance: number | null;
+}
+
 export interface GroundTruth {
   id: string;
   model: string;
@@ -38,6 +45,7 @@ export interface GroundTruth {
   fault: GroundTruthFault | null;
   /** The response ended as the protocol says (`[DONE]` or the full JSON body). */
   complete: boolean;
+  serving: GroundTruthServing;
 }
 
 /** GroundTruth as JSON on the side channel: every bigint as a decimal string. */
@@ -66,6 +74,8 @@ export class ResponseTrace {
   finishReason: 'stop' | 'length' | null = null;
   fault: GroundTruthFault | null = null;
   complete = false;
+  /** Updated by the engine's scheduler as it serves the request. */
+  readonly serving: GroundTruthServing = { ...emptyTally(), draftAcceptance: null };
   /** Set by the store so that growth counts against its event budget. */
   onGrow: ((addedEvents: number) => void) | null = null;
   private packed: Float64Array;
@@ -136,6 +146,7 @@ export class ResponseTrace {
       finishReason: this.finishReason,
       fault: this.fault && { ...this.fault },
       complete: this.complete,
+      serving: { ...this.serving },
     };
   }
 }

@@ -9,6 +9,7 @@ export type {
   GroundTruthFault,
   GroundTruthJson,
   GroundTruthLimits,
+  GroundTruthServing,
 } from './ground-truth';
 export { FAULT_MODES } from './faults';
 export type { FaultMode, FaultOptions } from './faults';
@@ -32,11 +33,11 @@ export type {
   StepTimeBreakdown,
   StepWork,
 } from './latency-model';
-export type { EngineStats, LatenessSummary } from './engine';
+export type { EngineState, EngineStats, LatenessSummary, StepRecord } from './engine';
 export { countWords } from './vocabulary';
 export { replayLoad } from './replay';
 export type { ReplayOptions, ReplayResult, ReplayedRequest } from './replay';
 export { groundTruthCapacity, judgeLoad, simulatorCapacity } from './capacity-truth';
 export type { CapacityAnswer, CapacityQuestion, LoadJudgement } from './capacity-truth';
-export type { SchedulerOptions } from './scheduler';
+export type { SchedulerCounters, SchedulerOptions, ServingTally } from './scheduler';
 export type { LiveCapacityQuestion } from './capacity-request';

@@ -23,6 +23,11 @@
  * attention FLOPs quadratic in N are left out (under 5% for 8B at 1k tokens).
  * Calibration (defaults): llama-8b fp16 on one H100 SXM at batch 1 = 0.3 ms + 16.06 GB / 2.68 TB/s
  * = 6.29 ms per token; fp8 = 3.30 ms.
+ *
+ * Speculative decoding adds k draft passes of the draft model (the same formula for its weights and KV,
+ * batch = the drafting sequences, without the host overhead: the draft passes are launched with the
+ * step), and the target's pass verifies k + 1 positions per sequence (decodeTokens counts them all):
+ * free while the weight read dominates, k + 1 times the FLOPs once the step is compute-bound.
  */
 import {
   BYTES_PER_PARAM,
@@ -60,6 +65,8 @@ export const DEFAULT_LATENCY_PARAMS: Readonly<LatencyParams> = {
 export interface Deployment {
   gpu: GpuSpec;
   model: ModelSpec;
+  /** The model that drafts tokens when speculative decoding is on (same GPU, precision and tp). */
+  draftModel: ModelSpec;
   quant: WeightQuant;
   kvCacheDtype: KvCacheDtype;
   tp: number;
@@ -69,6 +76,8 @@ export interface Deployment {
 export interface DeploymentInput {
   gpu?: GpuName | GpuSpec;
   model?: ModelName | ModelSpec;
+  /** Default llama-1b. */
+  draftModel?: ModelName | ModelSpec;
   quant?: WeightQuant;
   kvCacheDtype?: KvCacheDtype;
   tp?: number;
@@ -77,12 +86,16 @@ export interface DeploymentInput {
 
 /** The work one engine step does. */
 export interface StepWork {
-  /** Sequences that each decode one token in this step. */
+  /** Positions the target decodes: one per decoding sequence, k + 1 with speculative decoding's verify. */
   decodeTokens: number;
   /** Prompt tokens prefilled in this step. */
   prefillTokens: number;
   /** Context tokens whose KV cache attention reads in this step, summed over sequences. */
   kvTokensRead: number;
+  /** Speculative decoding: draft passes (k) over draftSequences sequences whose contexts sum to draftKvTokensRead. */
+  draftPasses?: number;
+  draftSequences?: number;
+  draftKvTokensRead?: number;
 }
 
 export interface StepTimeBreakdown {
@@ -93,6 +106,8 @@ export interface StepTimeBreakdown {
   gemmS: number;
   kvReadS: number;
   allReduceS: number;
+  /** The draft model's passes (speculative decoding), 0 without. */
+  draftS: number;
   totalS: number;
 }
 
@@ -106,6 +121,10 @@ export function resolveDeployment(input: DeploymentInput = {}): Deployment {
   const gpu = typeof input.gpu === 'object' ? input.gpu : lookup(GPU_PRESETS, input.gpu ?? 'h100-sxm', 'GPU');
   const model =
     typeof input.model === 'object' ? input.model : lookup(MODEL_PRESETS, input.model ?? 'llama-8b', 'model');
+  const draftModel =
+    typeof input.draftModel === 'object'
+      ? input.draftModel
+      : lookup(MODEL_PRESETS, input.draftModel ?? 'llama-1b', 'draft model');
   const quant = input.quant ?? 'fp16';
   if (!WEIGHT_QUANTS.includes(quant)) {
     throw new DeploymentError(`unknown quantization "${quant}"; use one of ${WEIGHT_QUANTS.join(', ')}`);
@@ -121,7 +140,7 @@ export function resolveDeployment(input: DeploymentInput = {}): Deployment {
     throw new DeploymentError(`tensor parallelism must be an integer from 1 to 64, got ${tp}`);
   }
   const latency = { ...DEFAULT_LATENCY_PARAMS, ...input.latency };
-  const deployment: Deployment = { gpu, model, quant, kvCacheDtype, tp, latency };
+  const deployment: Deployment = { gpu, model, draftModel, quant, kvCacheDtype, tp, latency };
   const weights = weightBytesPerGpu(deployment);
   if (weights > gpu.memoryBytes * 0.9) {
     throw new DeploymentError(
@@ -158,24 +177,32 @@ export function matmulFlopsPerS(gpu: GpuSpec, quant: WeightQuant): number {
 }
 
 export function stepTimeBreakdown(d: Deployment, work: StepWork): StepTimeBreakdown {
+  const pass = forwardPass(d, work.decodeTokens + work.prefillTokens, work.kvTokensRead);
+  const draftPasses = work.draftPasses ?? 0;
+  const draftS =
+    draftPasses > 0
+      ? draftPasses *
+        forwardPass({ ...d, model: d.draftModel }, work.draftSequences ?? 0, work.draftKvTokensRead ?? 0)
+          .totalS
+      : 0;
+  const overheadS = d.latency.stepOverheadS;
+  return { overheadS, ...pass, draftS, totalS: overheadS + pass.totalS + draftS };
+}
+
+/** One forward pass of d.model over `tokens` positions, without the host overhead. */
+function forwardPass(
+  d: Deployment,
+  tokens: number,
+  kvTokensRead: number,
+): Omit<StepTimeBreakdown, 'overheadS' | 'draftS'> {
   const bandwidth = d.gpu.memoryBandwidthBytesPerS * d.latency.memoryEfficiency;
   const flops = matmulFlopsPerS(d.gpu, d.quant) * d.latency.mfu;
-  const tokens = work.decodeTokens + work.prefillTokens;
   const weightReadS = weightBytesPerGpu(d) / bandwidth;
   const computeS = (2 * (d.model.params / d.tp) * tokens) / flops;
   const gemmS = Math.max(weightReadS, computeS);
-  const kvReadS = (work.kvTokensRead * kvBytesPerTokenPerGpu(d)) / bandwidth;
+  const kvReadS = (kvTokensRead * kvBytesPerTokenPerGpu(d)) / bandwidth;
   const allReduceS = allReduceTimeS(d, tokens);
-  const overheadS = d.latency.stepOverheadS;
-  return {
-    overheadS,
-    weightReadS,
-    computeS,
-    gemmS,
-    kvReadS,
-    allReduceS,
-    totalS: overheadS + gemmS + kvReadS + allReduceS,
-  };
+  return { weightReadS, computeS, gemmS, kvReadS, allReduceS, totalS: gemmS + kvReadS + allReduceS };
 }
 
 export function stepTimeS(d: Deployment, work: StepWork): number {

@@ -11,12 +11,22 @@ import {
 import {
   GPU_PRESETS,
   KV_CACHE_DTYPES,
+  MODEL_PRESETS,
   WEIGHT_QUANTS,
   type GpuName,
   type KvCacheDtype,
+  type ModelName,
   type WeightQuant,
 } from '@teapot/hardware';
-import { maxModelLenOf, resolveKvCacheTokens, type Settings, type SimulatorOptions } from './settings';
+import { KV_BLOCK_TOKENS } from './block-pool';
+import {
+  checkSpeculation,
+  maxModelLenOf,
+  resolveKvCacheTokens,
+  schedulerOptionsOf,
+  type Settings,
+  type SimulatorOptions,
+} from './settings';
 
 /** What a redeployment may change on a running simulator (the model and its served name stay). */
 export interface SimulatorReconfiguration {
@@ -27,9 +37,32 @@ export interface SimulatorReconfiguration {
   chunkedPrefill?: boolean;
   /** Running sequences per step (max_num_seqs); a smaller one lets running sequences finish, admitting none until under it. */
   maxBatch?: number;
+  /** Tokens per step with chunked prefill (max_num_batched_tokens). */
+  chunkSize?: number;
+  /** KV-cache slots in tokens: a smaller cache preempts running sequences when it overflows. */
+  kvCacheTokens?: number;
+  prefixCaching?: boolean;
+  /** Draft tokens per step (0 turns speculative decoding off). */
+  speculativeTokens?: number;
+  /** Mean draft-token acceptance of requests that arrive from now on. */
+  draftAcceptance?: number;
+  draftModel?: ModelName;
 }
 
-const RECONFIGURABLE = ['gpu', 'quant', 'kvCacheDtype', 'tp', 'chunkedPrefill', 'maxBatch'] as const;
+const RECONFIGURABLE = [
+  'gpu',
+  'quant',
+  'kvCacheDtype',
+  'tp',
+  'chunkedPrefill',
+  'maxBatch',
+  'chunkSize',
+  'kvCacheTokens',
+  'prefixCaching',
+  'speculativeTokens',
+  'draftAcceptance',
+  'draftModel',
+] as const;
 
 /** The deployment served now; a redeployment switches the engine from its next step on. */
 export class LiveDeployment {
@@ -48,23 +81,35 @@ export class LiveDeployment {
 
   /** Throws DeploymentError when the new configuration cannot be served (nothing changes then). */
   reconfigure(change: SimulatorReconfiguration): void {
-    const { chunkedPrefill, maxBatch, ...fields } = change;
+    const {
+      chunkedPrefill,
+      maxBatch,
+      chunkSize,
+      prefixCaching,
+      speculativeTokens,
+      draftAcceptance,
+      ...fields
+    } = change;
     const input = { ...this.input, ...fields };
     const deployment = resolveDeployment(input);
     // Other weights leave another cache (unless its size was given): refused, like vLLM, if one sequence no longer fits.
     const kvCacheTokens = resolveKvCacheTokens(input, deployment);
+    const speculation = {
+      speculativeTokens: speculativeTokens ?? this.settings.speculativeTokens,
+      draftAcceptance: draftAcceptance ?? this.settings.draftAcceptance,
+    };
+    checkSpeculation(speculation);
     this.deployment = deployment;
     this.input = input;
-    this.settings.kvCacheTokens = kvCacheTokens;
-    this.settings.maxModelLen = maxModelLenOf(input, deployment, kvCacheTokens);
-    this.settings.maxBatch = maxBatch ?? this.settings.maxBatch;
-    this.chunkedPrefill = chunkedPrefill ?? this.chunkedPrefill;
-    this.engine.reconfigure({
-      deployment,
-      chunkedPrefill: this.chunkedPrefill,
+    Object.assign(this.settings, speculation, {
       kvCacheTokens,
-      maxBatch: this.settings.maxBatch,
+      maxModelLen: maxModelLenOf(input, deployment, kvCacheTokens),
+      maxBatch: maxBatch ?? this.settings.maxBatch,
+      chunkSize: chunkSize ?? this.settings.chunkSize,
+      prefixCaching: prefixCaching ?? this.settings.prefixCaching,
     });
+    this.chunkedPrefill = chunkedPrefill ?? this.chunkedPrefill;
+    this.engine.reconfigure({ deployment, ...schedulerOptionsOf(this.settings, this.chunkedPrefill) });
   }
 
   /** GET/POST /v1/_teapot/deployment's answer. */
@@ -77,8 +122,13 @@ export class LiveDeployment {
       kvCacheDtype: deployment.kvCacheDtype,
       tp: deployment.tp,
       chunkedPrefill: this.chunkedPrefill,
+      chunkSize: this.settings.chunkSize,
       maxBatch: this.settings.maxBatch,
       kvCacheTokens: this.settings.kvCacheTokens,
+      prefixCaching: this.settings.prefixCaching,
+      speculativeTokens: this.settings.speculativeTokens,
+      draftAcceptance: this.settings.draftAcceptance,
+      draftModel: deployment.draftModel.name,
       description: describeDeployment(deployment),
       singleStreamMsPerToken: decodeStepTimeS(deployment, 1, 1) * 1e3,
     };
@@ -103,14 +153,32 @@ export function parseReconfiguration(rawBody: Buffer): SimulatorReconfiguration 
   text('gpu', Object.keys(GPU_PRESETS));
   text('quant', WEIGHT_QUANTS);
   text('kvCacheDtype', KV_CACHE_DTYPES);
-  if (change.tp !== undefined && !(Number.isInteger(change.tp) && (change.tp as number) >= 1))
-    throw new ApiError(400, 'tp must be a positive integer.', 'tp');
+  text('draftModel', Object.keys(MODEL_PRESETS));
+  const integer = (key: string, min: number, max = Number.MAX_SAFE_INTEGER): void => {
+    const value = change[key];
+    if (
+      value !== undefined &&
+      !(Number.isInteger(value) && (value as number) >= min && (value as number) <= max)
+    )
+      throw new ApiError(400, `${key} must be an integer from ${min} to ${max}.`, key);
+  };
+  integer('tp', 1);
+  integer('maxBatch', 1);
+  integer('chunkSize', 1);
+  integer('kvCacheTokens', KV_BLOCK_TOKENS);
+  integer('speculativeTokens', 0, 16);
   if (
-    change.maxBatch !== undefined &&
-    !(Number.isInteger(change.maxBatch) && (change.maxBatch as number) >= 1)
+    change.draftAcceptance !== undefined &&
+    !(
+      typeof change.draftAcceptance === 'number' &&
+      change.draftAcceptance >= 0 &&
+      change.draftAcceptance <= 1
+    )
   )
-    throw new ApiError(400, 'maxBatch must be a positive integer.', 'maxBatch');
-  if (change.chunkedPrefill !== undefined && typeof change.chunkedPrefill !== 'boolean')
-    throw new ApiError(400, 'chunkedPrefill must be true or false.', 'chunkedPrefill');
+    throw new ApiError(400, 'draftAcceptance must be a number from 0 to 1.', 'draftAcceptance');
+  for (const key of ['chunkedPrefill', 'prefixCaching']) {
+    if (change[key] !== undefined && typeof change[key] !== 'boolean')
+      throw new ApiError(400, `${key} must be true or false.`, key);
+  }
   return change as SimulatorReconfiguration;
 }

@@ -10,6 +10,7 @@ describe('the simulator command line', () => {
         '--max-batch 64 --chunked-prefill --chunk-size 256 --tokens-per-chunk 4 --jitter 0.05 --seed 9',
         '--mean-output 100 --spin-us 0 --fault stall --fault-rate 0.25 --fault-after 7',
         '--kv-cache-tokens 200000 --gpu-memory-utilization 0.85',
+        '--prefix-caching --speculative-tokens 3 --draft-acceptance 0.6 --draft-model llama-1b',
       ]
         .join(' ')
         .split(' '),
@@ -25,6 +26,10 @@ describe('the simulator command line', () => {
       maxBatch: 64,
       chunkedPrefill: true,
       chunkSize: 256,
+      prefixCaching: true,
+      speculativeTokens: 3,
+      draftAcceptance: 0.6,
+      draftModel: 'llama-1b',
       tokensPerChunk: 4,
       kvCacheTokens: 200000,
       gpuMemoryUtilization: 0.85,

@@ -8,6 +8,7 @@ import {
   MODEL_PRESETS,
   WEIGHT_QUANTS,
   type KvCacheDtype,
+  type ModelName,
   type WeightQuant,
 } from '@teapot/hardware';
 import { FIXED_STEP_GPU } from './fixed-step-gpu';
@@ -28,7 +29,12 @@ Usage: node packages/simulator/dist/main.js [options]
                          GPU plus MS of step overhead; replaces --gpu and --tp)
   --max-batch N          running sequences per step (default 256)
   --chunked-prefill      mix prompt chunks into decode steps instead of stalling them
-  --chunk-size N         prompt tokens per step with --chunked-prefill (default 512)
+  --chunk-size N         tokens per step with --chunked-prefill, decodes counted first
+                         (vLLM's max_num_batched_tokens; default 512)
+  --prefix-caching       reuse cached full prompt blocks (vLLM's automatic prefix caching)
+  --speculative-tokens K speculative decoding: K draft tokens per step (default 0: off)
+  --draft-acceptance P   mean probability a draft token is accepted (default 0.7)
+  --draft-model NAME     ${Object.keys(MODEL_PRESETS).join(' | ')} (default llama-1b)
   --kv-cache-tokens N    KV-cache slots in tokens, blocks of 16 (default: GPU memory x
                          --gpu-memory-utilization less the weights, over KV bytes per token)
   --gpu-memory-utilization F  share of GPU memory for weights and KV cache (default 0.9)
@@ -43,9 +49,11 @@ Usage: node packages/simulator/dist/main.js [options]
   --help                 this text
 
 Per request: header x-teapot-fault: MODE (and x-teapot-fault-after: N).
-Ground truth: GET /v1/_teapot/ground-truth/:id, POST /v1/_teapot/ground-truth {"ids": [...]}.
-Redeploy while running: POST /v1/_teapot/deployment {"quant": "fp16", "chunkedPrefill": false}
-(any of gpu, quant, kvCacheDtype, tp, chunkedPrefill, maxBatch; GET shows the current one).`;
+Ground truth: GET /v1/_teapot/ground-truth/:id, POST /v1/_teapot/ground-truth {"ids": [...]},
+GET /v1/_teapot/steps?since=NS. vLLM's Prometheus metrics: GET /metrics.
+Redeploy while running: POST /v1/_teapot/deployment {"quant": "fp16", "speculativeTokens": 0}
+(any of gpu, quant, kvCacheDtype, tp, chunkedPrefill, chunkSize, maxBatch, kvCacheTokens,
+prefixCaching, speculativeTokens, draftAcceptance, draftModel; GET shows the current one).`;
 
 export function parseCommandLine(argv: string[]): SimulatorOptions | 'help' {
   const values = readFlags(argv, {
@@ -60,6 +68,10 @@ export function parseCommandLine(argv: string[]): SimulatorOptions | 'help' {
     'max-batch': { type: 'string' },
     'chunked-prefill': { type: 'boolean' },
     'chunk-size': { type: 'string' },
+    'prefix-caching': { type: 'boolean' },
+    'speculative-tokens': { type: 'string' },
+    'draft-acceptance': { type: 'string' },
+    'draft-model': { type: 'string' },
     'tokens-per-chunk': { type: 'string' },
     'kv-cache-tokens': { type: 'string' },
     'gpu-memory-utilization': { type: 'string' },
@@ -97,6 +109,14 @@ export function parseCommandLine(argv: string[]): SimulatorOptions | 'help' {
     maxBatch: wholeNumber('--max-batch', values['max-batch'], 1),
     chunkedPrefill: values['chunked-prefill'] ?? false,
     chunkSize: wholeNumber('--chunk-size', values['chunk-size'], 1),
+    prefixCaching: values['prefix-caching'] ?? false,
+    speculativeTokens: wholeNumber('--speculative-tokens', values['speculative-tokens'], 0),
+    draftAcceptance: numberFrom('--draft-acceptance', values['draft-acceptance'], 0, 1),
+    draftModel: oneOf<ModelName>(
+      '--draft-model',
+      values['draft-model'],
+      Object.keys(MODEL_PRESETS) as ModelName[],
+    ),
     tokensPerChunk: wholeNumber('--tokens-per-chunk', values['tokens-per-chunk'], 1),
     kvCacheTokens: wholeNumber('--kv-cache-tokens', values['kv-cache-tokens'], 16),
     gpuMemoryUtilization: numberFrom('--gpu-memory-utilization', values['gpu-memory-utilization'], 0.01, 1),

@@ -77,6 +77,12 @@ describe('redeploying a running simulator', () => {
       [{ tp: 0 }, 'tp'],
       [{ chunkedPrefill: 'yes' }, 'chunkedPrefill'],
       [{ maxBatch: 0 }, 'maxBatch'],
+      [{ chunkSize: 0 }, 'chunkSize'],
+      [{ kvCacheTokens: 8 }, 'kvCacheTokens'],
+      [{ prefixCaching: 'on' }, 'prefixCaching'],
+      [{ speculativeTokens: 17 }, 'speculativeTokens'],
+      [{ draftAcceptance: 1.5 }, 'draftAcceptance'],
+      [{ draftModel: 'gpt-2' }, 'draftModel'],
     ] as const) {
       const response = await post(`${sim.baseUrl}/_teapot/deployment`, body);
       expect(response.status).toBe(400);

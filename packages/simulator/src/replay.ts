@@ -2,7 +2,7 @@ import { exponentialSample, gammaSample, mulberry32, type Random } from '@teapot
 import type { Load } from '@teapot/run-definitions';
 import { stepTimeS, type Deployment } from './latency-model';
 import { deriveSeed, lognormalFactor } from './rng';
-import { BatchScheduler, Sequence, type SchedulerOptions } from './scheduler';
+import { BatchScheduler, Sequence, type SchedulerCounters, type SchedulerOptions } from './scheduler';
 
 export interface ReplayOptions {
   deployment: Deployment;
@@ -30,6 +30,8 @@ export interface ReplayResult {
   peakWaiting: number;
   /** Running sequences preempted for want of KV-cache blocks (each recomputed later). */
   preemptions: number;
+  /** Everything the scheduler counted (drafts and accepted tokens with speculative decoding). */
+  counters: SchedulerCounters;
 }
 
 interface Replayed {
@@ -53,7 +55,10 @@ export function replayLoad(options: ReplayOptions): ReplayResult {
   }
   const stepRandom = mulberry32(deriveSeed(options.seed, -10));
   const gapRandom = mulberry32(deriveSeed(options.seed, -11));
-  const scheduler = new BatchScheduler<Replayed>(options.scheduler);
+  const scheduler = new BatchScheduler<Replayed>(
+    options.scheduler,
+    mulberry32(deriveSeed(options.seed, -12)),
+  );
   const requests: ReplayedRequest[] = [];
   const issue = (at: number): void => {
     const index = requests.length;
@@ -87,13 +92,12 @@ export function replayLoad(options: ReplayOptions): ReplayResult {
     t += stepTimeS(options.deployment, work) * lognormalFactor(stepRandom, options.jitter);
     steps++;
     for (const s of scheduler.takeEmitters()) {
-      s.generated++;
-      requests[s.request.index].tokenTimesS[s.generated - 1] = t;
+      requests[s.request.index].tokenTimesS.fill(t, s.generated - s.stepTokens, s.generated);
       if (s.done && load.kind === 'closed' && requests.length < options.requests) issue(t);
     }
     scheduler.dropFinished();
   }
-  return { requests, steps, peakWaiting, preemptions: scheduler.preemptions };
+  return { requests, steps, peakWaiting, preemptions: scheduler.preemptions, counters: scheduler.counters };
 }
 
 /** Gaps with mean 1 / rate: exponential (poisson), gamma of shape = burstiness, or fixed. */

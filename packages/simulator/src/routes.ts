@@ -2,7 +2,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Completions } from './completions';
 import { parseJson } from './completions';
 import { groundTruthToJson, type GroundTruthStore } from './ground-truth';
-import { sendJson } from './http-io';
+import { header, sendJson } from './http-io';
+import type { StepRecord } from './engine';
 import { parseReconfiguration, type LiveDeployment } from './live-deployment';
 import { ApiError } from './openai-request';
 import type { CapacityAnswer } from './capacity-truth';
@@ -20,6 +21,9 @@ export interface Routes {
   modelName: string;
   maxModelLen: number;
   stats(): object;
+  /** The Prometheus exposition for this Accept header. */
+  metrics(accept: string | undefined): { contentType: string; body: string };
+  steps(sinceNs: bigint): StepRecord[];
   capacity(question: LiveCapacityQuestion): CapacityAnswer;
 }
 
@@ -38,6 +42,8 @@ export function route(routes: Routes, req: IncomingMessage, res: ServerResponse,
     return sendGroundTruth(res, decodeURIComponent(path.slice(GROUND_TRUTH_PATH.length + 1)), routes.store);
   }
   if (path === '/v1/_teapot/stats' && method === 'GET') return sendJson(res, 200, routes.stats());
+  if (path === '/metrics' && method === 'GET') return sendMetrics(res, routes.metrics(header(req, 'accept')));
+  if (path === '/v1/_teapot/steps' && method === 'GET') return sendSteps(res, req, routes);
   if (path === '/v1/_teapot/capacity' && method === 'POST') {
     return sendJson(res, 200, routes.capacity(parseCapacityRequest(rawBody, routes.maxModelLen)));
   }
@@ -47,6 +53,23 @@ export function route(routes: Routes, req: IncomingMessage, res: ServerResponse,
     return sendJson(res, 200, routes.deployment.view());
   }
   throw new ApiError(404, `No route ${method} ${path}.`, null, 'NotFoundError', 404);
+}
+
+function sendMetrics(res: ServerResponse, exposition: { contentType: string; body: string }): void {
+  res.writeHead(200, { 'content-type': exposition.contentType });
+  res.end(exposition.body);
+}
+
+/** `?since=NS` (decimal, process.hrtime.bigint()'s clock): the steps that ended after it, ns as strings. */
+function sendSteps(res: ServerResponse, req: IncomingMessage, routes: Routes): void {
+  const since = new URL(req.url ?? '/', 'http://simulator').searchParams.get('since') ?? '0';
+  if (!/^\d{1,20}$/.test(since)) throw new ApiError(400, '`since` must be a decimal count of ns.', 'since');
+  const data = routes.steps(BigInt(since)).map((step) => ({
+    ...step,
+    startNs: step.startNs.toString(),
+    endNs: step.endNs.toString(),
+  }));
+  sendJson(res, 200, { object: 'list', data });
 }
 
 function sendModels(res: ServerResponse, routes: Routes): void {

@@ -1,7 +1,8 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { Completions } from './completions';
-import { Engine, type EngineStats } from './engine';
+import { Engine, type EngineStats, type StepRecord } from './engine';
+import { ServerMetrics } from './metrics';
 import { DEFAULT_GROUND_TRUTH_LIMITS, GroundTruthStore, type GroundTruth } from './ground-truth';
 import { readBody, sendError } from './http-io';
 import {
@@ -17,7 +18,7 @@ import { deriveSeed } from './rng';
 import { route } from './routes';
 import { groundTruthCapacity } from './capacity-truth';
 import type { LiveCapacityQuestion } from './capacity-request';
-import { resolveSettings, type SimulatorOptions } from './settings';
+import { resolveSettings, schedulerOptionsOf, type SimulatorOptions } from './settings';
 
 export type { SimulatorOptions } from './settings';
 export type { SimulatorReconfiguration } from './live-deployment';
@@ -45,6 +46,8 @@ export interface RunningSimulator {
   reconfigure(change: SimulatorReconfiguration): SimulatorStats;
   groundTruth(responseId: string): GroundTruth | undefined;
   stats(): SimulatorStats;
+  /** The engine steps that ended after sinceNs (of the last 65,536): which carried prefill, decodes, drafts. */
+  steps(sinceNs?: bigint): StepRecord[];
   /** Close the listener: new connections get ECONNREFUSED; open streams carry on. */
   stopAccepting(): Promise<void>;
   /** Listen again on the same port. */
@@ -64,20 +67,30 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
   const chunkedPrefill = options.chunkedPrefill ?? false;
   const engine = new Engine({
     deployment,
-    maxBatch: settings.maxBatch,
-    chunkedPrefill,
-    chunkSize: settings.chunkSize,
-    maxPrefillTokens: settings.maxPrefillTokens,
-    kvCacheTokens: settings.kvCacheTokens,
+    ...schedulerOptionsOf(settings, chunkedPrefill),
     jitter: settings.jitter,
     random: mulberry32(deriveSeed(seed, -1)),
+    acceptanceRandom: mulberry32(deriveSeed(seed, -3)),
     spinNs: BigInt(Math.round((options.spinUs ?? 1000) * 1000)),
     maxLagNs: BigInt(Math.round((options.maxLagMs ?? 50) * 1e6)),
   });
   const live = new LiveDeployment(deployment, options, settings, chunkedPrefill, engine);
   const store = new GroundTruthStore({ ...DEFAULT_GROUND_TRUTH_LIMITS, ...options.groundTruthLimits });
   const modelName = options.servedModelName ?? deployment.model.name;
-  const completions = new Completions({ engine, store, settings, modelName, seed, fault: options.fault });
+  const metrics = new ServerMetrics({
+    modelName,
+    engine: () => engine.state(),
+    speculativeTokens: () => settings.speculativeTokens,
+  });
+  const completions = new Completions({
+    engine,
+    store,
+    settings,
+    modelName,
+    seed,
+    fault: options.fault,
+    metrics,
+  });
   const stats = (): SimulatorStats => ({
     deployment: describeDeployment(live.deployment),
     singleStreamMsPerToken: decodeStepTimeS(live.deployment, 1, 1) * 1e3,
@@ -94,18 +107,14 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
       return settings.maxModelLen;
     },
     stats,
+    metrics: (accept: string | undefined) => metrics.render(accept),
+    steps: (sinceNs: bigint) => engine.stepHistory(sinceNs),
     capacity: (question: LiveCapacityQuestion) =>
       groundTruthCapacity({
         ...question,
         deployment: live.deployment,
         jitter: settings.jitter,
-        scheduler: {
-          maxBatch: settings.maxBatch,
-          chunkedPrefill: live.chunkedPrefill,
-          chunkSize: settings.chunkSize,
-          maxPrefillTokens: settings.maxPrefillTokens,
-          kvCacheTokens: settings.kvCacheTokens,
-        },
+        scheduler: schedulerOptionsOf(settings, live.chunkedPrefill),
       }),
   };
   const server = createServer({ noDelay: true, keepAlive: true }, (req, res) => {
@@ -128,6 +137,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
     },
     groundTruth: (responseId) => store.get(responseId)?.toGroundTruth(),
     stats,
+    steps: (sinceNs = 0n) => engine.stepHistory(sinceNs),
     stopAccepting: async () => listener.stopAccepting(),
     resumeAccepting: () => listener.resumeAccepting(),
     close: async () => {

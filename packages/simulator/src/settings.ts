@@ -7,7 +7,7 @@ import {
   type Deployment,
   type DeploymentInput,
 } from './latency-model';
-import { KV_BLOCK_TOKENS } from './scheduler';
+import { KV_BLOCK_TOKENS, type SchedulerOptions } from './scheduler';
 
 /** Deployment fields (gpu, model, quant, kvCacheDtype, tp, latency) default to llama-8b fp16 on one H100 SXM. */
 export interface SimulatorOptions extends DeploymentInput {
@@ -19,8 +19,17 @@ export interface SimulatorOptions extends DeploymentInput {
   maxBatch?: number;
   /** Default false: a new prompt's prefill stalls every running stream for one step. */
   chunkedPrefill?: boolean;
-  /** Prompt tokens prefilled per step with chunked prefill (default 512). */
+  /**
+   * Tokens per step with chunked prefill (vLLM's max_num_batched_tokens, default 512): running decodes
+   * count first (1 + draft tokens each), prompt chunks take the rest.
+   */
   chunkSize?: number;
+  /** vLLM's automatic prefix caching of full prompt blocks (default false; vLLM's default is on). */
+  prefixCaching?: boolean;
+  /** Speculative decoding: draft tokens per step and sequence (default 0: off). */
+  speculativeTokens?: number;
+  /** Mean probability that a draft token is accepted; each request's own is drawn around it from its prompt (default 0.7). */
+  draftAcceptance?: number;
   /** Prompt tokens per prefill step without chunked prefill (default 8192, at least one whole prompt). */
   maxPrefillTokens?: number;
   /** KV-cache slots in tokens, whole blocks of 16 (default: what gpuMemoryUtilization leaves after the weights). */
@@ -51,6 +60,9 @@ export interface SimulatorOptions extends DeploymentInput {
 export interface Settings {
   maxBatch: number;
   chunkSize: number;
+  prefixCaching: boolean;
+  speculativeTokens: number;
+  draftAcceptance: number;
   maxPrefillTokens: number;
   tokensPerChunk: number;
   jitter: number;
@@ -63,6 +75,9 @@ export function resolveSettings(options: SimulatorOptions, deployment: Deploymen
   const settings: Settings = {
     maxBatch: options.maxBatch ?? 256,
     chunkSize: options.chunkSize ?? 512,
+    prefixCaching: options.prefixCaching ?? false,
+    speculativeTokens: options.speculativeTokens ?? 0,
+    draftAcceptance: options.draftAcceptance ?? 0.7,
     maxPrefillTokens: options.maxPrefillTokens ?? 8192,
     tokensPerChunk: options.tokensPerChunk ?? 1,
     jitter: options.jitter ?? 0.03,
@@ -76,6 +91,7 @@ export function resolveSettings(options: SimulatorOptions, deployment: Deploymen
       throw new DeploymentError(`${key} must be a positive integer, got ${settings[key]}`);
     }
   }
+  checkSpeculation(settings);
   if (!(settings.jitter >= 0 && settings.jitter <= 1)) {
     throw new DeploymentError(`jitter must be between 0 and 1, got ${settings.jitter}`);
   }
@@ -130,4 +146,34 @@ export function maxModelLenOf(
   kvCacheTokens: number,
 ): number {
   return options.maxModelLen ?? Math.min(deployment.model.contextLength, kvCacheTokens);
+}
+
+/** Speculative decoding's settings, checked at start and on a redeployment. */
+export function checkSpeculation(settings: Pick<Settings, 'speculativeTokens' | 'draftAcceptance'>): void {
+  if (
+    !Number.isInteger(settings.speculativeTokens) ||
+    settings.speculativeTokens < 0 ||
+    settings.speculativeTokens > 16
+  ) {
+    throw new DeploymentError(
+      `speculativeTokens must be an integer from 0 (off) to 16, got ${settings.speculativeTokens}`,
+    );
+  }
+  if (!(settings.draftAcceptance >= 0 && settings.draftAcceptance <= 1)) {
+    throw new DeploymentError(`draftAcceptance must be between 0 and 1, got ${settings.draftAcceptance}`);
+  }
+}
+
+/** The scheduler's options from the settings served now. */
+export function schedulerOptionsOf(settings: Settings, chunkedPrefill: boolean): SchedulerOptions {
+  return {
+    maxBatch: settings.maxBatch,
+    chunkedPrefill,
+    chunkSize: settings.chunkSize,
+    maxPrefillTokens: settings.maxPrefillTokens,
+    kvCacheTokens: settings.kvCacheTokens,
+    prefixCaching: settings.prefixCaching,
+    speculativeTokens: settings.speculativeTokens,
+    draftAcceptance: settings.draftAcceptance,
+  };
 }
