@@ -1,5 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { METRIC_NAMES, STATISTICS } from '@teapot/contracts';
+import { JUDGED_METRIC_NAMES, STATISTICS } from '@teapot/contracts';
 
 const VERDICTS = ['regressed', 'improved', 'unchanged', 'inconclusive'];
 const UNITS = ['runs', 'requests'];
@@ -52,7 +52,7 @@ class SamplesDto {
 }
 
 class MetricComparisonDto {
-  @ApiProperty({ enum: METRIC_NAMES, example: 'itl' }) metric!: string;
+  @ApiProperty({ enum: JUDGED_METRIC_NAMES, example: 'itl' }) metric!: string;
   @ApiProperty({ enum: STATISTICS, example: 'p99' }) statistic!: string;
   @ApiProperty({ example: 'ms' }) unit!: string;
   @ApiProperty({ enum: ['token', 'request', 'run'] }) weighting!: string;
