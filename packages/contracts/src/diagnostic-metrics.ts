@@ -7,7 +7,8 @@ import type { ClientDiagnostics, ServerDiagnostics } from './diagnostics';
  * left out, never counted as zero.
  *
  * `practical` is the smallest change an explanation reports (both parts when both are set): `absolute`
- * in the metric's unit, `relative` as a share of the baseline's mean.
+ * in the metric's unit, `relative` as a share of the baseline's mean. Server figures come first: an
+ * explanation lists the server's mechanisms before what the per-token record shows of them.
  */
 export type DiagnosticSource =
   { source: 'client'; field: keyof ClientDiagnostics } | { source: 'server'; field: keyof ServerDiagnostics };
@@ -51,54 +52,6 @@ const LOWER = 'lower-is-better';
 const HIGHER = 'higher-is-better';
 
 export const DIAGNOSTIC_DECLARATIONS = {
-  tokens_per_chunk: declare(
-    client('tokensPerChunkMean'),
-    'tokens per chunk',
-    'tokens',
-    HIGHER,
-    { absolute: 0.25, relative: 0.1 },
-    'Mean output tokens per token-carrying chunk, from per-chunk usage counts (client).',
-  ),
-  accepted_length_estimate: declare(
-    client('acceptedLengthEstimate'),
-    'accepted length (estimate)',
-    'tokens',
-    HIGHER,
-    { absolute: 0.25, relative: 0.1 },
-    'Mean tokens per mid-stream chunk when the server bundles tokens: a speculative-decoding server streams accepted tokens in one chunk (client).',
-  ),
-  late_token_share: declare(
-    client('lateTokenShare'),
-    'late tokens',
-    'fraction',
-    LOWER,
-    { absolute: 0.02, relative: 0.5 },
-    "Share of tokens later than TTFT + n x target TPOT (the TPOT SLO, else the run's median), slack carried forward (client).",
-  ),
-  long_gaps: declare(
-    client('longGaps'),
-    'long gaps',
-    'gaps',
-    LOWER,
-    { absolute: 1, relative: 0.5 },
-    "Gaps between token chunks over 5x the run's median ITL (client).",
-  ),
-  itl_p99_during_prefill_ms: declare(
-    client('itlP99DuringPrefillMs'),
-    'ITL P99 during prefills',
-    'ms',
-    LOWER,
-    { relative: 0.25 },
-    "P99 ITL of tokens whose gap overlapped another request's prefill (client).",
-  ),
-  itl_p99_outside_prefill_ms: declare(
-    client('itlP99OutsidePrefillMs'),
-    'ITL P99 outside prefills',
-    'ms',
-    LOWER,
-    { relative: 0.25 },
-    "P99 ITL of tokens whose gap overlapped no other request's prefill (client).",
-  ),
   preemptions: declare(
     server('preemptions'),
     'preemptions',
@@ -170,6 +123,54 @@ export const DIAGNOSTIC_DECLARATIONS = {
     LOWER,
     { relative: 0.25 },
     "The server's own P99 inter-token latency over the run, from its histogram's increase.",
+  ),
+  tokens_per_chunk: declare(
+    client('tokensPerChunkMean'),
+    'tokens per chunk',
+    'tokens',
+    HIGHER,
+    { absolute: 0.25, relative: 0.1 },
+    'Mean output tokens per token-carrying chunk, from per-chunk usage counts (client).',
+  ),
+  accepted_length_estimate: declare(
+    client('acceptedLengthEstimate'),
+    'accepted length (estimate)',
+    'tokens',
+    HIGHER,
+    { absolute: 0.25, relative: 0.1 },
+    'Mean tokens per mid-stream chunk when the server bundles tokens: a speculative-decoding server streams accepted tokens in one chunk (client).',
+  ),
+  late_token_share: declare(
+    client('lateTokenShare'),
+    'late tokens',
+    'fraction',
+    LOWER,
+    { absolute: 0.02, relative: 0.5 },
+    "Share of tokens later than TTFT + n x target TPOT (the TPOT SLO, else the run's median), slack carried forward (client).",
+  ),
+  long_gaps: declare(
+    client('longGaps'),
+    'long gaps',
+    'gaps',
+    LOWER,
+    { absolute: 1, relative: 0.5 },
+    "Gaps between token chunks over 5x the run's median ITL (client).",
+  ),
+  itl_p99_during_prefill_ms: declare(
+    client('itlP99DuringPrefillMs'),
+    'ITL P99 during prefills',
+    'ms',
+    LOWER,
+    { relative: 0.25 },
+    "P99 ITL of tokens whose gap overlapped another request's prefill (client).",
+  ),
+  itl_p99_outside_prefill_ms: declare(
+    client('itlP99OutsidePrefillMs'),
+    'ITL P99 outside prefills',
+    'ms',
+    LOWER,
+    { relative: 0.25 },
+    "P99 ITL of tokens whose gap overlapped no other request's prefill (client).",
   ),
 } as const satisfies Record<string, DiagnosticDeclaration>;
 

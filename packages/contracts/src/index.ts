@@ -114,3 +114,9 @@ export type { SweepMetricName } from './sweep-metrics';
 export { LATENCY_BUCKETS_S, REQUEST_LATENCY_BUCKETS_S, TOKEN_LATENCY_BUCKETS_S } from './latency-buckets';
 export type { ClientDiagnostics, ServerDiagnostics } from './diagnostics';
 export { diagnosticValue, type DiagnosticSource } from './diagnostic-metrics';
+export {
+  DIAGNOSTIC_ALPHA,
+  diagnosticChangeText,
+  explanationLine,
+  type DiagnosticChange,
+} from './diagnostic-changes';
