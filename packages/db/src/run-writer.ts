@@ -117,15 +117,13 @@ export async function writeRunResult(
   const histograms = buildHistograms(result.requests);
   const client = await poolOf(db).connect();
   try {
+    // Before the transaction: the run's row stays unlocked while a million tokens are read.
+    const diagnostics = await clientDiagnosticsOf(client, runId, result);
     await client.query('BEGIN');
-    const before = await client.query<{ status: RunStatus; tpot_slo_ms: number | null } & RunPlace>(
-      `SELECT status, endpoint_id, started_at,
-              CASE WHEN jsonb_typeof(profile_snapshot->'slo'->'tpotMs') = 'number'
-                   THEN (profile_snapshot->'slo'->>'tpotMs')::float8 END AS tpot_slo_ms
-         FROM runs WHERE id = $1 FOR UPDATE`,
+    const before = await client.query<{ status: RunStatus } & RunPlace>(
+      'SELECT status, endpoint_id, started_at FROM runs WHERE id = $1 FOR UPDATE',
       [runId],
     );
-    const diagnostics = diagnosticsOf(result, before.rows[0]?.tpot_slo_ms ?? null);
     const after = await updateRun(client, runRowUpdate(runId, result, status, options, diagnostics));
     if (!after) {
       await client.query('ROLLBACK');
@@ -279,7 +277,18 @@ function runRowUpdate(
 }
 
 /** The run's client diagnostics, their deadlines at the TPOT SLO of the snapshot it was measured from. */
-function diagnosticsOf(result: RunResult, tpotSloMs: number | null): ClientDiagnostics | null {
+async function clientDiagnosticsOf(
+  client: PoolClient,
+  runId: string,
+  result: RunResult,
+): Promise<ClientDiagnostics | null> {
+  const { rows } = await client.query<{ tpot_slo_ms: number | null }>(
+    `SELECT CASE WHEN jsonb_typeof(profile_snapshot->'slo'->'tpotMs') = 'number'
+                 THEN (profile_snapshot->'slo'->>'tpotMs')::float8 END AS tpot_slo_ms
+       FROM runs WHERE id = $1`,
+    [runId],
+  );
+  const tpotSloMs = rows[0]?.tpot_slo_ms ?? null;
   const slo = tpotSloMs !== null && Number.isFinite(tpotSloMs) && tpotSloMs > 0 ? { tpotSloMs } : {};
   return clientDiagnostics(result.requests, result.summary, slo);
 }

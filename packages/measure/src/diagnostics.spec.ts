@@ -1,4 +1,5 @@
 import { clientDiagnostics } from './diagnostics';
+import { percentile } from '@teapot/run-definitions';
 import { summarize } from './metrics';
 import { C, E, recordOf, type ChunkRow } from './test-support/records';
 import type { RequestRecord } from './types';
@@ -20,6 +21,14 @@ describe('clientDiagnostics', () => {
     expect(d.multiTokenChunkShare).toBeCloseTo(3 / 5);
     expect(d.tokensPerChunkP99).toBeCloseTo(3);
     expect(d.acceptedLengthEstimate).toBeCloseTo(8 / 3);
+  });
+
+  it("reads the P99 tokens per chunk as numpy's linear percentile of every chunk's size", () => {
+    const sizes = [...new Array(150).fill(1), ...new Array(46).fill(2), 7, 12];
+    const d = diagnose([recordOf(stream(1000, 100, sizes))])!;
+    const sorted = Float64Array.from(sizes).sort();
+    expect(d.tokensPerChunkP99).toBeCloseTo(percentile(sorted, 0.99), 12);
+    expect(d.tokensPerChunkP99).not.toBe(Math.round(d.tokensPerChunkP99!));
   });
 
   it('gives no acceptance estimate for one token per chunk, and no chunk figures without per-chunk counts', () => {

@@ -133,9 +133,10 @@ function mergedPrefills(requests: readonly RequestRecord[]): {
   };
 }
 
-/** Tokens per chunk: their distribution, and the mid-stream chunks the acceptance estimate reads. */
+/** Tokens per chunk: their distribution (counted per value: a chunk carries at most 65,535), and the mid-stream chunks the acceptance estimate reads. */
 class ChunkCounts {
-  private readonly counts: number[] = [];
+  private readonly byCount = new Map<number, number>();
+  private chunks = 0;
   private tokens = 0;
   private multi = 0;
   private midChunks = 0;
@@ -144,7 +145,8 @@ class ChunkCounts {
 
   /** A token chunk of `m` tokens; `midStream` after the request's first token chunk and before its last. */
   add(m: number, midStream: boolean): void {
-    this.counts.push(m);
+    this.byCount.set(m, (this.byCount.get(m) ?? 0) + 1);
+    this.chunks++;
     this.tokens += m;
     if (m > 1) this.multi++;
     if (!midStream) return;
@@ -157,16 +159,35 @@ class ChunkCounts {
     ClientDiagnostics,
     'tokensPerChunkMean' | 'tokensPerChunkP99' | 'multiTokenChunkShare' | 'acceptedLengthEstimate'
   > {
-    const n = this.counts.length;
+    const n = this.chunks;
     if (n === 0) return {};
-    const sorted = Float64Array.from(this.counts).sort();
     const bundles = this.midChunks > 0 && this.midMulti / this.midChunks >= MULTI_TOKEN_SHARE_FOR_ESTIMATE;
     return {
       tokensPerChunkMean: this.tokens / n,
-      tokensPerChunkP99: percentile(sorted, 0.99),
+      tokensPerChunkP99: this.quantile(0.99),
       multiTokenChunkShare: this.multi / n,
       ...(bundles ? { acceptedLengthEstimate: this.midTokens / this.midChunks } : {}),
     };
+  }
+
+  /** numpy's linear percentile over the counts, as `percentile` of the sorted chunk sizes gives it. */
+  private quantile(q: number): number {
+    const h = (this.chunks - 1) * q;
+    const lo = Math.floor(h);
+    const at = (rank: number): number => {
+      let seen = 0;
+      for (const [value, count] of this.sorted) {
+        seen += count;
+        if (rank < seen) return value;
+      }
+      return this.sorted[this.sorted.length - 1][0];
+    };
+    const below = at(lo);
+    return lo + 1 < this.chunks ? below + (h - lo) * (at(lo + 1) - below) : below;
+  }
+
+  private get sorted(): Array<[number, number]> {
+    return [...this.byCount].sort((a, b) => a[0] - b[0]);
   }
 }
 
