@@ -20,7 +20,7 @@ export function RunDiagnostics({ run }: { run: Schemas['RunDetailDto'] }) {
   const server = diagnosticRows('server', run.serverDiagnostics);
   const source = run.clientDiagnostics?.deadlineTpotSource;
   return (
-    <section>
+    <section class="diagnostics">
       <h2>Diagnostics</h2>
       <h3>From the per-token record</h3>
       {client.length > 0 ? (
