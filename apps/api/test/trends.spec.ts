@@ -173,6 +173,34 @@ describe('GET /trends', () => {
     expect(response.body.details.map((d: { field: string }) => d.field)).toContain(field);
   });
 
+  it('answers a diagnostic metric: the mean of the runs that have it, the others left out', async () => {
+    await api.prisma.run.update({
+      where: { id: runIds[0] },
+      data: { serverDiagnostics: { scrapes: 5, failedScrapes: 0, kvCacheUsageMax: 0.5 } },
+    });
+    await api.prisma.run.update({
+      where: { id: runIds[1] },
+      data: { serverDiagnostics: { scrapes: 5, failedScrapes: 0, kvCacheUsageMax: 0.9 } },
+    });
+    const response = await get({
+      metric: 'kv_cache_usage_max',
+      statistic: 'mean',
+      bucket: 'day',
+      from,
+      to,
+      endpointId,
+    });
+    expect(response.status).toBe(200);
+    expect(response.body).toMatchObject({ metric: 'kv_cache_usage_max', unit: 'fraction', weighting: 'run' });
+    const [day0, day1] = response.body.series[0].points;
+    expect(day0).toMatchObject({ runs: 2, samples: 2 });
+    expect(day0.value).toBeCloseTo(0.7);
+    expect(day1).toBeUndefined();
+    const tail = await get({ metric: 'kv_cache_usage_max', statistic: 'p99', bucket: 'day', from, to });
+    expect(tail.status).toBe(400);
+    expect(JSON.stringify(tail.body)).toMatch(/statistic/);
+  });
+
   it('is in the OpenAPI document with its parameters', async () => {
     const doc = (await api.http.get('/openapi.json')).body;
     const names = doc.paths['/trends'].get.parameters.map((p: { name: string }) => p.name);

@@ -142,6 +142,10 @@ describe('the dashboard in chromium, on the real API over a seeded database', ()
     expect(await seriesPixels(page, '.plot', ITL_POINTS)).toBeGreaterThan(50);
     expect(await page.locator('p.ok, .flag.big').first().textContent()).toMatch(/Client (healthy|saturated)/);
     expect(await page.locator('table.errors').textContent()).toContain('rate_limited');
+    // The client diagnostics the run writer stored, with the catalogue's labels; no server was scraped.
+    const diagnostics = await page.locator('section.diagnostics').textContent();
+    expect(diagnostics).toMatch(/tokens per chunk\s*[\d.]+ tokens/);
+    expect(diagnostics).toContain('Not scraped');
     await screenshot(page, 'run');
     expect(errors).toEqual([]);
     await context.close();

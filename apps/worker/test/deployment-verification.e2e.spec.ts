@@ -78,10 +78,14 @@ describe('deployment verification on the analysis queue', () => {
     const data = events[0].data as {
       deployment: { id: string };
       verdict: string;
-      profiles: Array<{ metrics: unknown[] }>;
+      profiles: Array<{ metrics: unknown[]; explanations: string[] }>;
     };
     expect(data).toMatchObject({ deployment: { id: deployment.id }, verdict: 'regressed' });
     expect(data.profiles[0].metrics.length).toBeGreaterThan(0);
+    // Every gap doubled: the per-token record's ITL P99 explains it, as a factor.
+    expect(data.profiles[0].explanations).toEqual(
+      expect.arrayContaining([expect.stringMatching(/^ITL P99 (during|outside) prefills .* ms \(x2\.\d\)$/)]),
+    );
     expect(events[0].links).toMatchObject({ deployment: `/deployments/${deployment.id}` });
 
     // A second job for the same deployment (a retry, or the sweep) changes nothing.

@@ -3,6 +3,7 @@ import {
   isSweepMetricName,
   METRICS,
   METRIC_NAMES,
+  JUDGED_METRIC_NAMES,
   STATISTICS,
   statisticUnit,
   summaryValue,
@@ -95,7 +96,7 @@ export interface Recomputation extends ChangePointNews {
 
 /** Every (metric, statistic) with a per-run value, as the catalogue declares them. */
 export const CHANGE_POINT_SERIES: ReadonlyArray<{ metric: MetricName; statistic: Statistic }> =
-  METRIC_NAMES.flatMap((metric) =>
+  JUDGED_METRIC_NAMES.flatMap((metric) =>
     (METRICS[metric] as MetricDefinition).statistics.map((statistic) => ({ metric, statistic })),
   );
 
@@ -116,7 +117,7 @@ function valueOf(run: SeriesRun, metric: MetricName | SweepMetricName, statistic
   const definition: MetricDefinition = METRICS[metric];
   const raw = run.values[metric];
   if (raw === null || raw === undefined) return null;
-  if (definition.kind === 'rate') return statistic === 'mean' && typeof raw === 'number' ? raw : null;
+  if (definition.kind !== 'distribution') return statistic === 'mean' && typeof raw === 'number' ? raw : null;
   const value = summaryValue({ [definition.summaryKey]: raw } as unknown as RunSummary, metric, statistic);
   return typeof value === 'number' && Number.isFinite(value) ? value : null;
 }

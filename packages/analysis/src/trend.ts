@@ -1,4 +1,5 @@
 import {
+  diagnosticValue,
   isMetricName,
   METRICS,
   type MetricDefinition,
@@ -121,7 +122,8 @@ export function checkMetric(metric: string, statistic: string): { metric: Metric
 /**
  * A trend: per series and bucket, the statistic over every sample of the bucket's runs, from merged
  * histograms (ITL over all tokens, TTFT/TPOT/E2E over all requests; never an average of per-run
- * percentiles), or a pooled rate (sum of numerators / sum of denominators).
+ * percentiles), a pooled rate (sum of numerators / sum of denominators), or for a diagnostic the
+ * mean of the values of the runs that have one (always read run by run: rollups hold none).
  *
  * Whole hours and days are read from the rollups (one row per hour or day, metric and rollup key,
  * however many runs they hold); bucket=run, run-id filters and the partial hours at the ends of the
@@ -134,7 +136,9 @@ export async function trend(
 ): Promise<Trend> {
   const { metric, statistic } = checkMetric(query.metric, query.statistic);
   const groupBy = checkTrendShape(query);
-  const loaded = await loadTrend(stores, query, metric, groupBy, planReads(query, options.source ?? 'auto'));
+  // Rollups hold no diagnostics: their trends read runs one by one.
+  const source = METRICS[metric].kind === 'diagnostic' ? 'runs' : (options.source ?? 'auto');
+  const loaded = await loadTrend(stores, query, metric, groupBy, planReads(query, source));
   return trendOf({ ...query, metric, statistic, groupBy }, loaded);
 }
 
@@ -266,7 +270,10 @@ function planReads(query: TrendQuery, source: 'auto' | 'runs'): ReadPlan {
 
 const ID_BATCH = 2_000;
 
-/** Per run: its stored histogram of the metric (encoded), or its share of a pooled rate from its summary. */
+/**
+ * Per run: its stored histogram of the metric (encoded), its share of a pooled rate from its summary,
+ * or its diagnostic value as a share of 1 (so a point is the mean of its runs' values).
+ */
 async function loadSamples(
   stores: TrendStores,
   runs: SelectedRun[],
@@ -279,6 +286,15 @@ async function loadSamples(
     if (definition.kind === 'distribution') {
       for (const { runId, encoded } of await stores.histograms.encoded(ids, metric))
         samples.set(runId, { kind: 'histogram', encoded });
+    } else if (definition.kind === 'diagnostic') {
+      // A run without the value is left out of the mean, never counted as zero.
+      for (const [id, diagnostics] of await stores.runs.diagnostics(ids)) {
+        const value = diagnosticValue(definition.diagnostic, diagnostics);
+        samples.set(
+          id,
+          value === null ? { kind: 'none' } : { kind: 'totals', numerator: value, denominator: 1 },
+        );
+      }
     } else {
       for (const [id, summary] of await stores.runs.summaries(ids)) {
         const totals = summary ? definition.totals(summary) : null;

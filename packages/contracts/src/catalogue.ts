@@ -1,4 +1,4 @@
 // The metric and statistics catalogues without the rest of contracts (zod, schemas): what the dashboard bundles.
-export { METRICS, type MetricName } from './metrics';
+export { DIAGNOSTIC_METRICS, METRICS, type DiagnosticMetric, type MetricName } from './metrics';
 export { isStatistic, statisticOf, type Statistic } from './statistics';
 export { SWEEP_METRICS, SWEEP_STATISTICS, type SweepMetricName } from './sweep-metrics';

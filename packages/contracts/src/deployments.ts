@@ -2,6 +2,9 @@
  * What a deployment verifies and how: the settings' defaults and bounds (the API validates against
  * them, the worker reads them from the row) and the shape of the stored verification.
  */
+
+import type { DiagnosticChange } from './diagnostic-changes';
+
 export const DEPLOYMENT_SETTINGS = {
   runsPerProfile: { default: 3, min: 1, max: 20 },
   firstRunDelayS: { default: 30, min: 0, max: 24 * 3600 },
@@ -70,6 +73,8 @@ export interface ProfileVerification {
    */
   decidedBy: string[];
   metrics: MetricVerification[];
+  /** The diagnostics that changed significantly between the sides' runs: why the rows moved (absent: none compared). */
+  explanations?: DiagnosticChange[];
 }
 
 /** How a verification judged: which rows, at what family-wise error, with what minimum effect. */

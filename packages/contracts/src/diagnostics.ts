@@ -37,23 +37,5 @@ export interface ServerDiagnostics {
   serverItlP99Ms?: number;
 }
 
-/** Derived from the run's per-token record alone: works for any server, hosted APIs included. */
-export interface ClientDiagnostics {
-  /** Tokens per content chunk over the run's chunks. */
-  tokensPerChunkMean: number;
-  tokensPerChunkP99: number;
-  /** Share of chunks carrying more than one token. */
-  multiTokenChunkShare: number;
-  /** Mean tokens per chunk when the server streams several tokens together (an acceptance estimate); absent otherwise. */
-  acceptedLengthEstimate?: number;
-  /** Share of tokens later than their deadline (TTFT + n x target TPOT, slack carried forward). */
-  lateTokenShare: number;
-  /** The target TPOT the deadlines used (ms), and where it came from. */
-  deadlineTpotMs: number;
-  deadlineTpotSource: 'slo' | 'median';
-  /** Inter-token gaps over 5x the run's median ITL. */
-  longGaps: number;
-  /** P99 ITL of tokens emitted while another request of the run was in its prefill, and while none was (ms). */
-  itlP99DuringPrefillMs?: number;
-  itlP99OutsidePrefillMs?: number;
-}
+/** Derived from the run's per-token record alone (computed by `@teapot/measure`, defined beside it). */
+export type { ClientDiagnostics } from '@teapot/run-definitions';

@@ -3,6 +3,8 @@ export {
   METRIC_NAMES,
   HISTOGRAM_METRICS,
   RATE_METRICS,
+  DIAGNOSTIC_METRICS,
+  JUDGED_METRIC_NAMES,
   HEADLINES,
   isMetricName,
   summaryValue,
@@ -11,6 +13,7 @@ export {
 export type {
   MetricName,
   MetricDefinition,
+  DiagnosticMetric,
   HistogramMetric,
   Weighting,
   Direction,
@@ -110,3 +113,10 @@ export {
 export type { SweepMetricName } from './sweep-metrics';
 export { LATENCY_BUCKETS_S, REQUEST_LATENCY_BUCKETS_S, TOKEN_LATENCY_BUCKETS_S } from './latency-buckets';
 export type { ClientDiagnostics, ServerDiagnostics } from './diagnostics';
+export { diagnosticValue, type DiagnosticSource } from './diagnostic-metrics';
+export {
+  DIAGNOSTIC_ALPHA,
+  diagnosticChangeText,
+  explanationLine,
+  type DiagnosticChange,
+} from './diagnostic-changes';

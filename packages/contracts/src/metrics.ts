@@ -1,4 +1,5 @@
 import type { RequestMetrics, RunSummary } from '@teapot/run-definitions';
+import { DIAGNOSTIC_DECLARATIONS, type DiagnosticDeclaration } from './diagnostic-metrics';
 import { statisticOf, statisticsOffered, summarySource, type Statistic } from './statistics';
 
 /**
@@ -55,7 +56,14 @@ export interface RateMetric extends MetricBase {
   totals(summary: RunSummary): { numerator: number; denominator: number } | null;
 }
 
-export type MetricDefinition = DistributionMetric | RateMetric;
+/**
+ * A run-level figure of its client or server diagnostics (diagnostic-metrics.ts): over several runs,
+ * the mean of the runs that have it. Trends read it run by run (rollups hold none); comparisons and
+ * verifications explain with it rather than judge it.
+ */
+export type DiagnosticMetric = MetricBase & Omit<DiagnosticDeclaration, keyof MetricBase>;
+
+export type MetricDefinition = DistributionMetric | RateMetric | DiagnosticMetric;
 
 function headline<F extends string, C extends string>(statistic: Statistic, field: F, column: C) {
   return { statistic, field, column } as const;
@@ -178,6 +186,7 @@ const DECLARED = {
     },
     headline: [headline('mean', 'errorRate', 'error_rate')],
   },
+  ...DIAGNOSTIC_DECLARATIONS,
 } as const satisfies Record<string, Declared<MetricDefinition>>;
 
 export type MetricName = keyof typeof DECLARED;
@@ -202,6 +211,10 @@ export const HISTOGRAM_METRICS = METRIC_NAMES.filter((name) => {
 export type HistogramMetric = (typeof HISTOGRAM_METRICS)[number];
 
 export const RATE_METRICS = METRIC_NAMES.filter((name) => METRICS[name].kind === 'rate');
+/** The diagnostic metrics: per-run figures of runs.client_diagnostics and runs.server_diagnostics. */
+export const DIAGNOSTIC_METRICS = METRIC_NAMES.filter((name) => METRICS[name].kind === 'diagnostic');
+/** The metrics comparisons, verdicts and change points judge (diagnostics explain them instead). */
+export const JUDGED_METRIC_NAMES = METRIC_NAMES.filter((name) => METRICS[name].kind !== 'diagnostic');
 
 type HeadlineOf<M> = M extends { headline: ReadonlyArray<infer H> } ? H : never;
 type AnyHeadline = HeadlineOf<(typeof METRICS)[MetricName]>;
@@ -238,10 +251,11 @@ export function isMetricName(value: unknown): value is MetricName {
   return typeof value === 'string' && Object.prototype.hasOwnProperty.call(METRICS, value);
 }
 
-/** The run's value of one statistic of a metric, from its exact run summary; null when it has none. */
+/** The run's value of one statistic of a metric, from its exact run summary; null when it has none (diagnostics are not in it). */
 export function summaryValue(summary: RunSummary, metric: MetricName, statistic: Statistic): number | null {
   const definition: MetricDefinition = METRICS[metric];
   if (definition.kind === 'rate') return statistic === 'mean' ? definition.perRun(summary) : null;
+  if (definition.kind === 'diagnostic') return null;
   const distribution = summary[definition.summaryKey];
   if (!distribution) return null;
   return statisticOf(statistic).of(summarySource(distribution));

@@ -124,7 +124,10 @@ export function statisticScale(statistic: Statistic, metricScale: number): numbe
 }
 
 /** The statistics a metric offers, in catalogue order. */
-export function statisticsOffered(metric: { name: string; kind: 'distribution' | 'rate' }): Statistic[] {
+export function statisticsOffered(metric: {
+  name: string;
+  kind: 'distribution' | 'rate' | 'diagnostic';
+}): Statistic[] {
   return STATISTICS.filter((name) => {
     const offeredBy = statisticOf(name).offeredBy;
     if (offeredBy === 'every metric') return true;

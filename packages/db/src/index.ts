@@ -66,6 +66,7 @@ export {
   RUN_TRIGGERS,
   RunSelectionStore,
   type RunDetail,
+  type RunDiagnostics,
   type RunFilter,
   type RunTriggerName,
   type SelectedRun,

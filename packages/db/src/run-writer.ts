@@ -6,9 +6,10 @@ import {
   METRICS,
   headlineFigures,
   type HeadlineFigures,
+  type ClientDiagnostics,
   type HistogramMetric,
 } from '@teapot/contracts';
-import { requestMetrics, type RequestRecord, type RunResult } from '@teapot/measure';
+import { clientDiagnostics, requestMetrics, type RequestRecord, type RunResult } from '@teapot/measure';
 import type { PoolClient } from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 import type { RunErrorClass, RunStatus, RunTrigger } from './generated/prisma/enums';
@@ -116,12 +117,14 @@ export async function writeRunResult(
   const histograms = buildHistograms(result.requests);
   const client = await poolOf(db).connect();
   try {
+    // Before the transaction: the run's row stays unlocked while a million tokens are read.
+    const diagnostics = await clientDiagnosticsOf(client, runId, result);
     await client.query('BEGIN');
     const before = await client.query<{ status: RunStatus } & RunPlace>(
       'SELECT status, endpoint_id, started_at FROM runs WHERE id = $1 FOR UPDATE',
       [runId],
     );
-    const after = await updateRun(client, runRowUpdate(runId, result, status, options));
+    const after = await updateRun(client, runRowUpdate(runId, result, status, options, diagnostics));
     if (!after) {
       await client.query('ROLLBACK');
       client.release();
@@ -185,6 +188,8 @@ interface RunRowUpdate {
   errorClass: RunErrorClass | null;
   /** JSON text; null leaves sweep_point as it is. */
   sweepPoint: string | null;
+  /** JSON text of the run's ClientDiagnostics; null when it has none. */
+  clientDiagnostics: string | null;
   /** The headline columns (HEADLINES), after the named parameters. */
   figures: HeadlineFigures;
 }
@@ -216,6 +221,7 @@ const RUN_UPDATE_PARAMS = [
   'measureVersion',
   'errorClass',
   'sweepPoint',
+  'clientDiagnostics',
 ] as const satisfies ReadonlyArray<Exclude<keyof RunRowUpdate, 'figures'>>;
 
 const param = (name: (typeof RUN_UPDATE_PARAMS)[number]) => `$${RUN_UPDATE_PARAMS.indexOf(name) + 1}`;
@@ -229,7 +235,7 @@ const RUN_UPDATE_SQL = `UPDATE runs SET
        stream_options_requested = ${param('streamOptionsRequested')}, stream_options_rejected = ${param('streamOptionsRejected')},
        config_id = CASE WHEN ${param('setConfig')} THEN ${param('configId')}::uuid ELSE config_id END,
        transport = ${param('transport')}::"MeasureTransport", measure_version = ${param('measureVersion')}, error_class = ${param('errorClass')}::"RunErrorClass",
-       sweep_point = COALESCE(${param('sweepPoint')}::jsonb, sweep_point),
+       sweep_point = COALESCE(${param('sweepPoint')}::jsonb, sweep_point), client_diagnostics = ${param('clientDiagnostics')}::jsonb,
        ${headlineSet}
      WHERE id = ${param('runId')} AND (${param('attempt')}::int IS NULL OR attempts = ${param('attempt')})
      RETURNING endpoint_id, started_at`;
@@ -239,6 +245,7 @@ function runRowUpdate(
   result: RunResult,
   status: RunStatus,
   options: PersistRunOptions,
+  diagnostics: ClientDiagnostics | null,
 ): RunRowUpdate {
   const s = result.summary;
   return {
@@ -267,8 +274,26 @@ function runRowUpdate(
     measureVersion: result.measureVersion,
     errorClass: options.errorClass !== undefined ? options.errorClass : derivedErrorClass(status),
     sweepPoint: options.sweepPoint === undefined ? null : JSON.stringify(options.sweepPoint),
+    clientDiagnostics: diagnostics === null ? null : JSON.stringify(diagnostics),
     figures: headlineFigures(s),
   };
+}
+
+/** The run's client diagnostics, their deadlines at the TPOT SLO of the snapshot it was measured from. */
+async function clientDiagnosticsOf(
+  client: PoolClient,
+  runId: string,
+  result: RunResult,
+): Promise<ClientDiagnostics | null> {
+  const { rows } = await client.query<{ tpot_slo_ms: number | null }>(
+    `SELECT CASE WHEN jsonb_typeof(profile_snapshot->'slo'->'tpotMs') = 'number'
+                 THEN (profile_snapshot->'slo'->>'tpotMs')::float8 END AS tpot_slo_ms
+       FROM runs WHERE id = $1`,
+    [runId],
+  );
+  const tpotSloMs = rows[0]?.tpot_slo_ms ?? null;
+  const slo = tpotSloMs !== null && Number.isFinite(tpotSloMs) && tpotSloMs > 0 ? { tpotSloMs } : {};
+  return clientDiagnostics(result.requests, result.summary, slo);
 }
 
 async function updateRun(client: PoolClient, row: RunRowUpdate): Promise<RunPlace | null> {

@@ -4,6 +4,7 @@ export { runBenchmarkInThread } from './in-thread';
 export { MEASURING_PROCESS_FLAGS } from './speed/process-flags';
 export { MEASURE_VERSION } from './version';
 export { summarize, requestMetrics, meetsSlo } from './metrics';
+export { clientDiagnostics, LONG_GAP_FACTOR, type ClientDiagnosticsOptions } from './diagnostics';
 export { percentile } from '@teapot/run-definitions';
 export { percentileSummary } from './stats';
 export { mulberry32, deriveSeed, standardNormal, type Random } from './random';

@@ -22,3 +22,4 @@ export {
   type SweepSpec,
   type SweepStopReason,
 } from './capacity';
+export type { ClientDiagnostics } from './diagnostics';

@@ -113,6 +113,17 @@ describe('renderSlackMessage', () => {
     expect(message.blocks[message.blocks.length - 1].type).toBe('context');
   });
 
+  it('says under each profile the diagnostics that explain its verdict', () => {
+    const event = deploymentEvent(1, 2);
+    const [profile] = event.data.profiles as Array<Record<string, unknown>>;
+    profile.explanations = ['preemptions 0 -> 37 per run', 'KV-cache usage (max) 62% -> 99%'];
+    const message = renderSlackMessage(event, PUBLIC_URL);
+    expect(limitProblems(message)).toEqual([]);
+    expect(JSON.stringify(message.blocks)).toContain(
+      '_Why:_ preemptions 0 -&gt; 37 per run; KV-cache usage (max) 62% -&gt; 99%',
+    );
+  });
+
   it('keeps a deployment with many profiles and rows within every limit, counting what it leaves out', () => {
     const message = renderSlackMessage(deploymentEvent(30, 200, 'x'.repeat(300)), PUBLIC_URL);
     expect(limitProblems(message)).toEqual([]);

@@ -107,7 +107,10 @@ function deploymentContent(data: Record<string, unknown>, endpoint: string, dash
       `*${escapeMrkdwn(text(profile.profileName) || text(profile.profileId))}*: ` +
       `${VERDICT_EMOJI[profileVerdict] ?? ''} ${profileVerdict}` +
       (profile.reason ? ` (${escapeMrkdwn(text(profile.reason))})` : '');
-    blocks.push(listSection(heading, rows.map(rowLine), SLACK_LISTS.rowsPerProfile));
+    // The diagnostics that changed: why the rows moved, under the profile's verdict.
+    const why = array(profile.explanations).map(text).filter(Boolean);
+    const explained = why.length > 0 ? `${heading}\n_Why:_ ${escapeMrkdwn(why.join('; '))}` : heading;
+    blocks.push(listSection(explained, rows.map(rowLine), SLACK_LISTS.rowsPerProfile));
   }
   if (profiles.length > SLACK_LISTS.profiles)
     blocks.push(context(`+${profiles.length - SLACK_LISTS.profiles} more profiles`));

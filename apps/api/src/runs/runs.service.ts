@@ -1,5 +1,10 @@
 import { ConflictException, Injectable, Logger, ServiceUnavailableException } from '@nestjs/common';
-import { HEADLINES, type HeadlineFigures } from '@teapot/contracts';
+import {
+  HEADLINES,
+  type ClientDiagnostics,
+  type HeadlineFigures,
+  type ServerDiagnostics,
+} from '@teapot/contracts';
 import { createQueuedRun, type Prisma, type Run, type ServingConfig } from '@teapot/db';
 import { RunQueueProducer } from '@teapot/jobs';
 import type { ClientHealth, RunSummary } from '@teapot/measure';
@@ -130,6 +135,8 @@ function toRunDetail(run: Run & { config: ServingConfig | null }): RunDetailDto 
     ...toRunDto(run),
     summary: run.summary as RunSummary | null,
     clientHealth: run.clientHealth as ClientHealth | null,
+    clientDiagnostics: run.clientDiagnostics as ClientDiagnostics | null,
+    serverDiagnostics: run.serverDiagnostics as ServerDiagnostics | null,
     profileSnapshot: run.profileSnapshot,
     config: run.config,
     wallAnchor: run.wallAnchor,

@@ -187,6 +187,25 @@ function ComparisonTable({ comparison }: { comparison: Comparison }) {
           </table>
         </div>
       ) : null}
+      {comparison.explanations.length > 0 ? (
+        <div class="explanations">
+          <h3>Why: the diagnostics that changed</h3>
+          <ul>
+            {comparison.explanations.map((change) => (
+              <li key={change.metric}>
+                {change.text}{' '}
+                <span class="hint">
+                  ({change.runs.baseline} vs {change.runs.candidate} runs,{' '}
+                  {change.basis === 'rank-test'
+                    ? `p ${change.pValue.toPrecision(2)}`
+                    : 'separated, too few runs to test'}
+                  )
+                </span>
+              </li>
+            ))}
+          </ul>
+        </div>
+      ) : null}
       {comparison.distributions ? <Distributions distributions={comparison.distributions} /> : null}
       <p class="hint">
         Intervals: {comparison.iterations} bootstrap resamples of {comparison.resampling.unit} (

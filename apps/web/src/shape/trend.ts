@@ -1,4 +1,5 @@
 import {
+  DIAGNOSTIC_METRICS,
   isStatistic,
   METRICS,
   statisticOf,
@@ -28,6 +29,8 @@ const TREND_LABELS: ReadonlyArray<[RunTrendMetric, string]> = [
   ['requests_per_s', 'requests/s'],
   ['goodput', 'goodput req/s'],
   ['error_rate', 'error rate'],
+  // Each run's diagnostics (the mean of the runs that have one), labelled as the catalogue says.
+  ...DIAGNOSTIC_METRICS.map((name): [RunTrendMetric, string] => [name, METRICS[name].label]),
 ];
 const SWEEP_TREND_LABELS: ReadonlyArray<[SweepTrendMetric, string]> = [
   ['capacity', 'capacity at SLO'],

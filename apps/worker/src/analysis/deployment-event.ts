@@ -45,6 +45,8 @@ export function deploymentEvent(
             }
           : {}),
         decidedBy: profile.decidedBy,
+        // the diagnostics that changed, as one sentence each ("preemptions 0 -> 37 per run")
+        explanations: (profile.explanations ?? []).map((change) => change.text),
         metrics: profile.metrics
           .filter((metric) => metric.judged && !metric.insufficient)
           .map(({ metric, statistic, unit, baseline, candidate, delta, relative, interval, verdict }) => ({

@@ -1,9 +1,17 @@
-import { METRICS, type Direction, type MetricName, type Statistic, type Weighting } from '@teapot/contracts';
+import {
+  METRICS,
+  type DiagnosticChange,
+  type Direction,
+  type MetricName,
+  type Statistic,
+  type Weighting,
+} from '@teapot/contracts';
 import {
   SERVING_CONFIG_FIELD_NAMES,
   type ConfigValue,
   type MeasuredRequests,
   type RunDetail,
+  type RunDiagnostics,
   type SelectedRun,
   type ServingConfigField,
   type StoredHistogram,
@@ -19,6 +27,7 @@ import {
   type DistributionSamples,
 } from './bootstrap-plan';
 import type { CheckedComparison, ComparedRow } from './comparison-query';
+import { diagnosticChanges } from './diagnostic-changes';
 import { itlDistributions, type ComparisonDistributions } from './distribution';
 import { NOTES, NOTHING_RESAMPLED } from './explain';
 import { compareDistribution, compareRate, seedOf } from './metric-rows';
@@ -93,6 +102,8 @@ export interface Comparison {
   verdict: Verdict;
   /** Things a reader must know to trust the verdict (workload differs, shared runs, fallbacks). */
   notes: string[];
+  /** The diagnostics that changed significantly between the sides (diagnostic-changes.ts), what explains the rows. */
+  explanations: DiagnosticChange[];
   /** Why there are no metric rows, when there are none. */
   reason?: string;
   /** Each side's ITL distribution (CDF points from its merged stored histograms); null without runs. */
@@ -110,6 +121,8 @@ export interface LoadedSide {
   histograms: StoredHistogram[];
   /** Raw requests of the side's runs, when requests are resampled. */
   requests?: MeasuredRequests;
+  /** Per run id: its stored diagnostics (none loaded: nothing is explained). */
+  diagnostics?: Map<string, RunDiagnostics>;
 }
 
 /** A checked query without its selections, and the stored thresholds of the compared runs' profiles. */
@@ -154,6 +167,7 @@ export function compare(baseline: LoadedSide, candidate: LoadedSide, options: Co
         metrics: [],
         verdict: 'inconclusive',
         notes,
+        explanations: [],
         reason: NOTES.noRuns(side),
         distributions: null,
       };
@@ -203,6 +217,7 @@ export function compare(baseline: LoadedSide, candidate: LoadedSide, options: Co
     metrics: results,
     verdict: overallVerdictOf(judged),
     notes,
+    explanations: diagnosticChanges(diagnosticsOf(baseline), diagnosticsOf(candidate)),
     distributions: itlDistributions({ baseline: merged.baseline.itl, candidate: merged.candidate.itl }),
   };
 }
@@ -261,6 +276,10 @@ function resolveThresholds(
       notes.push(NOTES.thresholdConflict(`${row.metric}.${row.statistic}`, conflict, threshold.value));
     return { ...row, threshold };
   });
+}
+
+function diagnosticsOf(side: LoadedSide): RunDiagnostics[] {
+  return side.runs.flatMap((run) => side.diagnostics?.get(run.id) ?? []);
 }
 
 /** Each side's TPOT and ITL over all its stored histograms, for the roofline and the CDFs. */

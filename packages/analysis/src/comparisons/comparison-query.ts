@@ -138,6 +138,11 @@ function checkedRows(query: ComparisonQuery): ComparedRow[] {
     if (!isMetricName(metric))
       throw new AnalysisInputError('metrics', `${metric} is not one of ${Object.keys(METRICS).join(', ')}`);
     const definition: MetricDefinition = METRICS[metric];
+    if (definition.kind === 'diagnostic')
+      throw new AnalysisInputError(
+        'metrics',
+        `${metric} is a diagnostic: comparisons explain with diagnostics (explanations) rather than judge them`,
+      );
     if (definition.kind === 'distribution' && !definition.histogram)
       throw new AnalysisInputError(
         'metrics',

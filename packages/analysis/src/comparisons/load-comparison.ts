@@ -61,6 +61,7 @@ export async function loadComparison(
     return {
       ...side,
       details: await stores.runs.details(ids),
+      diagnostics: await stores.runs.diagnostics(ids),
       histograms: await stores.histograms.nonEmpty(ids, metrics),
       ...(unit === 'requests' && distributionMetrics.length > 0
         ? { requests: await stores.requests.measured(ids) }

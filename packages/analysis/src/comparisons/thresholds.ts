@@ -65,6 +65,8 @@ function keyProblem(key: string): string | null {
   const metric = dot < 0 ? key : key.slice(0, dot);
   if (!isMetricName(metric)) return `names no metric: one of ${Object.keys(METRICS).join(', ')}`;
   const definition = METRICS[metric];
+  if (definition.kind === 'diagnostic')
+    return `names ${metric}, a diagnostic: diagnostics explain, they set no verdict`;
   if (definition.kind === 'distribution' && !definition.histogram)
     return `names ${metric}, which keeps no histogram over runs, so it has no comparison`;
   if (dot < 0) return null;

@@ -184,7 +184,7 @@ export async function verifyDeployment(
  */
 function judgedProfile(
   loaded: LoadedComparison,
-): Pick<ProfileVerification, 'decidedBy' | 'metrics' | 'verdict' | 'reason'> {
+): Pick<ProfileVerification, 'decidedBy' | 'metrics' | 'verdict' | 'reason' | 'explanations'> {
   const { baseline, candidate, options } = loaded;
   const comparison = compare(baseline, candidate, { ...options, confidence: VERIFICATION_CONFIDENCE });
   const equivalence = compare(baseline, candidate, { ...options, confidence: EQUIVALENCE_CONFIDENCE });
@@ -214,6 +214,7 @@ function judgedProfile(
     metrics,
     verdict: deploymentVerdictOf(verdict),
     reason: reasons.length > 0 ? reasons.join('; ') : null,
+    explanations: comparison.explanations,
   };
 }
 

@@ -124,6 +124,33 @@ describe('renderVerdict', () => {
     expect(text).toContain('http://teapot:3000/deployments/d1');
   });
 
+  it('prints the diagnostics that explain a profile, in the terminal and in the PR comment', () => {
+    const change = {
+      metric: 'preemptions',
+      label: 'preemptions',
+      unit: 'preemptions',
+      baseline: 0,
+      candidate: 37,
+    } as const;
+    const explained = profile({
+      explanations: [
+        {
+          ...change,
+          runs: { baseline: 5, candidate: 3 },
+          basis: 'rank-test',
+          pValue: 0.04,
+          text: 'preemptions 0 -> 37 per run',
+        },
+      ],
+    });
+    expect(renderVerdict(deployment([explained]), CONTEXT)).toContain(
+      'profile chat: regressed (decided by tpot.p50); why: preemptions 0 -> 37 per run',
+    );
+    expect(renderMarkdown(deployment([explained]), CONTEXT)).toContain(
+      '**Why** (chat): preemptions 0 -\\> 37 per run',
+    );
+  });
+
   it('says why the wait ended when there is no verdict yet', () => {
     const text = renderVerdict(deployment([], 'pending'), {
       ...CONTEXT,

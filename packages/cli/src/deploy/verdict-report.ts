@@ -1,4 +1,5 @@
 import {
+  explanationLine,
   formatChange,
   formatFigure,
   formatInterval,
@@ -118,9 +119,15 @@ export function renderMarkdown(deployment: Deployment, context: ReportContext): 
       ...rows.map((cells) => `| ${cells.join(' | ')} |`),
     );
   }
-  for (const profile of verification?.profiles ?? [])
+  for (const profile of verification?.profiles ?? []) {
     if (profile.reason)
       out.push('', `_${md(profile.profileName ?? profile.profileId)}: ${md(profile.reason)}_`);
+    if (profile.explanations?.length)
+      out.push(
+        '',
+        `**Why** (${md(profile.profileName ?? profile.profileId)}): ${md(explanationLine(profile.explanations))}`,
+      );
+  }
   out.push(
     '',
     reportLinks(deployment, context)
@@ -142,7 +149,8 @@ function headline(deployment: Deployment, context: ReportContext): string {
 function profileLine(profile: ProfileVerification): string {
   const by = profile.decidedBy.length > 0 ? ` (decided by ${profile.decidedBy.join(', ')})` : '';
   const reason = profile.reason ? `: ${profile.reason}` : '';
-  return `profile ${profile.profileName ?? profile.profileId}: ${profile.verdict}${by}${reason}`;
+  const why = profile.explanations?.length ? `; why: ${explanationLine(profile.explanations)}` : '';
+  return `profile ${profile.profileName ?? profile.profileId}: ${profile.verdict}${by}${reason}${why}`;
 }
 
 function decided(profile: ProfileVerification, row: MetricVerification): boolean {

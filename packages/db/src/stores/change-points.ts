@@ -1,7 +1,7 @@
 import {
   MEASURED_RUN_STATUSES,
   METRICS,
-  METRIC_NAMES,
+  JUDGED_METRIC_NAMES,
   isSweepMetricName,
   statisticUnit,
   sweepMetricUnit,
@@ -160,7 +160,7 @@ const COLUMNS = `id, endpoint_id, profile_id, metric, statistic, mode::text AS m
   (SELECT s.spec->>'dimension' FROM sweeps s WHERE s.id = sweep_id) AS dimension`;
 
 /** Per metric, the SQL reading a run's value source: its exact summary section, or its headline column. */
-const VALUE_COLUMNS = METRIC_NAMES.map((metric) => {
+const VALUE_COLUMNS = JUDGED_METRIC_NAMES.map((metric) => {
   const definition: MetricDefinition = METRICS[metric];
   if (definition.kind === 'distribution') return `r.summary->'${definition.summaryKey}' AS "${metric}"`;
   const column = definition.headline.find((h) => h.statistic === 'mean')?.column;
@@ -185,7 +185,7 @@ export class ChangePointStore {
     return rows.reverse().map((row) => ({
       id: row.id,
       startedAt: row.started_at,
-      values: Object.fromEntries(METRIC_NAMES.map((m) => [m, row[m] === null ? null : row[m]])),
+      values: Object.fromEntries(JUDGED_METRIC_NAMES.map((m) => [m, row[m] === null ? null : row[m]])),
     }));
   }
 

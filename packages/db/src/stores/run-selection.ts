@@ -51,6 +51,12 @@ export interface RunDetail {
   extra: unknown;
 }
 
+/** A run's stored diagnostics as JSON (ClientDiagnostics, ServerDiagnostics), null where it has none. */
+export interface RunDiagnostics {
+  client: unknown;
+  server: unknown;
+}
+
 type SelectedRunRow = {
   id: string;
   endpoint_id: string;
@@ -156,6 +162,15 @@ export class RunSelectionStore {
       [runIds],
     );
     return new Map(rows.map((row) => [row.id, row.summary]));
+  }
+
+  /** Per run id: its stored client and server diagnostics (null where it has none). */
+  async diagnostics(runIds: readonly string[]): Promise<Map<string, RunDiagnostics>> {
+    const { rows } = await queriesOf(this.db).query<{ id: string; client: unknown; server: unknown }>(
+      'SELECT id, client_diagnostics AS client, server_diagnostics AS server FROM runs WHERE id = ANY($1::uuid[])',
+      [runIds],
+    );
+    return new Map(rows.map((row) => [row.id, { client: row.client, server: row.server }]));
   }
 
   async endpointIds(): Promise<string[]> {

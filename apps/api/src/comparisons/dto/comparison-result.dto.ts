@@ -1,5 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { METRIC_NAMES, STATISTICS } from '@teapot/contracts';
+import { JUDGED_METRIC_NAMES, STATISTICS } from '@teapot/contracts';
+import { DiagnosticChangeDto } from '../../runs/dto/diagnostics.dto';
 
 const VERDICTS = ['regressed', 'improved', 'unchanged', 'inconclusive'];
 const UNITS = ['runs', 'requests'];
@@ -52,7 +53,7 @@ class SamplesDto {
 }
 
 class MetricComparisonDto {
-  @ApiProperty({ enum: METRIC_NAMES, example: 'itl' }) metric!: string;
+  @ApiProperty({ enum: JUDGED_METRIC_NAMES, example: 'itl' }) metric!: string;
   @ApiProperty({ enum: STATISTICS, example: 'p99' }) statistic!: string;
   @ApiProperty({ example: 'ms' }) unit!: string;
   @ApiProperty({ enum: ['token', 'request', 'run'] }) weighting!: string;
@@ -161,6 +162,12 @@ export class ComparisonDto {
   @ApiProperty({ type: [MetricComparisonDto] }) metrics!: MetricComparisonDto[];
   @ApiProperty({ enum: VERDICTS, example: 'improved' }) verdict!: string;
   @ApiProperty({ type: [String], example: [] }) notes!: string[];
+  @ApiProperty({
+    type: [DiagnosticChangeDto],
+    description:
+      "The diagnostics (trend metrics of kind diagnostic) that changed significantly between the sides' runs: what explains the rows. A diagnostic absent on a side is not compared.",
+  })
+  explanations!: DiagnosticChangeDto[];
   @ApiPropertyOptional({ example: 'candidate: no measured run matches' }) reason?: string;
   @ApiProperty({
     type: DistributionsDto,

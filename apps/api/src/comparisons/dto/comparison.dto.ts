@@ -8,7 +8,7 @@ import {
   type ResampleChoice,
   type RunTriggerName,
 } from '@teapot/analysis';
-import { METRIC_NAMES, STATISTICS } from '@teapot/contracts';
+import { JUDGED_METRIC_NAMES, STATISTICS } from '@teapot/contracts';
 import { Type } from 'class-transformer';
 import {
   ArrayMaxSize,
@@ -124,7 +124,7 @@ export function ComparisonSides<T extends object>(type: new () => T) {
 }
 
 export class CreateComparisonDto extends ComparisonSides(ComparisonSideDto) {
-  @SomeOf(METRIC_NAMES, {
+  @SomeOf(JUDGED_METRIC_NAMES, {
     example: ['itl', 'tpot', 'ttft', 'output_tokens_per_s'],
     description: 'Default: itl, tpot, ttft, e2e, output_tokens_per_s, requests_per_s, error_rate.',
   })

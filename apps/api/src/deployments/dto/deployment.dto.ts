@@ -206,7 +206,7 @@ export class DeploymentDto {
     additionalProperties: true,
     nullable: true,
     description:
-      'Per profile: baseline and candidate run ids, `decidedBy` (the judged rows that made its verdict), and per metric the baseline and candidate values, the relative delta, its Bonferroni-corrected bootstrap `interval` (calls a change), its 90% `equivalenceInterval` (calls no change), `judged` and the verdict; `method` names the judged rows, the family-wise alpha and the minimum effect.',
+      'Per profile: baseline and candidate run ids, `decidedBy` (the judged rows that made its verdict), and per metric the baseline and candidate values, the relative delta, its Bonferroni-corrected bootstrap `interval` (calls a change), its 90% `equivalenceInterval` (calls no change), `judged` and the verdict, and `explanations` (the diagnostics that changed significantly, e.g. "preemptions 0 -> 37 per run"; see the comparison\'s `explanations`); `method` names the judged rows, the family-wise alpha and the minimum effect.',
   })
   verification!: DeploymentVerification | null;
   @ApiProperty({ type: Date, nullable: true }) verifiedAt!: Date | null;

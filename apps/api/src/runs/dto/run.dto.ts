@@ -4,7 +4,9 @@ import {
   HEADLINES,
   RUN_ERROR_CLASSES,
   RUN_STATUSES,
+  type ClientDiagnostics,
   type HeadlineFigures,
+  type ServerDiagnostics,
   type RunErrorClass,
   type RunStatusName,
 } from '@teapot/contracts';
@@ -13,6 +15,7 @@ import { MeasurementsPageQueryDto } from '../../common/pagination';
 import { IsTimestamp } from '../../common/validators';
 import { QueryArray } from '../../common/query';
 import { ServingConfigDto } from '../../serving-configs/dto/serving-config.dto';
+import { ClientDiagnosticsDto, ServerDiagnosticsDto } from './diagnostics.dto';
 
 export const RUN_TRIGGERS = ['schedule', 'manual', 'deployment'] as const;
 
@@ -157,6 +160,22 @@ export class RunDetailDto extends RunDto {
     description: "The measurement package's ClientHealth.",
   })
   clientHealth!: ClientHealth | null;
+
+  @ApiProperty({
+    type: ClientDiagnosticsDto,
+    nullable: true,
+    description:
+      'What the per-token record shows of chunking, stalls and prefill interference; null before it is stored.',
+  })
+  clientDiagnostics!: ClientDiagnostics | null;
+
+  @ApiProperty({
+    type: ServerDiagnosticsDto,
+    nullable: true,
+    description:
+      "The server's own metrics over the run, when its endpoint names a metrics URL; null otherwise.",
+  })
+  serverDiagnostics!: ServerDiagnostics | null;
 
   @ApiProperty({
     type: 'object',

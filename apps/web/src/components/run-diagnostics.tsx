@@ -1,0 +1,47 @@
+import type { Schemas } from '../api/client';
+import { diagnosticRows, type DiagnosticRow } from '../shape/diagnostics';
+
+function Figures({ rows }: { rows: DiagnosticRow[] }) {
+  return (
+    <div class="figures">
+      {rows.map((row) => (
+        <div class="figure" key={row.metric} title={`trend metric ${row.metric}`}>
+          <span class="label">{row.label}</span>
+          <span class="value">{row.value}</span>
+        </div>
+      ))}
+    </div>
+  );
+}
+
+/** Why the run was as fast as it was: what its per-token record shows, and what the server said. */
+export function RunDiagnostics({ run }: { run: Schemas['RunDetailDto'] }) {
+  const client = diagnosticRows('client', run.clientDiagnostics);
+  const server = diagnosticRows('server', run.serverDiagnostics);
+  const source = run.clientDiagnostics?.deadlineTpotSource;
+  return (
+    <section class="diagnostics">
+      <h2>Diagnostics</h2>
+      <h3>From the per-token record</h3>
+      {client.length > 0 ? (
+        <Figures rows={client} />
+      ) : (
+        <p>None: the run has no successful request with tokens.</p>
+      )}
+      {source ? (
+        <p class="hint">
+          Late tokens are judged against{' '}
+          {source === 'slo' ? "the profile's TPOT SLO" : "the run's median TPOT"}; ITL during prefills counts
+          the gaps that overlapped another request's prefill.
+        </p>
+      ) : null}
+      <h3>From the server's metrics</h3>
+      {run.serverDiagnostics?.error ? <p class="flag">{run.serverDiagnostics.error}</p> : null}
+      {server.length > 0 ? (
+        <Figures rows={server} />
+      ) : run.serverDiagnostics ? null : (
+        <p>Not scraped: the endpoint names no metrics URL.</p>
+      )}
+    </section>
+  );
+}
