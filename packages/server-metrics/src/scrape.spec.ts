@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { writeHugeBody } from '@teapot/testing-base';
 import { endpointUrlPolicy, type HostResolver } from '@teapot/webhooks';
 import { scrapeDispatcher, scrapeMetrics } from './scrape';
 
@@ -25,19 +26,8 @@ describe('scrapeMetrics against servers on loopback', () => {
     '/500': (_req, res) => res.writeHead(500, { 'content-type': 'text/plain' }).end('boom'),
     '/stall': () => undefined,
     '/huge': (_req, res) => {
-      // 50 MB of valid-looking lines, written as fast as the client reads.
       res.writeHead(200, { 'content-type': 'text/plain' });
-      const line = Buffer.from('vllm:num_requests_running{engine="0"} 1\n'.repeat(1000));
-      let sent = 0;
-      const pump = () => {
-        while (sent < 50e6) {
-          sent += line.length;
-          if (!res.write(line)) return void res.once('drain', pump);
-        }
-        res.end();
-      };
-      res.on('close', () => (sent = Infinity));
-      pump();
+      writeHugeBody(res, 'vllm:num_requests_running{engine="0"} 1\n', 50e6);
     },
   };
 
