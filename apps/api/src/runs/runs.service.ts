@@ -12,6 +12,7 @@ import {
 import { withTimeout } from '../common/timeout';
 import { PrismaService } from '../prisma/prisma.service';
 import type { ListRunsQueryDto, RunDetailDto, RunDto } from './dto/run.dto';
+import type { ServerDiagnosticsDto } from './dto/server-metrics.dto';
 import { orNotFound } from '../common/not-found';
 import { pick } from '../common/pick';
 
@@ -121,6 +122,7 @@ function toRunDto(run: Run): RunDto {
   return {
     ...pick(run, RUN_FIELDS),
     durationUs: run.durationUs === null ? null : Number(run.durationUs),
+    serverDiagnostics: run.serverDiagnostics as ServerDiagnosticsDto | null,
     ...headlinesOf(run),
   };
 }

@@ -1,4 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ServerDiagnosticsDto } from './server-metrics.dto';
 import { IsIn, IsOptional, IsUUID } from 'class-validator';
 import {
   HEADLINES,
@@ -138,6 +139,14 @@ export class RunDto extends HeadlineFiguresDto {
       'Version of the measurement package (@teapot/measure) that measured the run; null until measured.',
   })
   measureVersion!: string | null;
+  @ApiProperty({
+    type: ServerDiagnosticsDto,
+    nullable: true,
+    description:
+      "What the server's own metrics said while the run measured (the endpoint's metricsUrl); null when the " +
+      'endpoint has none. GET /runs/{id}/server-metrics has the series.',
+  })
+  serverDiagnostics!: ServerDiagnosticsDto | null;
 }
 
 export class RunDetailDto extends RunDto {
