@@ -13,6 +13,23 @@ export interface GaugeWindow {
   endMs: number;
 }
 
+/** What measuredWindowOf reads of a run's result (@teapot/measure's RunResult has it). */
+export interface MeasuredRun {
+  durationUs: number;
+  requests: ReadonlyArray<{ warmup: boolean; startUs: number }>;
+}
+
+/**
+ * The run's measured window on its clock (ms from its anchor): from the first measured request's start,
+ * its duration long. Gauges are averaged over the scrapes inside it; undefined when nothing was measured.
+ */
+export function measuredWindowOf(run: MeasuredRun): GaugeWindow | undefined {
+  let firstUs = Infinity;
+  for (const request of run.requests) if (!request.warmup) firstUs = Math.min(firstUs, request.startUs);
+  if (firstUs === Infinity) return undefined;
+  return { startMs: firstUs / 1000, endMs: (firstUs + run.durationUs) / 1000 };
+}
+
 /** A histogram's increase over the run, by bucket (cumulative, bounds ascending, +Inf last). */
 export interface HistogramIncrease {
   le: number[];

@@ -4,9 +4,11 @@ export {
   deriveServerDiagnostics,
   histogramIncrease,
   histogramQuantile,
+  measuredWindowOf,
   seriesOf,
   type GaugeWindow,
   type HistogramIncrease,
+  type MeasuredRun,
   type ServerSeries,
   type TimedPoint,
 } from './derive';

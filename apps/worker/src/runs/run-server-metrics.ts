@@ -1,7 +1,7 @@
 import { decryptHeaders, type WorkerEnv } from '@teapot/config';
 import type { ServerMetricsRecord } from '@teapot/db';
 import type { RunResult } from '@teapot/measure';
-import { ServerMetricsSampler, type GaugeWindow } from '@teapot/server-metrics';
+import { measuredWindowOf, ServerMetricsSampler } from '@teapot/server-metrics';
 import type { HostResolver } from '@teapot/webhooks';
 import type { RunToProcess } from './run-repository';
 
@@ -47,21 +47,13 @@ export async function startRunServerMetrics(
   await sampler.start();
   return {
     async finish(result) {
-      const window = measuredWindow(result);
+      const window = measuredWindowOf(result);
       const { series, diagnostics } = await sampler.stop(BigInt(result.monotonicAnchorNs), window);
       const { offsetsMs, ...rest } = series;
       return { diagnostics, offsetsMs, series: rest };
     },
     abandon: () => sampler.abandon(),
   };
-}
-
-/** The run's measured window on its clock (ms from its anchor): gauges are averaged over the scrapes inside it. */
-export function measuredWindow(result: RunResult): GaugeWindow | undefined {
-  let firstUs = Infinity;
-  for (const request of result.requests) if (!request.warmup) firstUs = Math.min(firstUs, request.startUs);
-  if (firstUs === Infinity) return undefined;
-  return { startMs: firstUs / 1000, endMs: (firstUs + result.durationUs) / 1000 };
 }
 
 function unavailable(reason: string): RunServerMetrics {
