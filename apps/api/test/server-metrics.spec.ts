@@ -12,14 +12,12 @@ afterAll(() => api?.close());
 
 describe("an endpoint's metricsUrl and metricsHeaders", () => {
   it('are stored (headers encrypted, names shown masked, values never returned), replaced and cleared', async () => {
-    const create = await api.authed
-      .post('/endpoints')
-      .send(
-        endpointBody({
-          metricsUrl: 'http://127.0.0.1:8000/metrics',
-          metricsHeaders: { Authorization: `Bearer ${TOKEN}` },
-        }),
-      );
+    const create = await api.authed.post('/endpoints').send(
+      endpointBody({
+        metricsUrl: 'http://127.0.0.1:8000/metrics',
+        metricsHeaders: { Authorization: `Bearer ${TOKEN}` },
+      }),
+    );
     expect(create.status).toBe(201);
     expect(create.body).toMatchObject({
       metricsUrl: 'http://127.0.0.1:8000/metrics',
@@ -86,7 +84,7 @@ describe('GET /runs/{id}/server-metrics', () => {
     const serverMetrics = {
       diagnostics: { scrapes: 3, failedScrapes: 0, runningMean: 4, runningMax: 4, preemptions: 2 },
       offsetsMs: [-2.5, 1000.5, 2100],
-      series: { gauges: { running: [0, 4, 0] }, counters: { preemptions: [5, 6, 7] }, histograms: {} },
+      series: { gauges: { running: [0, 4, 0] }, counters: { preemptions: [5, 6, 1] }, histograms: {} },
     };
     const runId = await storeMeasuredRun(
       api.prisma,
@@ -100,7 +98,8 @@ describe('GET /runs/{id}/server-metrics', () => {
       runId,
       offsetsMs: [-2.5, 1000.5, 2100],
       gauges: { running: [0, 4, 0] },
-      counters: { preemptions: [5, 6, 7] },
+      counters: { preemptions: [5, 6, 1] },
+      increases: { preemptions: [0, 1, 2] },
       histograms: {},
       diagnostics: serverMetrics.diagnostics,
     });

@@ -4,6 +4,7 @@ import {
   deriveServerDiagnostics,
   histogramIncrease,
   histogramQuantile,
+  increaseSoFar,
   seriesOf,
   type TimedPoint,
 } from './derive';
@@ -17,6 +18,10 @@ describe('counterIncrease', () => {
     // 10 -> 15 (+5), restart, 3 counted since (+3), -> 7 (+4)
     expect(counterIncrease([10, 15, 3, 7])).toBe(12);
     expect(counterIncrease([5, 0, 0])).toBe(0);
+  });
+
+  it('gives the increase so far at each sample, skipping gaps', () => {
+    expect(increaseSoFar([10, 15, null, 3, 7])).toEqual([0, 5, null, 8, 12]);
   });
 
   it('knows no increase from one sample', () => {

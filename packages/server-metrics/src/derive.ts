@@ -46,13 +46,22 @@ export interface HistogramIncrease {
  */
 export function counterIncrease(values: readonly number[]): number | undefined {
   if (values.length < 2) return undefined;
-  let increase = 0;
-  for (let index = 1; index < values.length; index++) {
-    const previous = values[index - 1];
-    const current = values[index];
-    increase += current >= previous ? current - previous : current;
-  }
-  return increase;
+  return increaseSoFar(values)[values.length - 1]!;
+}
+
+/**
+ * The counter's increase from its first value to each one, resets counted as counterIncrease counts
+ * them (what a chart of "preemptions so far" draws); null where the scrape lacked the counter.
+ */
+export function increaseSoFar(values: ReadonlyArray<number | null>): Array<number | null> {
+  let total = 0;
+  let previous: number | null = null;
+  return values.map((value) => {
+    if (value === null) return null;
+    if (previous !== null) total += value >= previous ? value - previous : value;
+    previous = value;
+    return total;
+  });
 }
 
 /**

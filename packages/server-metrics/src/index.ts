@@ -4,6 +4,7 @@ export {
   deriveServerDiagnostics,
   histogramIncrease,
   histogramQuantile,
+  increaseSoFar,
   measuredWindowOf,
   seriesOf,
   type GaugeWindow,

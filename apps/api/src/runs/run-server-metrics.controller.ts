@@ -1,5 +1,6 @@
 import { Controller } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
+import { increaseSoFar } from '@teapot/server-metrics';
 import { GetRoute, IdParam } from '../common/routes';
 import { orNotFound } from '../common/not-found';
 import { PrismaService } from '../prisma/prisma.service';
@@ -27,11 +28,18 @@ export class RunServerMetricsController {
     const stored = (run.serverSamples?.series ?? {}) as Partial<
       Omit<RunServerMetricsDto, 'runId' | 'offsetsMs'>
     >;
+    const counters = stored.counters ?? {};
     return {
       runId: id,
       offsetsMs: run.serverSamples?.offsetsMs ?? [],
       gauges: stored.gauges ?? {},
-      counters: stored.counters ?? {},
+      counters,
+      increases: Object.fromEntries(
+        Object.entries(counters).map(([name, values]) => [
+          name,
+          increaseSoFar(values as Array<number | null>),
+        ]),
+      ),
       histograms: stored.histograms ?? {},
       diagnostics: run.serverDiagnostics as ServerDiagnosticsDto | null,
     };

@@ -26,19 +26,6 @@ function figures(d: Diagnostics): Array<[string, string]> {
   ];
 }
 
-/** Preemptions since the first scrape, a drop read as a restart (as the diagnostics count them). */
-function preemptionsSoFar(values: Array<number | null> | undefined): Array<number | null> | null {
-  if (!values) return null;
-  let total = 0;
-  let previous: number | null = null;
-  return values.map((value) => {
-    if (value === null) return null;
-    if (previous !== null) total += value >= previous ? value - previous : value;
-    previous = value;
-    return total;
-  });
-}
-
 function ServerChart({ metrics }: { metrics: ServerMetrics }) {
   const data = useMemo(() => {
     const timeS = metrics.offsetsMs.map((ms) => ms / 1000);
@@ -47,7 +34,7 @@ function ServerChart({ metrics }: { metrics: ServerMetrics }) {
       timeS,
       metrics.gauges.running ?? timeS.map(() => null),
       metrics.gauges.waiting ?? timeS.map(() => null),
-      preemptionsSoFar(metrics.counters.preemptions) ?? timeS.map(() => null),
+      metrics.increases.preemptions ?? timeS.map(() => null),
       kv ?? timeS.map(() => null),
     ] as [number[], ...Array<Array<number | null>>];
   }, [metrics]);

@@ -115,6 +115,13 @@ export class RunServerMetricsDto {
   @ApiProperty({ type: ServerCountersDto, description: 'Counters per scrape, beside offsetsMs.' })
   counters!: ServerCountersDto;
   @ApiProperty({
+    type: ServerCountersDto,
+    description:
+      "Each counter's increase from the first scrape to each one, a drop read as a server restart as the " +
+      "diagnostics count it (Prometheus' increase()): what a chart of preemptions so far draws.",
+  })
+  increases!: ServerCountersDto;
+  @ApiProperty({
     type: 'object',
     additionalProperties: true,
     example: { itl: { le: [0.005, 0.01, null], counts: [50, 90, 100], sum: 0.8, count: 100 } },
