@@ -4,7 +4,8 @@
  * measuring thread of its own, as the worker does) and without, alternated A B A B in one invocation,
  * so drift of the machine hits both sides alike. Until the simulator serves /metrics, the scrapes go
  * to exposition-server.ts, a child process rendering a few hundred lines of vLLM-style text.
- * Prints P99 ITL of each run, the median of each side and their difference.
+ * Prints P99 ITL of each run, the median of each side and their difference, and the median of the
+ * pairs' differences (robust to the machine's drift between pairs).
  *
  *   npm run bench:scrape-cost [-- --pairs 4 --requests 200 --concurrency 16 --interval-ms 1000]
  */
@@ -103,6 +104,11 @@ async function main(): Promise<void> {
   const b = median(rows.filter((r) => r.side === 'B').map((r) => r.p99));
   console.log(
     `median P99 ITL: scraping ${a.toFixed(3)} ms, not scraping ${b.toFixed(3)} ms; difference ${(a - b).toFixed(3)} ms (${(((a - b) / b) * 100).toFixed(1)}%)`,
+  );
+  // Each pair ran back to back: its difference cancels most of the machine's drift between pairs.
+  const paired = Array.from({ length: PAIRS }, (_, i) => rows[2 * i].p99 - rows[2 * i + 1].p99);
+  console.log(
+    `median of the ${PAIRS} paired differences (A - B): ${median(paired).toFixed(3)} ms; pairs: ${paired.map((d) => d.toFixed(1)).join(', ')}`,
   );
   console.log(machineLine(loadBefore, startedAt));
 }
