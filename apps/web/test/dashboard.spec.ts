@@ -142,10 +142,16 @@ describe('the dashboard in chromium, on the real API over a seeded database', ()
     expect(await seriesPixels(page, '.plot', ITL_POINTS)).toBeGreaterThan(50);
     expect(await page.locator('p.ok, .flag.big').first().textContent()).toMatch(/Client (healthy|saturated)/);
     expect(await page.locator('table.errors').textContent()).toContain('rate_limited');
-    // The client diagnostics the run writer stored, with the catalogue's labels; no server was scraped.
+    // The client diagnostics the run writer stored, with the catalogue's labels.
     const diagnostics = await page.locator('section.diagnostics').textContent();
     expect(diagnostics).toMatch(/tokens per chunk\s*[\d.]+ tokens/);
-    expect(diagnostics).toContain('Not scraped');
+    // The server's own metrics: figures (an absent one as a dash, never 0) and their series drawn.
+    await page.waitForSelector('.plot[aria-label^="The server\'s running"][data-drawn]');
+    const server = (await page.locator('section.server-metrics').textContent()) ?? '';
+    expect(server).toContain('1 of 5 scrapes failed: HTTP 503');
+    expect(server).toMatch(/preemptions\s*4/);
+    expect(server).toMatch(/prefix-cache hit rate\s*–/);
+    expect(server).toMatch(/KV cache mean \/ max\s*80\.0% \/ 97\.0%/);
     await screenshot(page, 'run');
     expect(errors).toEqual([]);
     await context.close();

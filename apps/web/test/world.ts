@@ -10,6 +10,30 @@ import { runBenchmark } from '@teapot/measure';
 import { type RunningSimulator, startSimulator } from '@teapot/simulator';
 import { type SeededSweep, seedSweeps } from './seed-sweeps';
 
+/** A run's scraped server metrics: a queue that builds, the KV cache filling, a restart's counter drop. */
+const SERVER_METRICS = {
+  diagnostics: {
+    scrapes: 4,
+    failedScrapes: 1,
+    error: '1 of 5 scrapes failed: HTTP 503',
+    runningMean: 5,
+    runningMax: 6,
+    waitingMean: 1.5,
+    waitingMax: 3,
+    kvCacheUsageMean: 0.8,
+    kvCacheUsageMax: 0.97,
+    preemptions: 4,
+    serverItlP50Ms: 6.25,
+    serverItlP99Ms: 19.5,
+  },
+  offsetsMs: [-3, 400, 900, 1600],
+  series: {
+    gauges: { running: [0, 4, 6, 0], waiting: [0, 0, 3, 0], kvCacheUsage: [0.1, 0.63, 0.97, 0.2] },
+    counters: { preemptions: [10, 12, 1, 2] },
+    histograms: {},
+  },
+};
+
 export const WEB_DIST = path.join(__dirname, '..', 'dist');
 
 export interface DashboardWorld {
@@ -138,7 +162,13 @@ export async function startDashboardWorld(runsPerEndpoint = 3): Promise<Dashboar
           seed: i + 1,
           forceOutputLength: true,
         });
-        await persistRunResult(store, run.id, result);
+        // fp8 says what its server's metrics said (as a worker scraping a metrics URL stores it).
+        await persistRunResult(
+          store,
+          run.id,
+          result,
+          quant === 'fp8' ? { serverMetrics: SERVER_METRICS } : {},
+        );
         runIds.push(run.id);
         // A deployment between fp16's runs, for the trend's marker (its post-deployment runs stay queued).
         if (quant === 'fp16' && i === 0) {

@@ -62,6 +62,12 @@ export const workerEnvSchema = z.object({
   RUN_BUDGET_FACTOR: wholeNumber(2, 1_000, 5),
   /** The least time budget a run gets, whatever its profile's usual duration. */
   RUN_BUDGET_FLOOR_MS: wholeNumber(1_000, 24 * HOUR_MS, 60_000),
+  /** While a run measures, its endpoint's metrics URL (if any) is scraped this often. */
+  SERVER_METRICS_INTERVAL_MS: wholeNumber(100, 60_000, 1_000),
+  /** One metrics scrape (connect, head, body) must end within this, or it counts as failed. */
+  SERVER_METRICS_TIMEOUT_MS: wholeNumber(50, 60_000, 2_000),
+  /** A metrics body over this many bytes (counted while it streams) fails its scrape. */
+  SERVER_METRICS_MAX_BYTES: wholeNumber(1_024, 64 * 1024 * 1024, 4 * 1024 * 1024),
   /** How long to keep retrying the write of a finished run while the database is down. */
   PERSIST_RETRY_MAX_MS: wholeNumber(0, 24 * HOUR_MS, 15 * 60_000),
   /** On SIGTERM, a running benchmark may finish within this; after it, it is aborted and stored. */

@@ -15,6 +15,7 @@ export { cancellableQueries, QueryCancelledError } from './cancellable-queries';
 export type { PoolClient } from 'pg';
 export { persistRunResult, runStatusOf, buildHistograms } from './run-writer';
 export type { PersistRunOptions, PersistedRun } from './run-writer';
+export type { ServerMetricsRecord } from './server-samples';
 export { HISTOGRAM_METRICS, type HistogramMetric } from '@teapot/contracts';
 export { readRunRequests, streamRunRequests, readRunHistograms, readMeasuredRequests } from './run-reader';
 export type { ReadRunRequestsOptions, StreamRunRequestsOptions, MeasuredRequests } from './run-reader';

@@ -14,6 +14,8 @@ export interface DropRawTimingsOptions {
 export interface DropRawTimingsResult {
   requests: number;
   batches: number;
+  /** Runs whose scraped server samples (run_server_samples) went with their raw timings. */
+  serverSamples: number;
 }
 
 /**
@@ -26,7 +28,7 @@ export async function dropRawTimings(
   options: DropRawTimingsOptions,
 ): Promise<DropRawTimingsResult> {
   const pool = poolOf(db);
-  const result: DropRawTimingsResult = { requests: 0, batches: 0 };
+  const result: DropRawTimingsResult = { requests: 0, batches: 0, serverSamples: 0 };
   await inBatches(options, async (batchSize) => {
     const { rowCount } = await pool.query(
       `WITH batch AS (
@@ -47,6 +49,18 @@ export async function dropRawTimings(
       result.batches += 1;
     }
     return updated;
+  });
+  // The scraped server series are raw data of the same age; the diagnostics derived from them stay on the run.
+  await inBatches(options, async (batchSize) => {
+    const { rowCount } = await pool.query(
+      `DELETE FROM run_server_samples t USING (
+         SELECT s.run_id FROM run_server_samples s JOIN runs r ON r.id = s.run_id
+          WHERE r.finished_at < $1 LIMIT $2 FOR UPDATE OF s SKIP LOCKED
+       ) batch WHERE t.run_id = batch.run_id`,
+      [options.olderThan, batchSize],
+    );
+    result.serverSamples += rowCount ?? 0;
+    return rowCount ?? 0;
   });
   return result;
 }

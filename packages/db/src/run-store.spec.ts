@@ -411,8 +411,23 @@ describe('run store', () => {
     const [oldRun, newRunId] = [await newRun(), await newRun()];
     const oldResult = syntheticRunResult({ requests: 10, tokensPerRequest: 5, seed: 21 });
     const newResult = syntheticRunResult({ requests: 4, tokensPerRequest: 5, seed: 22 });
-    await persistRunResult(db, oldRun, oldResult, { finishedAt: new Date('2020-01-01T00:00:00Z') });
-    await persistRunResult(db, newRunId, newResult, { finishedAt: new Date('2030-01-01T00:00:00Z') });
+    const serverMetrics = {
+      diagnostics: { scrapes: 2, failedScrapes: 0, preemptions: 3 },
+      offsetsMs: [-1.5, 900.25],
+      series: { counters: { preemptions: [4, 7] } },
+    };
+    await persistRunResult(db, oldRun, oldResult, {
+      finishedAt: new Date('2020-01-01T00:00:00Z'),
+      serverMetrics,
+    });
+    await persistRunResult(db, newRunId, newResult, {
+      finishedAt: new Date('2030-01-01T00:00:00Z'),
+      serverMetrics,
+    });
+    expect(await db.prisma.runServerSamples.findUnique({ where: { runId: oldRun } })).toMatchObject({
+      offsetsMs: [-1.5, 900.25],
+      series: serverMetrics.series,
+    });
     const histogramsBefore = await readRunHistograms(db, oldRun);
     const cutoff = new Date('2025-01-01T00:00:00Z');
     // Other runs of this suite finished "now" (after the cutoff) and must stay too.
@@ -423,11 +438,19 @@ describe('run store', () => {
     expect(await dropRawTimings(db, { olderThan: cutoff, batchSize: 3 })).toEqual({
       requests: 10,
       batches: 4,
+      serverSamples: 1,
     });
     expect(await dropRawTimings(db, { olderThan: cutoff, batchSize: 3 })).toEqual({
       requests: 0,
       batches: 0,
+      serverSamples: 0,
     });
+    // The samples go with the raw timings; the diagnostics derived from them stay on the run.
+    expect(await db.prisma.runServerSamples.findUnique({ where: { runId: oldRun } })).toBeNull();
+    expect(await db.prisma.runServerSamples.findUnique({ where: { runId: newRunId } })).not.toBeNull();
+    expect((await db.prisma.run.findUniqueOrThrow({ where: { id: oldRun } })).serverDiagnostics).toEqual(
+      serverMetrics.diagnostics,
+    );
 
     const dropped = await readRunRequests(db, oldRun);
     expect(dropped.map((r) => r.chunkOffsetsUs.length)).toEqual(new Array(10).fill(0));

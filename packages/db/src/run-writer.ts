@@ -24,6 +24,7 @@ import {
   storableText,
 } from './request-codec';
 import { refreshRunRollups } from './rollups';
+import { writeServerMetrics, type ServerMetricsRecord } from './server-samples';
 import { poolOf, type RunStore } from './run-store';
 
 const INT4_MAX = 2_147_483_647;
@@ -53,6 +54,8 @@ export interface PersistRunOptions {
    * as they are when omitted.
    */
   sweepPoint?: object;
+  /** The server's metrics scraped while the run measured (runs.server_diagnostics, run_server_samples). */
+  serverMetrics?: ServerMetricsRecord;
 }
 
 /**
@@ -135,6 +138,7 @@ export async function writeRunResult(
     if (requestWriter === 'unnest') await insertRequestsUnnest(client, runId, result.requests);
     else await copyRequests(client, runId, result.requests);
     await insertHistograms(client, runId, histograms);
+    await writeServerMetrics(client, runId, options.serverMetrics);
     if (status === 'failed' && before.rows[0]?.status !== 'failed')
       await announceFailure(client, runId, result);
     // The hour the run left (if a rewrite moved it) and the hour it is in now.

@@ -11,6 +11,9 @@ export interface EndpointSeed {
   model?: string;
   /** Stored encrypted, as the API stores them; the worker must decrypt them to send them. */
   headers?: Record<string, string>;
+  /** The server's metrics URL, scraped while runs measure, and its headers (stored encrypted too). */
+  metricsUrl?: string;
+  metricsHeaders?: Record<string, string>;
 }
 
 /** An endpoint with one serving configuration (version 1), as registered through the API. */
@@ -23,6 +26,11 @@ export async function seedEndpoint(world: TestWorld, seed: EndpointSeed): Promis
       model: seed.model ?? 'llama-8b',
       authHeadersEnc: seed.headers ? new Uint8Array(encryptHeaders(seed.headers, world.secretKey)) : null,
       authHeaderNames: Object.keys(seed.headers ?? {}),
+      metricsUrl: seed.metricsUrl ?? null,
+      metricsHeadersEnc: seed.metricsHeaders
+        ? new Uint8Array(encryptHeaders(seed.metricsHeaders, world.secretKey))
+        : null,
+      metricsHeaderNames: Object.keys(seed.metricsHeaders ?? {}),
     },
   });
   await world.db.prisma.servingConfig.create({

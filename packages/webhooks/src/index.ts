@@ -46,6 +46,7 @@ export {
 } from './retry';
 export {
   DEFAULT_TIMEOUT_MS,
+  describeRequestError,
   RESPONSE_KEEP_BYTES,
   sendWebhook,
   webhookDispatcher,

@@ -98,7 +98,7 @@ export async function sendWebhook(message: WebhookMessage, options: SendOptions)
     };
   } catch (error) {
     if (abort.signal.aborted) return failed(`timeout: no complete answer within ${timeoutMs} ms`);
-    return failed(describe(error));
+    return failed(describeRequestError(error));
   } finally {
     clearTimeout(timer);
     if (owned) void owned.close();
@@ -120,7 +120,8 @@ async function firstBytes(body: Dispatcher.ResponseData['body'], limit: number):
   return Buffer.concat(chunks).subarray(0, limit).toString('utf8');
 }
 
-function describe(error: unknown): string {
+/** A failed undici request in words: a URL-policy refusal at connect time, else the error code and message. */
+export function describeRequestError(error: unknown): string {
   const err = error as NodeJS.ErrnoException & { cause?: unknown };
   const cause = err.cause as NodeJS.ErrnoException | undefined;
   if (isUrlPolicyRefusal(error)) {

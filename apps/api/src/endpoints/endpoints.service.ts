@@ -20,7 +20,7 @@ import { pick } from '../common/pick';
 
 // prettier-ignore
 const ENDPOINT_FIELDS = [
-  'id', 'name', 'baseUrl', 'apiKind', 'model', 'tags', 'archivedAt', 'createdAt', 'updatedAt',
+  'id', 'name', 'baseUrl', 'apiKind', 'model', 'metricsUrl', 'tags', 'archivedAt', 'createdAt', 'updatedAt',
 ] as const;
 
 @Injectable()
@@ -32,12 +32,13 @@ export class EndpointsService {
   ) {}
 
   async create(input: CreateEndpointDto): Promise<EndpointDto> {
-    this.checkBaseUrl(input.baseUrl);
-    const { authHeaders, tags, config, ...fields } = input;
+    this.checkUrls(input);
+    const { authHeaders, metricsHeaders, tags, config, ...fields } = input;
     const endpoint = await this.prisma.endpoint.create({
       data: {
         ...fields,
         ...this.secrets.seal(authHeaders ?? {}),
+        ...this.secrets.sealMetrics(metricsHeaders ?? {}),
         tags: unique(tags ?? []),
         ...(config ? { configs: { create: { ...servingConfigData(config), version: 1 } } } : {}),
       },
@@ -65,14 +66,17 @@ export class EndpointsService {
   }
 
   async update(id: string, input: UpdateEndpointDto): Promise<EndpointDto> {
-    const { authHeaders, tags, archived, ...fields } = input;
-    if (input.baseUrl !== undefined) this.checkBaseUrl(input.baseUrl);
+    const { authHeaders, metricsHeaders, tags, archived, ...fields } = input;
+    this.checkUrls(input);
     await this.find(id);
     const endpoint = await this.prisma.endpoint.update({
       where: { id },
       data: {
         ...fields,
         ...(authHeaders === undefined ? {} : this.secrets.seal(authHeaders)),
+        ...(metricsHeaders === undefined ? {} : this.secrets.sealMetrics(metricsHeaders)),
+        // Clearing the metrics URL clears its headers: they were for that server.
+        ...(input.metricsUrl === null ? this.secrets.sealMetrics({}) : {}),
         ...(tags === undefined ? {} : { tags: unique(tags) }),
         ...(archived === undefined ? {} : { archivedAt: archived ? new Date() : null }),
       },
@@ -99,19 +103,22 @@ export class EndpointsService {
     return null;
   }
 
+  private checkUrls(input: { baseUrl?: string; metricsUrl?: string | null }): void {
+    if (input.baseUrl !== undefined) this.checkUrl('baseUrl', input.baseUrl, 'authHeaders');
+    if (input.metricsUrl != null) this.checkUrl('metricsUrl', input.metricsUrl, 'metricsHeaders');
+  }
+
   /**
    * The one URL check (WHATWG parsing, http(s), no credentials, IP literals in every encoding judged
    * as the address they are); the worker judges a name by the addresses it resolves to.
    */
-  private checkBaseUrl(baseUrl: string): void {
+  private checkUrl(field: 'baseUrl' | 'metricsUrl', url: string, headersField: string): void {
     try {
-      checkUrl(baseUrl, this.env.TEAPOT_ENDPOINT_URL_ALLOW);
+      checkUrl(url, this.env.TEAPOT_ENDPOINT_URL_ALLOW);
     } catch (error) {
       if (!(error instanceof UrlPolicyError)) throw error;
-      const hint = error.reason === 'credentials' ? ' Put them in authHeaders.' : '';
-      throw new RequestValidationException([
-        { field: 'baseUrl', problem: `is refused: ${error.message}${hint}` },
-      ]);
+      const hint = error.reason === 'credentials' ? ` Put them in ${headersField}.` : '';
+      throw new RequestValidationException([{ field, problem: `is refused: ${error.message}${hint}` }]);
     }
   }
 
@@ -120,7 +127,11 @@ export class EndpointsService {
   }
 
   private toDto(endpoint: Endpoint): EndpointDto {
-    return { ...pick(endpoint, ENDPOINT_FIELDS), authHeaders: this.secrets.masked(endpoint.authHeaderNames) };
+    return {
+      ...pick(endpoint, ENDPOINT_FIELDS),
+      authHeaders: this.secrets.masked(endpoint.authHeaderNames),
+      metricsHeaders: this.secrets.masked(endpoint.metricsHeaderNames),
+    };
   }
 }
 

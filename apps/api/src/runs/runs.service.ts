@@ -1,10 +1,5 @@
 import { ConflictException, Injectable, Logger, ServiceUnavailableException } from '@nestjs/common';
-import {
-  HEADLINES,
-  type ClientDiagnostics,
-  type HeadlineFigures,
-  type ServerDiagnostics,
-} from '@teapot/contracts';
+import { HEADLINES, type ClientDiagnostics, type HeadlineFigures } from '@teapot/contracts';
 import { createQueuedRun, type Prisma, type Run, type ServingConfig } from '@teapot/db';
 import { RunQueueProducer } from '@teapot/jobs';
 import type { ClientHealth, RunSummary } from '@teapot/measure';
@@ -17,6 +12,7 @@ import {
 import { withTimeout } from '../common/timeout';
 import { PrismaService } from '../prisma/prisma.service';
 import type { ListRunsQueryDto, RunDetailDto, RunDto } from './dto/run.dto';
+import type { ServerDiagnosticsDto } from './dto/server-metrics.dto';
 import { orNotFound } from '../common/not-found';
 import { pick } from '../common/pick';
 
@@ -126,6 +122,7 @@ function toRunDto(run: Run): RunDto {
   return {
     ...pick(run, RUN_FIELDS),
     durationUs: run.durationUs === null ? null : Number(run.durationUs),
+    serverDiagnostics: run.serverDiagnostics as ServerDiagnosticsDto | null,
     ...headlinesOf(run),
   };
 }
@@ -136,7 +133,6 @@ function toRunDetail(run: Run & { config: ServingConfig | null }): RunDetailDto 
     summary: run.summary as RunSummary | null,
     clientHealth: run.clientHealth as ClientHealth | null,
     clientDiagnostics: run.clientDiagnostics as ClientDiagnostics | null,
-    serverDiagnostics: run.serverDiagnostics as ServerDiagnostics | null,
     profileSnapshot: run.profileSnapshot,
     config: run.config,
     wallAnchor: run.wallAnchor,

@@ -14,15 +14,16 @@ function Figures({ rows }: { rows: DiagnosticRow[] }) {
   );
 }
 
-/** Why the run was as fast as it was: what its per-token record shows, and what the server said. */
+/**
+ * Why the run was as fast as it was, from its per-token record; what the server said is in
+ * ServerMetricsPanel, beside its series.
+ */
 export function RunDiagnostics({ run }: { run: Schemas['RunDetailDto'] }) {
   const client = diagnosticRows('client', run.clientDiagnostics);
-  const server = diagnosticRows('server', run.serverDiagnostics);
   const source = run.clientDiagnostics?.deadlineTpotSource;
   return (
     <section class="diagnostics">
-      <h2>Diagnostics</h2>
-      <h3>From the per-token record</h3>
+      <h2>Diagnostics from the per-token record</h2>
       {client.length > 0 ? (
         <Figures rows={client} />
       ) : (
@@ -35,12 +36,8 @@ export function RunDiagnostics({ run }: { run: Schemas['RunDetailDto'] }) {
           the gaps that overlapped another request's prefill.
         </p>
       ) : null}
-      <h3>From the server's metrics</h3>
-      {run.serverDiagnostics?.error ? <p class="flag">{run.serverDiagnostics.error}</p> : null}
-      {server.length > 0 ? (
-        <Figures rows={server} />
-      ) : run.serverDiagnostics ? null : (
-        <p>Not scraped: the endpoint names no metrics URL.</p>
+      {run.serverDiagnostics ? null : (
+        <p class="hint">The server's own metrics: not scraped, the endpoint names no metrics URL.</p>
       )}
     </section>
   );

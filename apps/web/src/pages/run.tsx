@@ -2,6 +2,7 @@ import { useMemo } from 'preact/hooks';
 import { get, type Schemas } from '../api/client';
 import { Plot, themedAxis } from '../components/plot';
 import { RunDiagnostics } from '../components/run-diagnostics';
+import { ServerMetricsPanel } from '../components/server-metrics-panel';
 import { Empty, Show } from '../components/states';
 import { href } from '../router';
 import { configFacts } from '../shape/config';
@@ -188,6 +189,7 @@ export function RunPage({ id }: { id: string }) {
             </Show>
           </section>
           <RunDiagnostics run={detail} />
+          <ServerMetricsPanel runId={detail.id} diagnostics={detail.serverDiagnostics} />
           <section>
             <h2>Errors by class</h2>
             <Errors counts={detail.errorCounts as Record<string, number>} />

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { MEASURED_RUN_STATUSES, UNFINISHED_RUN_STATUSES, type RunErrorClass } from '@teapot/contracts';
-import { persistRunResult, recordRunFailed, type RunStatus } from '@teapot/db';
+import { persistRunResult, recordRunFailed, type RunStatus, type ServerMetricsRecord } from '@teapot/db';
 import type { RunResult } from '@teapot/measure';
 import { PrismaService } from '../prisma/prisma.service';
 
@@ -34,6 +34,9 @@ export interface RunToProcess {
     apiKind: 'chat' | 'completions';
     model: string;
     authHeadersEnc: Uint8Array | null;
+    /** Scraped while the run measures (run-server-metrics.ts); null: not scraped. */
+    metricsUrl: string | null;
+    metricsHeadersEnc: Uint8Array | null;
     archivedAt: Date | null;
   };
 }
@@ -77,6 +80,8 @@ export class RunRepository {
             apiKind: true,
             model: true,
             authHeadersEnc: true,
+            metricsUrl: true,
+            metricsHeadersEnc: true,
             archivedAt: true,
           },
         },
@@ -156,15 +161,16 @@ export class RunRepository {
     attempt: number,
     result: RunResult,
     error: string | null,
-    sweepPoint?: object,
-    errorClass?: RunErrorClass,
+    extra: { sweepPoint?: object; errorClass?: RunErrorClass; serverMetrics?: ServerMetricsRecord } = {},
   ): Promise<RunStatus | null> {
+    const { sweepPoint, errorClass, serverMetrics } = extra;
     // The attempt guard is checked inside the write's transaction: no window for a takeover to slip in.
     const { written, status } = await persistRunResult(this.prisma, runId, result, {
       error,
       attempt,
       ...(errorClass ? { errorClass } : {}),
       ...(sweepPoint ? { sweepPoint } : {}),
+      ...(serverMetrics ? { serverMetrics } : {}),
     });
     return written ? status : null;
   }

@@ -8,6 +8,7 @@ import {
   QUEUE_NAMES,
   type RunJobData,
 } from '@teapot/contracts';
+import type { ServerMetricsRecord } from '@teapot/db';
 import { WORKER_DEFAULTS } from '@teapot/jobs';
 import { runBenchmarkInThread, type RunOptions, type RunResult, type Target } from '@teapot/measure';
 import { checkUrl, type HostResolver } from '@teapot/webhooks';
@@ -22,6 +23,7 @@ import { runOptionsFromSnapshot } from './profile-snapshot';
 import { afterStoreFailure, jobFailureOf, verdictOf } from './run-outcome';
 import { retryWhileDatabaseIsAway } from './database-retry';
 import { RunRepository, type RunToProcess } from './run-repository';
+import { startRunServerMetrics } from './run-server-metrics';
 import { sweepPointFigures } from './sweep-point';
 import {
   onBusyEndpoint,
@@ -53,6 +55,7 @@ interface Measured {
   result: RunResult;
   abortReason: string | null;
   errorClass?: 'endpoint';
+  serverMetrics?: ServerMetricsRecord;
 }
 
 /**
@@ -86,7 +89,7 @@ export class RunProcessor implements QueueProcessorHooks {
     private readonly runs: RunRepository,
     private readonly metrics: WorkerMetrics,
     private readonly telemetry: RunTelemetry,
-    @Inject(HOST_RESOLVER) resolveHost: HostResolver,
+    @Inject(HOST_RESOLVER) private readonly resolveHost: HostResolver,
   ) {
     this.lookup = endpointLookup(env.TEAPOT_ENDPOINT_URL_ALLOW, resolveHost);
   }
@@ -252,16 +255,21 @@ export class RunProcessor implements QueueProcessorHooks {
           active.controller.abort(new Error(budget.reason));
         }, budget.budgetMs)
       : undefined;
+    // The server's own metrics, scraped on this thread while the run measures on its own (never fails the run).
+    const server = await startRunServerMetrics(run.endpoint, this.env, this.resolveHost);
     try {
       // on a thread of its own: this loop persists other runs and serves the queue meanwhile
       const result = await runBenchmarkInThread({ ...options, signal: active.controller.signal });
+      const serverMetrics = await server?.finish(result);
       return {
         attempt,
         result,
         abortReason: active.reason,
         ...(active.overBudget ? { errorClass: 'endpoint' as const } : {}),
+        ...(serverMetrics ? { serverMetrics } : {}),
       };
     } catch (error) {
+      await server?.abandon();
       return this.endUnmeasured(
         { ...run, attempts: attempt },
         'failed',
@@ -290,13 +298,17 @@ export class RunProcessor implements QueueProcessorHooks {
 
   private async storeResult(run: RunToProcess, measured: Measured): Promise<RunJobOutcome> {
     const runId = run.id;
-    const { attempt, result, abortReason, errorClass } = measured;
+    const { attempt, result, abortReason, errorClass, serverMetrics } = measured;
     const verdict = verdictOf(result, abortReason);
     const point = this.sweepPointOf(run, result);
     let status: string | null;
     try {
       status = await this.retryWhileDatabaseIsAway(`store run ${runId}`, () =>
-        this.runs.persist(runId, attempt, result, verdict.error, point, errorClass),
+        this.runs.persist(runId, attempt, result, verdict.error, {
+          sweepPoint: point,
+          errorClass,
+          serverMetrics,
+        }),
       );
     } catch (error) {
       if (afterStoreFailure(error) === 'measure_again') throw error;

@@ -1,3 +1,4 @@
+import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional, OmitType, PartialType } from '@nestjs/swagger';
 import {
   ArrayMaxSize,
@@ -9,6 +10,7 @@ import {
   Length,
   Matches,
   MaxLength,
+  ValidateIf,
 } from 'class-validator';
 import { PageQueryDto } from '../../common/pagination';
 import { QueryArray, QueryBoolean } from '../../common/query';
@@ -20,6 +22,30 @@ export const API_KINDS = ['chat', 'completions'] as const;
 export type ApiKindValue = (typeof API_KINDS)[number];
 
 const TAG = /^[A-Za-z0-9_.:/=-]{1,64}$/;
+
+/** A map of header name to value a request sets (auth, metrics): stored encrypted, shown as names only. */
+function HeaderMapInput(example: string, use: string): PropertyDecorator {
+  return applyDecorators(
+    ApiPropertyOptional({
+      type: 'object',
+      additionalProperties: { type: 'string' },
+      example: { authorization: example },
+      description: `${use} Stored encrypted; responses show the names only.`,
+    }),
+    IsAbsentOr(),
+    IsHeaderMap(),
+  );
+}
+
+/** A stored header map as responses show it: the names, each value masked. */
+function MaskedHeaderMap(which: string): PropertyDecorator {
+  return ApiProperty({
+    type: 'object',
+    additionalProperties: { type: 'string', enum: ['****'] },
+    example: { authorization: '****' },
+    description: `Names of the stored ${which} headers; values are never returned.`,
+  });
+}
 
 export class CreateEndpointDto {
   @ApiProperty({ example: 'llama-8b-h100-fp8', maxLength: 200, description: 'Unique.' })
@@ -46,15 +72,25 @@ export class CreateEndpointDto {
   @IsName(200)
   model!: string;
 
-  @ApiPropertyOptional({
-    type: 'object',
-    additionalProperties: { type: 'string' },
-    example: { authorization: 'Bearer sk-...' },
-    description: 'Sent with every benchmark request. Stored encrypted; responses show the names only.',
-  })
-  @IsAbsentOr()
-  @IsHeaderMap()
+  @HeaderMapInput('Bearer sk-...', 'Sent with every benchmark request.')
   authHeaders?: Record<string, string>;
+
+  @ApiPropertyOptional({
+    type: String,
+    nullable: true,
+    example: 'http://10.0.0.7:8000/metrics',
+    description:
+      "The server's own Prometheus metrics (vLLM, SGLang, TGI serve them at /metrics), scraped while a run " +
+      'measures to explain its latency (runs.serverDiagnostics). The same URL policy as baseUrl; null clears it.',
+  })
+  @ValidateIf((_object, value) => value !== undefined && value !== null)
+  @IsString()
+  @MaxLength(2048)
+  @Matches(/^[^#]*$/, { message: 'metricsUrl must not have a #fragment: it is never sent to the server' })
+  metricsUrl?: string | null;
+
+  @HeaderMapInput('Bearer metrics-token', 'Sent with every metrics scrape.')
+  metricsHeaders?: Record<string, string>;
 
   @ApiPropertyOptional({ type: [String], example: ['h100', 'prod'], maxItems: 50 })
   @IsAbsentOr()
@@ -110,13 +146,12 @@ export class EndpointDto {
   @ApiProperty({ enum: API_KINDS }) apiKind!: ApiKindValue;
   @ApiProperty() model!: string;
 
-  @ApiProperty({
-    type: 'object',
-    additionalProperties: { type: 'string', enum: ['****'] },
-    example: { authorization: '****' },
-    description: 'Names of the stored auth headers; values are never returned.',
-  })
-  authHeaders!: Record<string, string>;
+  @MaskedHeaderMap('auth') authHeaders!: Record<string, string>;
+
+  @ApiProperty({ type: String, nullable: true, example: 'http://10.0.0.7:8000/metrics' })
+  metricsUrl!: string | null;
+
+  @MaskedHeaderMap('metrics') metricsHeaders!: Record<string, string>;
 
   @ApiProperty({ type: [String] }) tags!: string[];
   @ApiProperty({ type: Date, nullable: true }) archivedAt!: Date | null;

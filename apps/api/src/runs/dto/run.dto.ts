@@ -1,4 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ServerDiagnosticsDto } from './server-metrics.dto';
 import { IsIn, IsOptional, IsUUID } from 'class-validator';
 import {
   HEADLINES,
@@ -6,7 +7,6 @@ import {
   RUN_STATUSES,
   type ClientDiagnostics,
   type HeadlineFigures,
-  type ServerDiagnostics,
   type RunErrorClass,
   type RunStatusName,
 } from '@teapot/contracts';
@@ -15,7 +15,7 @@ import { MeasurementsPageQueryDto } from '../../common/pagination';
 import { IsTimestamp } from '../../common/validators';
 import { QueryArray } from '../../common/query';
 import { ServingConfigDto } from '../../serving-configs/dto/serving-config.dto';
-import { ClientDiagnosticsDto, ServerDiagnosticsDto } from './diagnostics.dto';
+import { ClientDiagnosticsDto } from './diagnostics.dto';
 
 export const RUN_TRIGGERS = ['schedule', 'manual', 'deployment'] as const;
 
@@ -142,6 +142,14 @@ export class RunDto extends HeadlineFiguresDto {
       'Version of the measurement package (@teapot/measure) that measured the run; null until measured.',
   })
   measureVersion!: string | null;
+  @ApiProperty({
+    type: ServerDiagnosticsDto,
+    nullable: true,
+    description:
+      "What the server's own metrics said while the run measured (the endpoint's metricsUrl); null when the " +
+      'endpoint has none. GET /runs/{id}/server-metrics has the series.',
+  })
+  serverDiagnostics!: ServerDiagnosticsDto | null;
 }
 
 export class RunDetailDto extends RunDto {
@@ -168,14 +176,6 @@ export class RunDetailDto extends RunDto {
       'What the per-token record shows of chunking, stalls and prefill interference; null before it is stored.',
   })
   clientDiagnostics!: ClientDiagnostics | null;
-
-  @ApiProperty({
-    type: ServerDiagnosticsDto,
-    nullable: true,
-    description:
-      "The server's own metrics over the run, when its endpoint names a metrics URL; null otherwise.",
-  })
-  serverDiagnostics!: ServerDiagnostics | null;
 
   @ApiProperty({
     type: 'object',
