@@ -42,3 +42,27 @@ export class ClientDiagnosticsDto {
   )
   duringPrefillShare?: number;
 }
+
+/** A diagnostic that changed significantly between two sides of runs (DiagnosticChange). */
+export class DiagnosticChangeDto {
+  @ApiProperty({ enum: DIAGNOSTIC_METRICS, example: 'preemptions' }) metric!: string;
+  @ApiProperty({ example: 'preemptions' }) label!: string;
+  @ApiProperty({ example: 'preemptions' }) unit!: string;
+  @ApiProperty({ example: 0, description: "The baseline's mean of its runs' values." }) baseline!: number;
+  @ApiProperty({ example: 37, description: "The candidate's mean of its runs' values." }) candidate!: number;
+  @ApiProperty({
+    type: 'object',
+    properties: { baseline: { type: 'number' }, candidate: { type: 'number' } },
+    example: { baseline: 5, candidate: 3 },
+    description: 'Runs with the value on each side (the others are not counted).',
+  })
+  runs!: { baseline: number; candidate: number };
+  @ApiProperty({
+    enum: ['rank-test', 'separation'],
+    description:
+      '`rank-test`: two-sided Mann-Whitney U over per-run values at p <= 0.05; `separation`: sides too small for that test, every candidate run beyond every baseline run (indicative).',
+  })
+  basis!: 'rank-test' | 'separation';
+  @ApiProperty({ example: 0.036 }) pValue!: number;
+  @ApiProperty({ example: 'preemptions 0 -> 37 per run' }) text!: string;
+}
