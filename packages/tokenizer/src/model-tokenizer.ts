@@ -25,6 +25,35 @@ export interface TokenizerIdentity {
   sizeBytes: number;
 }
 
+/** A tokenizer.json's name and bytes: what crosses to a measuring thread, or comes from an upload. */
+export interface TokenizerSource {
+  /** The file's name (no directory), kept with what it counted. */
+  name: string;
+  bytes: Uint8Array;
+}
+
+/**
+ * Reads a tokenizer.json file, refusing one over MAX_TOKENIZER_BYTES before reading it; throws
+ * TokenizerFileError (a missing file included). Its content is checked when it is loaded.
+ */
+export function readTokenizerFile(path: string): TokenizerSource {
+  const name = basename(path);
+  let size: number;
+  try {
+    size = statSync(path).size;
+  } catch (err) {
+    throw new TokenizerFileError(
+      `cannot read tokenizer ${path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
+    );
+  }
+  if (size > MAX_TOKENIZER_BYTES) {
+    throw new TokenizerFileError(
+      `${name} is ${size} bytes; a tokenizer.json may have at most ${MAX_TOKENIZER_BYTES}`,
+    );
+  }
+  return { name, bytes: readFileSync(path) };
+}
+
 /** A model's tokenizer, loaded from its Hugging Face tokenizer.json. */
 export class ModelTokenizer {
   private constructor(
@@ -68,23 +97,10 @@ export class ModelTokenizer {
     return new ModelTokenizer(tokenizer, { name, sha256, sizeBytes: bytes.length });
   }
 
-  /** Loads a tokenizer.json file, refusing one over MAX_TOKENIZER_BYTES before reading it. */
+  /** Loads a tokenizer.json file (readTokenizerFile, then fromBytes). */
   static fromFile(path: string): ModelTokenizer {
-    const name = basename(path);
-    let size: number;
-    try {
-      size = statSync(path).size;
-    } catch (err) {
-      throw new TokenizerFileError(
-        `cannot read tokenizer ${path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
-      );
-    }
-    if (size > MAX_TOKENIZER_BYTES) {
-      throw new TokenizerFileError(
-        `${name} is ${size} bytes; a tokenizer.json may have at most ${MAX_TOKENIZER_BYTES}`,
-      );
-    }
-    return ModelTokenizer.fromBytes(readFileSync(path), name);
+    const { name, bytes } = readTokenizerFile(path);
+    return ModelTokenizer.fromBytes(bytes, name);
   }
 
   /** The token ids of `text` alone: no BOS or other special token is added (see README, chat templates). */
