@@ -39,9 +39,12 @@ export const MEASURED_RUN_STATUSES = [
  *   often as the run's job allows or with nothing left to take the run over: nothing about the endpoint;
  * - `stopped`: teapot stopped or skipped it on purpose (a worker shutting down, a deadline passed
  *   before it could start, an archived endpoint, a launcher exiting);
- * - `internal`: teapot could not prepare, queue, measure or store it (the error says what).
+ * - `internal`: teapot could not prepare, queue, measure or store it (the error says what);
+ * - `configuration`: what the run is configured with cannot be used where it runs (the profile's
+ *   tokenizer file missing, outside TEAPOT_TOKENIZER_DIR, or not a tokenizer): fix the profile or
+ *   the worker's files.
  */
-export const RUN_ERROR_CLASSES = ['endpoint', 'worker_lost', 'stopped', 'internal'] as const;
+export const RUN_ERROR_CLASSES = ['endpoint', 'worker_lost', 'stopped', 'internal', 'configuration'] as const;
 export type RunErrorClass = (typeof RUN_ERROR_CLASSES)[number];
 
 /**

@@ -213,7 +213,7 @@ class BenchmarkRun {
       transport: options.transport ?? DEFAULT_TRANSPORT,
       measureVersion: MEASURE_VERSION,
       warmUp: warmedUp,
-      tokenizer,
+      ...(tokenizer ? { tokenizer } : {}),
     };
   }
 

@@ -164,8 +164,8 @@ export interface RunResult {
   measureVersion: string;
   /** Connection failures and the pauses they caused (also in summary.connectBackoff, which is stored). */
   connectBackoff: ConnectBackoffReport;
-  /** The tokenizer the run counted with (RunOptions.tokenizer), null without one. */
-  tokenizer: TokenizerIdentity | null;
+  /** The tokenizer the run counted with (RunOptions.tokenizer); absent without one. */
+  tokenizer?: TokenizerIdentity;
   /** What was done before the measured window so that it pays no JIT or connection set-up (see RunOptions.warmUp). */
   warmUp: { chunks: number; connections: number; durationMs: number };
 }

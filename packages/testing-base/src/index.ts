@@ -1,3 +1,4 @@
 export { freePort, freePorts } from './ports';
 export { waitFor } from './wait';
 export { TcpProxy } from './tcp-proxy';
+export { TEST_TOKENIZER, tokenizerDirectory } from './tokenizer-dir';

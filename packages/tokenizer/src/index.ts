@@ -7,3 +7,4 @@ export {
   type TokenizerSource,
 } from './model-tokenizer';
 export { PromptWords, type Draw } from './prompt-words';
+export { invalidTokenizerPath, MAX_TOKENIZER_PATH_LENGTH, readTokenizerIn } from './tokenizer-path';

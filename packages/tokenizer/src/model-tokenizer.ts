@@ -40,7 +40,9 @@ export function readTokenizerFile(path: string): TokenizerSource {
   const name = basename(path);
   let size: number;
   try {
-    size = statSync(path).size;
+    const stat = statSync(path);
+    if (!stat.isFile()) throw Object.assign(new Error('not a file'), { code: 'not a file' });
+    size = stat.size;
   } catch (err) {
     throw new TokenizerFileError(
       `cannot read tokenizer ${path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,

@@ -4,6 +4,7 @@ import { Plot, themedAxis } from '../components/plot';
 import { Empty, Show } from '../components/states';
 import { href } from '../router';
 import { configFacts } from '../shape/config';
+import { tokenCountFacts, type TokenProvenance } from '../shape/token-counts';
 import { errorText, formatMs, formatRate, formatTime } from '../shape/format';
 import { tokenTimeline } from '../shape/run-timeline';
 import { useApi } from '../use-api';
@@ -185,6 +186,14 @@ export function RunPage({ id }: { id: string }) {
                 </>
               )}
             </Show>
+          </section>
+          <section>
+            <h2>Token counts</h2>
+            <ul class="facts">
+              {tokenCountFacts(detail.summary as TokenProvenance | null).map((fact) => (
+                <li key={fact}>{fact}</li>
+              ))}
+            </ul>
           </section>
           <section>
             <h2>Errors by class</h2>

@@ -9,7 +9,13 @@ import {
   type RunJobData,
 } from '@teapot/contracts';
 import { WORKER_DEFAULTS } from '@teapot/jobs';
-import { runBenchmarkInThread, type RunOptions, type RunResult, type Target } from '@teapot/measure';
+import {
+  runBenchmarkInThread,
+  TokenizerFileError,
+  type RunOptions,
+  type RunResult,
+  type Target,
+} from '@teapot/measure';
 import { checkUrl, type HostResolver } from '@teapot/webhooks';
 import { CLOCK, HOST_RESOLVER, WORKER_ENV, type Clock } from '../env/worker-env';
 import { WorkerMetrics } from '../metrics/worker-metrics';
@@ -220,11 +226,12 @@ export class RunProcessor implements QueueProcessorHooks {
 
     let options: RunOptions;
     try {
-      options = runOptionsFromSnapshot(run.profileSnapshot, this.target(run));
+      options = runOptionsFromSnapshot(run.profileSnapshot, this.target(run), this.env.TEAPOT_TOKENIZER_DIR);
     } catch (error) {
       const reason =
         error instanceof InvalidSnapshotError ? error.message : `cannot prepare the run: ${message(error)}`;
-      return this.endUnmeasured({ ...run, attempts: attempt }, 'failed', reason, 'internal');
+      const errorClass = error instanceof TokenizerFileError ? 'configuration' : 'internal';
+      return this.endUnmeasured({ ...run, attempts: attempt }, 'failed', reason, errorClass);
     }
 
     const budget = await this.budgetOf(run);
@@ -260,11 +267,13 @@ export class RunProcessor implements QueueProcessorHooks {
         ...(active.overBudget ? { errorClass: 'endpoint' as const } : {}),
       };
     } catch (error) {
+      // the tokenizer is checked on the measuring thread before any request: a file that is no tokenizer
+      const errorClass = error instanceof TokenizerFileError ? 'configuration' : 'internal';
       return this.endUnmeasured(
         { ...run, attempts: attempt },
         'failed',
         `the measurement failed: ${message(error)}`,
-        'internal',
+        errorClass,
       );
     } finally {
       clearTimeout(budgetTimer);
@@ -340,7 +349,7 @@ export class RunProcessor implements QueueProcessorHooks {
     run: Pick<RunToProcess, 'id' | 'attempts'>,
     status: 'aborted' | 'failed',
     reason: string,
-    errorClass: 'stopped' | 'internal',
+    errorClass: 'stopped' | 'internal' | 'configuration',
   ): Promise<RunJobOutcome> {
     const ended = await this.retryWhileDatabaseIsAway(`end run ${run.id}`, () =>
       this.runs.endUnmeasured(run, status, reason, errorClass),
