@@ -35,6 +35,14 @@ describe('PromptWords', () => {
     expect(sentencePiece.text(5, seeded(1))).toMatch(/^[a-z]+( [a-z]+){4}$/);
   });
 
+  it('encodes nothing to build a prompt from separable words (the send path stays cheap)', () => {
+    const tokenizer = ModelTokenizer.fromFile(FIXTURES.byteLevel);
+    const words = new PromptWords(tokenizer);
+    const encode = jest.spyOn(tokenizer, 'encode');
+    for (const n of [10, 1000, 4000]) words.prompt(n, seeded(n));
+    expect(encode).not.toHaveBeenCalled();
+  });
+
   it('gives the same prompt for the same seed', () => {
     const words = new PromptWords(ModelTokenizer.fromFile(FIXTURES.byteLevel));
     expect(words.prompt(50, seeded(9))).toBe(words.prompt(50, seeded(9)));
