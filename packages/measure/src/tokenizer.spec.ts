@@ -114,6 +114,26 @@ describe('a run with the model tokenizer, against the simulator counting with th
     },
   );
 
+  it.each(CASES)(
+    'counts dataset prompts with the tokenizer before the run, as the server does (%s, %s)',
+    async (_, apiKind, file) => {
+      const prompts = [
+        { prompt: "It's 12345 o'clock: naïve café, 東京 👋🏽 and   spaces\n\tTabs" },
+        { prompt: 'function f(x) { return x * 2; } // P99 TTFT = 12.5 ms' },
+      ];
+      const { result } = await measure({ tokenizer: file }, apiKind, file, {
+        workload: { kind: 'dataset', prompts, outputTokens: 5 },
+        requests: 4,
+      });
+      const measured = result.requests.filter((r) => !r.warmup);
+      expect(measured.map((r) => r.outcome)).toEqual(Array(4).fill('ok'));
+      for (const r of measured) {
+        expect(r.targetPromptTokens).toBeGreaterThan(10);
+        expect(r.promptTokens).toBe(r.targetPromptTokens);
+      }
+    },
+  );
+
   it('refuses a file that is not a tokenizer before sending anything, as a TokenizerFileError', async () => {
     const file = CASES[0][2];
     const failure = measure({}, 'chat', file, {
