@@ -10,6 +10,7 @@ const build = (dir) =>
 module.exports = () => {
   // measure's measuring thread always runs from its dist/, even when the tests load measure's sources
   for (const [dependency, file] of [
+    ['tokenizer', 'index.js'],
     ['measure', 'measuring-thread.js'],
     ['simulator', 'index.js'],
   ]) {

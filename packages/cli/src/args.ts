@@ -51,6 +51,8 @@ export interface BenchArgs {
   forceOutputLength: boolean;
   transport: Transport;
   slos: SloGate[];
+  /** A model's tokenizer.json: prompts built and output counted in its tokens (the built-in simulator's too). */
+  tokenizer: string | null;
   /** Where the JSON result goes: a path, '-' for stdout, or null for none. */
   json: string | null;
   raw: boolean;
@@ -83,6 +85,7 @@ export const BENCH_FLAGS = {
   'input-tokens': { type: 'string' },
   'output-tokens': { type: 'string' },
   dataset: { type: 'string' },
+  tokenizer: { type: 'string' },
   seed: { type: 'string' },
   timeout: { type: 'string' },
   transport: { type: 'string' },
@@ -153,6 +156,7 @@ export function benchArgsOf(values: Values, env: NodeJS.ProcessEnv): BenchArgs {
     forceOutputLength: values['no-force-length'] !== true,
     transport: oneOf<Transport>('--transport', values.transport, TRANSPORTS) ?? DEFAULT_TRANSPORT,
     slos: parseSlos(values.slo ?? []),
+    tokenizer: values.tokenizer === undefined ? null : nonEmpty('--tokenizer', values.tokenizer),
     json: values.json ?? null,
     raw: values.raw === true,
   };
@@ -177,6 +181,7 @@ function defaultArgs(): BenchArgs {
     forceOutputLength: true,
     transport: DEFAULT_TRANSPORT,
     slos: [],
+    tokenizer: null,
     json: null,
     raw: false,
   };

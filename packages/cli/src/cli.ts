@@ -4,7 +4,7 @@ import { parseBenchArgs, type BenchArgs } from './args';
 import { sweep } from './sweep';
 import { parseSweepArgs } from './sweep-args';
 import { BenchError } from './bench-error';
-import { loadWorkload, openTarget } from './target';
+import { loadTokenizer, loadWorkload, openTarget } from './target';
 import { BENCH_HELP, SWEEP_HELP, USAGE } from './help';
 import { DEPLOY_HELP, VERDICT_HELP } from './deploy/gate-help';
 import { parseDeployArgs, parseVerdictArgs } from './deploy/gate-args';
@@ -77,6 +77,7 @@ function printed(io: CliIo, text: string): number {
 
 async function bench(args: BenchArgs, io: CliIo): Promise<number> {
   const workload = await loadWorkload(args);
+  const tokenizer = loadTokenizer(args);
   const target = await openTarget(args, io.stderr, 'bench');
   try {
     const { baseUrl, model, simulated } = target;
@@ -94,6 +95,7 @@ async function bench(args: BenchArgs, io: CliIo): Promise<number> {
       timeoutMs: args.timeoutMs,
       forceOutputLength: args.forceOutputLength,
       transport: args.transport,
+      tokenizer,
       slo,
       signal: io.signal,
       onProgress: (p) => progress.update(p),

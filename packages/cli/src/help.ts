@@ -39,6 +39,8 @@ Workload
   --input-tokens N          synthetic prompt length (default ${d.inputTokens})
   --output-tokens N         output length (default ${d.outputTokens})
   --dataset FILE.jsonl      prompts from a file, one JSON object per line: {"prompt": "...", "output_tokens": N} (N optional)
+  --tokenizer FILE          the model's tokenizer.json: prompts exactly --input-tokens of its tokens, output
+                            counted with it when the server reports no usage (the built-in simulator uses it too)
   --no-force-length         do not ask the server for exactly --output-tokens (ignore_eos / min_tokens)
   --seed N                  reproducible prompts, lengths and arrival times
   --timeout S               whole-request timeout in seconds

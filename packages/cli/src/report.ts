@@ -36,6 +36,7 @@ const LATENCY_COLUMNS: Statistic[] = ['p50', 'p90', 'p99', 'p99.9', 'mean'];
 const TOKEN_SOURCES: Record<TokenCountSource, string> = {
   usage_delta: 'server usage on every chunk',
   usage_final: 'final server usage, spread over chunks',
+  tokenizer: 'no usage from the server: the streamed text counted with the tokenizer',
   chunk: 'one token per chunk (no usage from the server: an estimate)',
 };
 
@@ -84,6 +85,8 @@ export function renderReport(report: BenchReport): string {
   facts.push(['requests', describeRequests(requests)]);
   facts.push(['tokens', describeTokens(report)]);
   facts.push(['counted by', describeTokenCounts(report)]);
+  const tokenizer = describeTokenizer(summary);
+  if (tokenizer !== null) facts.push(['tokenizer', tokenizer]);
   facts.push(['errors', describeErrors(summary.errorsByClass)]);
   const backoff = summary.connectBackoff;
   if (backoff !== undefined && backoff.outages > 0)
@@ -146,7 +149,24 @@ function describeRequests(requests: RunSummary['requests']): string {
 function describeTokens(report: BenchReport): string {
   const { summary } = report;
   const asked = report.workload.kind === 'synthetic' ? ` (asked ${report.workload.inputTokens}/request)` : '';
-  return `${summary.outputTokens} output · ${summary.promptTokens} prompt as the server counted${asked}`;
+  const sources = summary.promptTokenSources ?? {};
+  const by = [
+    sources.usage ? `server usage: ${sources.usage}` : '',
+    sources.tokenizer ? `the tokenizer: ${sources.tokenizer}` : '',
+  ].filter((part) => part !== '');
+  const counted = by.length > 0 ? `counted by ${by.join(', ')} requests` : 'as the server counted';
+  return `${summary.outputTokens} output · ${summary.promptTokens} prompt ${counted}${asked}`;
+}
+
+/** Which tokenizer counted, and what the server adds to a prompt (its chat template, BOS). */
+function describeTokenizer(summary: RunSummary): string | null {
+  const { tokenizer, promptOverheadTokens: overhead } = summary;
+  if (!tokenizer) return null;
+  const added =
+    overhead === undefined
+      ? ''
+      : ` · the server adds ${overhead.min === overhead.max ? overhead.min : `${overhead.min}-${overhead.max}`} prompt tokens (template)`;
+  return `${tokenizer.name} (sha256 ${tokenizer.sha256.slice(0, 12)}, ${tokenizer.sizeBytes} bytes)${added}`;
 }
 
 function describeTokenCounts(report: BenchReport): string {

@@ -14,7 +14,7 @@ import { BenchError } from './bench-error';
 import type { CliIo } from './cli';
 import { table } from './report';
 import { autoRequests, type SweepArgs } from './sweep-args';
-import { loadWorkload, openTarget } from './target';
+import { loadTokenizer, loadWorkload, openTarget } from './target';
 
 /** Exit codes: 0 found what it was asked (or measured every point), 1 could not run, 2 SLO missed at the lowest load. */
 export const SWEEP_EXIT = { ok: 0, error: 1, sloMissed: 2 } as const;
@@ -23,6 +23,7 @@ export const SWEEP_EXIT = { ok: 0, error: 1, sloMissed: 2 } as const;
 export async function sweep(args: SweepArgs, io: CliIo): Promise<number> {
   const { bench, spec, cost } = args;
   const workload = await loadWorkload(bench);
+  const tokenizer = loadTokenizer(bench);
   const target = await openTarget(bench, io.stderr, 'sweep');
   const points: SweepPoint[] = [];
   let ended: 'endpoint_failed' | 'aborted' | undefined;
@@ -49,6 +50,7 @@ export async function sweep(args: SweepArgs, io: CliIo): Promise<number> {
         timeoutMs: bench.timeoutMs,
         forceOutputLength: bench.forceOutputLength,
         transport: bench.transport,
+        tokenizer,
         slo: limits,
         signal: io.signal,
       });

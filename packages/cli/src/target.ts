@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
-import { parseJsonlPrompts, type Workload } from '@teapot/measure';
+import { parseJsonlPrompts, type TokenizerSource, type Workload } from '@teapot/measure';
+import { ModelTokenizer, readTokenizerFile, TokenizerFileError } from '@teapot/tokenizer';
 import type { BenchArgs } from './args';
 import { BenchError } from './bench-error';
 import { SimulatorDeploymentError, startBuiltInSimulator, type BuiltInSimulator } from './built-in-simulator';
@@ -61,7 +62,12 @@ async function firstModel(baseUrl: string, headers: Record<string, string>): Pro
 
 async function startSimulatorFor(args: BenchArgs): Promise<BuiltInSimulator> {
   try {
-    return await startBuiltInSimulator({ ...args.simulator, servedModelName: args.model ?? undefined });
+    return await startBuiltInSimulator({
+      ...args.simulator,
+      servedModelName: args.model ?? undefined,
+      // the simulator counts with the client's tokenizer, so the server's usage is in the same tokens
+      ...(args.tokenizer === null ? {} : { tokenizer: args.tokenizer }),
+    });
   } catch (error) {
     // e.g. a 70B model at FP16 does not fit one GPU: the simulator says what would.
     if (error instanceof SimulatorDeploymentError) throw new BenchError(`--sim-*: ${error.message}`);
@@ -92,5 +98,18 @@ export async function loadWorkload(args: BenchArgs): Promise<Workload> {
     return { kind: 'dataset', prompts: parseJsonlPrompts(text), outputTokens: choice.outputTokens };
   } catch (error) {
     throw new BenchError(`--dataset ${choice.path}: ${error instanceof Error ? error.message : error}`);
+  }
+}
+
+/** The --tokenizer file, read and checked before anything starts (a bad file is one line, exit 1). */
+export function loadTokenizer(args: BenchArgs): TokenizerSource | undefined {
+  if (args.tokenizer === null) return undefined;
+  try {
+    const source = readTokenizerFile(args.tokenizer);
+    ModelTokenizer.fromBytes(source.bytes, source.name);
+    return source;
+  } catch (error) {
+    if (error instanceof TokenizerFileError) throw new BenchError(`--tokenizer: ${error.message}`);
+    throw error;
   }
 }

@@ -63,9 +63,16 @@ export const endpointUrlAllow = z.string().optional().transform(parsedBy(endpoin
  */
 export const databaseQueryTimeoutMs = wholeNumber(100, 3_600_000, 60_000);
 
+/**
+ * The directory profiles' `tokenizer` paths are under (API: checked at profile creation; worker: read
+ * at run time). Unset: the API checks only the path's form, and a worker fails runs that name one.
+ */
+export const tokenizerDir = z.string().min(1).optional();
+
 /** What every teapot process needs: the database, Redis, the secrets key, logging, the endpoint URL policy. */
 export const sharedEnvShape = {
   TEAPOT_ENDPOINT_URL_ALLOW: endpointUrlAllow,
+  TEAPOT_TOKENIZER_DIR: tokenizerDir,
   DATABASE_URL: databaseUrl,
   DATABASE_QUERY_TIMEOUT_MS: databaseQueryTimeoutMs,
   REDIS_URL: redisUrl,

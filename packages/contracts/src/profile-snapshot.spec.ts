@@ -4,7 +4,7 @@ import {
   PROFILE_SNAPSHOT_FIELDS,
   snapshotOf,
 } from './profile-snapshot';
-import { SAMPLE_CAPACITY_SEARCH } from './testing';
+import { SAMPLE_CAPACITY_SEARCH, sampleSnapshot } from './testing';
 
 const profileRow = {
   id: '7f0c1c3e-0000-4000-8000-000000000001',
@@ -20,6 +20,7 @@ const profileRow = {
   stallTimeoutMs: 30_000,
   forceOutputLength: true,
   transport: 'undici',
+  tokenizer: 'llama-3.1-8b/tokenizer.json',
   slo: { ttftMs: 500 },
   scheduleCron: null,
   scheduleIntervalS: 3600,
@@ -105,5 +106,12 @@ describe('parseProfileSnapshot', () => {
       durationS: 60,
     });
     expect(snapshot.durationS).toBe(60);
+  });
+});
+
+describe('a snapshot queued before profiles had a tokenizer', () => {
+  it('reads as one without', () => {
+    const { tokenizer: _, ...older } = sampleSnapshot({ tokenizer: 'a/tokenizer.json' });
+    expect(parseProfileSnapshot(older).tokenizer).toBeNull();
   });
 });

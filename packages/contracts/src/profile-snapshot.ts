@@ -58,6 +58,8 @@ export const profileSnapshotSchema = z
     forceOutputLength: z.boolean(),
     // snapshots queued before profiles had a transport read as the default
     transport: z.enum(TRANSPORTS).default(DEFAULT_TRANSPORT),
+    // a path under the worker's TEAPOT_TOKENIZER_DIR; snapshots queued before profiles had one read as none
+    tokenizer: z.string().nullable().default(null),
     slo: sloSchema,
     scheduleCron: z.string().nullable(),
     scheduleIntervalS: positiveInt.nullable(),

@@ -37,9 +37,10 @@ export const MEASURED_RUN_STATUSES = [
  *   request error classes, including `client_config` for what the client refused to send);
  * - `worker_lost`: the worker process measuring it died (killed, out of memory, machine lost), as
  *   often as the run's job allows or with nothing left to take the run over: nothing about the endpoint;
- * - `config`: the endpoint as stored cannot be measured from this worker as it stands: its URL is refused
- *   by the worker's URL policy, or its auth headers cannot be read with the worker's secret key. Nothing
- *   was sent; an operator fixes the endpoint or the worker's settings, not the server;
+ * - `config`: what the run is configured with cannot be used where it runs: the endpoint's stored URL is
+ *   refused by the worker's URL policy, its auth headers cannot be read with the worker's secret key, the
+ *   profile's tokenizer file is missing, outside TEAPOT_TOKENIZER_DIR or not a tokenizer. Nothing was
+ *   sent; an operator fixes the endpoint, the profile or the worker's settings, not the server;
  * - `stopped`: teapot stopped or skipped it on purpose (a worker shutting down, a deadline passed
  *   before it could start, an archived endpoint, a launcher exiting);
  * - `internal`: teapot could not prepare, queue, measure or store it (the error says what).

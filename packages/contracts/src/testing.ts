@@ -20,6 +20,7 @@ export function sampleSnapshot(overrides: Partial<ProfileSnapshot> = {}): Profil
     stallTimeoutMs: 2_000,
     forceOutputLength: true,
     transport: 'http1',
+    tokenizer: null,
     slo: {},
     scheduleCron: null,
     scheduleIntervalS: null,

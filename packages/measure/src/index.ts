@@ -20,3 +20,10 @@ export {
 export { SATURATION } from './client-health';
 export { ClientConfigError } from './client-config-error';
 export { invalidRequestHeader } from './request-headers';
+export {
+  MAX_TOKENIZER_BYTES,
+  readTokenizerFile,
+  TokenizerFileError,
+  type TokenizerIdentity,
+  type TokenizerSource,
+} from '@teapot/tokenizer';

@@ -1,3 +1,5 @@
+import type { TokenizerIdentity } from '@teapot/tokenizer';
+import { PromptCounts } from './prompt-counts';
 import { percentileSummary } from './stats';
 import type { ErrorClass, RequestMetrics, RequestRecord, RunSummary, Slo, TokenCountSource } from './types';
 
@@ -107,7 +109,7 @@ function spanOfRequestsUs(measured: RequestRecord[]): number {
  */
 export function summarize(
   requests: RequestRecord[],
-  opts: { slo?: Slo; durationUs?: number } = {},
+  opts: { slo?: Slo; durationUs?: number; tokenizer?: TokenizerIdentity | null } = {},
 ): RunSummary {
   const measured = requests.filter((r) => !r.warmup);
   const succeeded = measured.filter((r) => r.outcome === 'ok');
@@ -139,7 +141,7 @@ export function summarize(
   let itlAt = 0;
   let gapAt = 0;
   let outputTokens = 0;
-  let promptTokens = 0;
+  const prompts = new PromptCounts(opts.tokenizer ?? null);
   let good = 0;
   const slo = sloIsSet(opts.slo) ? opts.slo : undefined;
   succeeded.forEach((r, i) => {
@@ -151,7 +153,7 @@ export function summarize(
     for (let j = 0; j < m.itlUs.length; j++) itl[itlAt++] = m.itlUs[j] / 1000;
     for (let j = 0; j < m.interChunkUs.length; j++) interChunk[gapAt++] = m.interChunkUs[j] / 1000;
     outputTokens += r.outputTokens;
-    promptTokens += r.promptTokens ?? 0;
+    prompts.add(r);
     tokenSources[r.tokenSource] = (tokenSources[r.tokenSource] ?? 0) + 1;
     if (slo && meetsSlo(m, slo)) good++;
   });
@@ -174,12 +176,13 @@ export function summarize(
     interChunkMs: percentileSummary(interChunk),
     e2eMs: percentileSummary(e2e),
     outputTokens,
-    promptTokens,
+    ...prompts.summary(),
     outputTokensPerS: perSecond(outputTokens),
     requestsPerS: perSecond(succeeded.length),
     goodputRps: slo ? perSecond(good) : null,
     errorsByClass,
     tokenSources,
     durationS,
+    ...(opts.tokenizer ? { tokenizer: opts.tokenizer } : {}),
   };
 }

@@ -28,6 +28,7 @@ import {
   type RunResult,
 } from './types';
 import { promptSource, type PromptSpec } from './workload';
+import { RunTokenizer } from './run-tokenizer';
 import { objectArray } from './speed/object-array';
 
 const DEFAULT_TIMEOUT_MS = 300_000;
@@ -52,6 +53,7 @@ class BenchmarkRun {
   private readonly context: RequestContext;
   private readonly pool: StreamTransport;
   private readonly nextPrompt: () => PromptSpec;
+  private readonly tokenizer: RunTokenizer | null;
   private readonly inFlight = new Set<StreamAttempt>();
   private readonly records: RequestRecord[] = objectArray();
   private readonly wakers = new Set<() => void>();
@@ -98,8 +100,12 @@ class BenchmarkRun {
       timings: new TimingSlab(),
       streamOptions: { send: true, knownAccepted: false, rejectedByServer: false, retriedRequests: 0 },
       live: { outputTokens: 0 },
+      outputText: { wanted: false },
     };
-    this.nextPrompt = promptSource(options.workload, options.seed ?? 0);
+    // loaded before the warm-up: a large vocabulary takes seconds, none of them in the measured window
+    this.tokenizer = options.tokenizer ? RunTokenizer.load(options.tokenizer) : null;
+    this.context.outputText.wanted = this.tokenizer !== null;
+    this.nextPrompt = promptSource(options.workload, options.seed ?? 0, this.tokenizer ?? undefined);
     this.backoff = new ConnectBackoff(mulberry32(deriveSeed(options.seed ?? 0, 3)));
   }
 
@@ -185,7 +191,9 @@ class BenchmarkRun {
     const requests = this.records.sort((a, b) => a.index - b.index);
     const connectBackoff = this.backoff.summary();
     const durationUs = Math.max(0, Math.round(measuredEndUs - measuredStartUs));
-    const summary = summarize(requests, { slo: options.slo, durationUs });
+    this.tokenizer?.countOutputs(requests);
+    const tokenizer = this.tokenizer?.identity ?? null;
+    const summary = summarize(requests, { slo: options.slo, durationUs, tokenizer });
     const client = judgeClientHealth(clientLoad);
     const { streamOptions } = this.context;
     return {
@@ -205,6 +213,7 @@ class BenchmarkRun {
       transport: options.transport ?? DEFAULT_TRANSPORT,
       measureVersion: MEASURE_VERSION,
       warmUp: warmedUp,
+      ...(tokenizer ? { tokenizer } : {}),
     };
   }
 

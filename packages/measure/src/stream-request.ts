@@ -53,6 +53,11 @@ export interface RequestContext {
   };
   /** Live count of streamed output tokens, for progress. */
   live: { outputTokens: number };
+  /**
+   * New attempts keep their streamed text (for the run's tokenizer to count): set when the run has a
+   * tokenizer, cleared by the first usage count the server sends, after which no text is kept.
+   */
+  outputText: { wanted: boolean };
 }
 
 export interface AttemptIdentity {
@@ -127,6 +132,8 @@ export class StreamAttempt implements Dispatcher.DispatchHandler, ArrivalSink, S
   private promptTokens: number | null = null;
   private finalCompletionTokens: number | null = null;
   private liveCounted = 0;
+  /** The streamed text while it may be needed (RequestContext.outputText), else null. */
+  private text: string | null;
   private error: RequestError | null = null;
   private outcome: RequestOutcome | null = null;
 
@@ -138,6 +145,7 @@ export class StreamAttempt implements Dispatcher.DispatchHandler, ArrivalSink, S
   ) {
     this.scratch = context.scratch.take(this);
     this.startNs = clockNs(context.anchorNs);
+    this.text = context.outputText.wanted ? '' : null;
   }
 
   /**
@@ -325,7 +333,9 @@ export class StreamAttempt implements Dispatcher.DispatchHandler, ArrivalSink, S
   onMessageBytes(bytes: Buffer, start: number, end: number): void {
     if (this.settled) return;
     const { fields } = this.scratch;
-    if (scanChunk(bytes, start, end, this.responseId === null, fields)) this.recordChunk(fields);
+    // the scan reads no text: while the text is kept, chunks go through JSON.parse
+    if (this.text === null && scanChunk(bytes, start, end, this.responseId === null, fields))
+      this.recordChunk(fields);
     else this.onEvent('message', bytes.toString('utf8', start, end));
   }
 
@@ -358,6 +368,7 @@ export class StreamAttempt implements Dispatcher.DispatchHandler, ArrivalSink, S
     }
     const { fields } = this.scratch;
     chunkFieldsFromJson(chunk, fields);
+    if (this.text !== null) this.text += outputTextOf(chunk);
     this.recordChunk(fields);
   }
 
@@ -385,6 +396,9 @@ export class StreamAttempt implements Dispatcher.DispatchHandler, ArrivalSink, S
     if (fields.completionTokens !== null) {
       cumulative = fields.completionTokens;
       this.finalCompletionTokens = cumulative;
+      // the server counts: no text is needed from here on, for this request or any later one
+      this.text = null;
+      this.context.outputText.wanted = false;
     }
     if (fields.promptTokens !== null) this.promptTokens = fields.promptTokens;
     const scratch = this.scratch;
@@ -445,6 +459,24 @@ export class StreamAttempt implements Dispatcher.DispatchHandler, ArrivalSink, S
       finishReason: this.finishReason,
     };
     if (this.error !== null) record.error = this.error;
+    if (this.text !== null && source === 'chunk' && record.outcome === 'ok') record.outputText = this.text;
     return record;
   }
+}
+
+/** The first choice's output text in a parsed chunk: content, reasoning, or a completion's text. */
+function outputTextOf(chunk: Record<string, unknown>): string {
+  const choices = chunk.choices;
+  if (!Array.isArray(choices) || choices.length === 0) return '';
+  const choice = choices[0] as { delta?: Record<string, unknown>; text?: unknown } | null;
+  let text = '';
+  for (const value of [
+    choice?.delta?.reasoning_content,
+    choice?.delta?.reasoning,
+    choice?.delta?.content,
+    choice?.text,
+  ]) {
+    if (typeof value === 'string') text += value;
+  }
+  return text;
 }

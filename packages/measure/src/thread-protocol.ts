@@ -1,5 +1,6 @@
 import type { LookupAddress } from 'node:dns';
 import type { LookupFunction } from 'node:net';
+import { TokenizerFileError } from '@teapot/tokenizer';
 import { ClientConfigError } from './client-config-error';
 import type { Progress, RunOptions, RunResult } from './types';
 
@@ -65,6 +66,7 @@ const ERROR_CLASSES: Record<string, new (message: string) => Error> = {
   TypeError,
   RangeError,
   ClientConfigError,
+  TokenizerFileError,
 };
 
 export function receiveError(sent: SentError): Error {

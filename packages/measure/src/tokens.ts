@@ -91,3 +91,30 @@ export function attributeTokens(
   for (let k = 0; k < count; k++) if (kinds[k] !== CHUNK_KIND.empty) tokens[k] = 1;
   return { tokens, source: 'chunk' };
 }
+
+/**
+ * `total` tokens over the K token-carrying chunks when only the total is known (the tokenizer's count
+ * of the streamed text): with total >= K, floor(total/K) each and the remainder one each to the
+ * earliest (as `usage_final`); with fewer, one each to chunks spread evenly from the first to the last,
+ * so the first and last token chunks (TTFT, E2E) stay where the stream put them. Other chunks get 0.
+ */
+export function spreadTokens(kinds: Uint8Array, tokens: Uint16Array, total: number): void {
+  const chunks: number[] = [];
+  for (let k = 0; k < kinds.length; k++) {
+    tokens[k] = 0;
+    if (kinds[k] !== CHUNK_KIND.empty) chunks.push(k);
+  }
+  const n = chunks.length;
+  if (n === 0 || total === 0) return;
+  if (total >= n) {
+    const each = Math.floor(total / n);
+    const remainder = total - each * n;
+    chunks.forEach((k, j) => (tokens[k] = Math.min(each + (j < remainder ? 1 : 0), MAX_CHUNK_TOKENS)));
+    return;
+  }
+  if (total === 1) {
+    tokens[chunks[0]] = 1;
+    return;
+  }
+  for (let i = 0; i < total; i++) tokens[chunks[Math.round((i * (n - 1)) / (total - 1))]] = 1;
+}

@@ -9,6 +9,7 @@
  */
 
 import type { LookupFunction } from 'node:net';
+import type { TokenizerIdentity, TokenizerSource } from '@teapot/tokenizer';
 import type {
   ConnectBackoffReport,
   ErrorClass,
@@ -28,6 +29,7 @@ export {
   type ErrorClass,
   type Load,
   type PercentileSummary,
+  type PromptTokenSource,
   type RequestMetrics,
   type RunSummary,
   type Slo,
@@ -90,11 +92,20 @@ export interface RequestRecord {
   chunkKinds: Uint8Array;
   /** Where chunkTokens came from. */
   tokenSource: TokenCountSource;
+  /**
+   * The streamed text, kept only while a run with a tokenizer has seen no usage from the server, and
+   * only until the tokenizer counts it after the run (RunResult's records never carry it).
+   */
+  outputText?: string;
   /** Output tokens: the server's usage.completion_tokens when reported, else the chunk sum. */
   outputTokens: number;
   /** Prompt tokens as the server reported them (usage.prompt_tokens); null if not reported. */
   promptTokens: number | null;
-  /** The prompt length teapot asked for (synthetic workloads) or measured (dataset), in tokens. */
+  /**
+   * The prompt length teapot asked for (synthetic workloads) or counted with the run's tokenizer, in
+   * tokens: exact with a tokenizer, the word count of a synthetic prompt without one (see
+   * summary.promptTokenSources).
+   */
   targetPromptTokens: number | null;
   /** The response `id` of the completion, when sent: ties the record to server-side logs/ground truth. */
   responseId: string | null;
@@ -153,6 +164,8 @@ export interface RunResult {
   measureVersion: string;
   /** Connection failures and the pauses they caused (also in summary.connectBackoff, which is stored). */
   connectBackoff: ConnectBackoffReport;
+  /** The tokenizer the run counted with (RunOptions.tokenizer); absent without one. */
+  tokenizer?: TokenizerIdentity;
   /** What was done before the measured window so that it pays no JIT or connection set-up (see RunOptions.warmUp). */
   warmUp: { chunks: number; connections: number; durationMs: number };
 }
@@ -211,6 +224,11 @@ export interface RunOptions {
    * sends real requests to the endpoint and leaves them out of the figures.
    */
   warmUp?: boolean;
+  /**
+   * The model's tokenizer.json: synthetic prompts are built to their length in its tokens, dataset
+   * prompts counted with it, and output the server reports no usage for counted with it after the run.
+   */
+  tokenizer?: TokenizerSource;
   /** Ask the server to produce exactly the output length (ignore_eos / min_tokens). */
   forceOutputLength?: boolean;
   slo?: Slo;

@@ -1,4 +1,5 @@
 import { deriveSeed, mulberry32, type Random } from './random';
+import type { RunTokenizer } from './run-tokenizer';
 import type { Workload } from './types';
 
 /**
@@ -20,7 +21,7 @@ const ONE_TOKEN_WORDS = (
 export interface PromptSpec {
   prompt: string;
   outputTokens: number;
-  /** Prompt tokens asked for (synthetic); null for dataset prompts, which teapot does not tokenize. */
+  /** Prompt tokens asked for (synthetic) or counted by the run's tokenizer; null for dataset prompts without one. */
   targetPromptTokens: number | null;
 }
 
@@ -44,14 +45,23 @@ export function syntheticPrompt(words: number, random: Random): string {
   return parts.join(' ');
 }
 
-/** A reproducible sequence of synthetic prompts: the same seed gives the same prompts and lengths. */
-export function syntheticPrompts(options: SyntheticPromptOptions): () => PromptSpec {
+/**
+ * A reproducible sequence of synthetic prompts: the same seed gives the same prompts and lengths. With
+ * a tokenizer, each prompt is exactly its length in that tokenizer's tokens (PromptWords).
+ */
+export function syntheticPrompts(
+  options: SyntheticPromptOptions,
+  tokenizer?: RunTokenizer,
+): () => PromptSpec {
   const random = mulberry32(deriveSeed(options.seed ?? 0, 1));
   const jitter = options.lengthJitter ?? 0;
+  const text = tokenizer
+    ? (tokens: number) => tokenizer.words.prompt(tokens, random)
+    : (tokens: number) => syntheticPrompt(tokens, random);
   return () => {
     const inputTokens = jittered(options.inputTokens, jitter, random);
     const outputTokens = jittered(options.outputTokens, jitter, random);
-    return { prompt: syntheticPrompt(inputTokens, random), outputTokens, targetPromptTokens: inputTokens };
+    return { prompt: text(inputTokens), outputTokens, targetPromptTokens: inputTokens };
   };
 }
 
@@ -98,18 +108,23 @@ export function parseJsonlPrompts(text: string): DatasetPrompt[] {
 
 const DEFAULT_DATASET_OUTPUT_TOKENS = 256;
 
-/** The run's prompts in issue order: synthetic from the seed, or the dataset cycled. */
-export function promptSource(workload: Workload, seed: number): () => PromptSpec {
-  if (workload.kind === 'synthetic') return syntheticPrompts({ ...workload, seed });
+/**
+ * The run's prompts in issue order: synthetic from the seed, or the dataset cycled. A dataset's prompts
+ * are counted with the tokenizer here, once, before the first request: never on the send path.
+ */
+export function promptSource(workload: Workload, seed: number, tokenizer?: RunTokenizer): () => PromptSpec {
+  if (workload.kind === 'synthetic') return syntheticPrompts({ ...workload, seed }, tokenizer);
   const { prompts } = workload;
   if (prompts.length === 0) throw new RangeError('dataset workload has no prompts');
+  const counts = prompts.map((item) => (tokenizer ? tokenizer.count(item.prompt) : null));
   let next = 0;
   return () => {
-    const item = prompts[next++ % prompts.length];
+    const at = next++ % prompts.length;
+    const item = prompts[at];
     return {
       prompt: item.prompt,
       outputTokens: item.outputTokens ?? workload.outputTokens ?? DEFAULT_DATASET_OUTPUT_TOKENS,
-      targetPromptTokens: null,
+      targetPromptTokens: counts[at],
     };
   };
 }

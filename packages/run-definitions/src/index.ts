@@ -6,6 +6,7 @@ export type {
   ErrorClass,
   PercentileSummary,
   RequestMetrics,
+  PromptTokenSource,
   RunSummary,
   TokenCountSource,
 } from './summary';

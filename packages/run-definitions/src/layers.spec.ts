@@ -4,7 +4,7 @@ import * as path from 'node:path';
 // The layer order (ARCHITECTURE.md, "Layers"): the base packages depend on nothing of ours; the
 // measuring client, the contracts and the statistics sit on the base, side by side.
 const packages = path.resolve(__dirname, '../..');
-const BASE = ['random', 'run-definitions'];
+const BASE = ['random', 'run-definitions', 'tokenizer'];
 const BELOW_MEASURE = [...BASE, 'contracts', 'stats'];
 const SIDE_BY_SIDE = ['measure', 'contracts', 'stats'];
 const ours = (names: string[]) => names.filter((name) => name.startsWith('@teapot/'));

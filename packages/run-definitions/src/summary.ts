@@ -41,6 +41,18 @@ export interface RunSummary {
   errorsByClass: Partial<Record<ErrorClass, number>>;
   /** Successful requests by where their token counts came from. */
   tokenSources: Partial<Record<TokenCountSource, number>>;
+  /**
+   * Successful requests by where their prompt count came from (`promptTokens` sums `usage` and
+   * `tokenizer` counts; `words` is the word-count estimate of a synthetic prompt, not summed).
+   */
+  promptTokenSources?: Partial<Record<PromptTokenSource, number>>;
+  /**
+   * The server's prompt count minus the tokenizer's count of the prompt text, over requests with
+   * both: what the chat template (role markers, BOS) adds. Absent without a tokenizer or usage.
+   */
+  promptOverheadTokens?: { min: number; max: number };
+  /** The tokenizer that built the prompts and counted what the server did not (name, SHA-256, size). */
+  tokenizer?: { name: string; sha256: string; sizeBytes: number };
   /** The measured wall time the rates are over. */
   durationS: number;
   /** How the run paused while the endpoint could not be reached (set by runBenchmark). */
@@ -69,8 +81,19 @@ export type TokenCountSource =
   | 'usage_delta'
   /** Only the final `usage` is known; it is spread over the token-carrying chunks. */
   | 'usage_final'
+  /** No usage: the run's tokenizer counted the streamed text, spread over the token-carrying chunks. */
+  | 'tokenizer'
   /** One token per token-carrying chunk: the last resort when the server reports no usage. */
   | 'chunk';
+
+/** Where a request's prompt token count came from. */
+export type PromptTokenSource =
+  /** `usage.prompt_tokens` from the server. */
+  | 'usage'
+  /** The run's tokenizer: the prompt text's own tokens (no chat template). */
+  | 'tokenizer'
+  /** A synthetic prompt's word count, which is about its token count. */
+  | 'words';
 
 /**
  * How a failed request failed (`RequestError.kind`, `run_requests.error_class`). Beside the connection

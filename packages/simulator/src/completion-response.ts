@@ -4,7 +4,7 @@ import { MID_STREAM_FAULTS, type FaultPlan } from './faults';
 import type { GroundTruthEventKind, ResponseTrace } from './ground-truth';
 import type { ResponseMetrics } from './metrics';
 import type { CompletionRequest } from './openai-request';
-import { tokenText } from './vocabulary';
+import { tokenText, type OutputVocabulary } from './vocabulary';
 
 export interface ResponsePlan {
   request: CompletionRequest;
@@ -14,6 +14,7 @@ export interface ResponsePlan {
   finishReason: 'stop' | 'length';
   /** Start of this response's deterministic word sequence. */
   wordOffset: number;
+  vocabulary: OutputVocabulary;
   tokensPerChunk: number;
   createdS: number;
   fault: FaultPlan | null;
@@ -98,7 +99,8 @@ export class CompletionResponse {
   private flushTokens(upTo: number, scheduledNs: bigint, last: boolean): void {
     const count = upTo - this.written;
     if (count <= 0 || !this.plan.request.stream) return;
-    const text = JSON.stringify(tokenText(this.plan.wordOffset + this.written * 7, count));
+    const start = this.plan.wordOffset + this.written * 7;
+    const text = JSON.stringify(tokenText(start, count, this.written === 0, this.plan.vocabulary));
     const finishReason = last ? `"${this.plan.finishReason}"` : 'null';
     const choice =
       this.plan.request.api === 'chat'
@@ -122,7 +124,7 @@ export class CompletionResponse {
 
   private endJson(scheduledNs: bigint): void {
     const { request, trace, outputTokens } = this.plan;
-    const text = tokenText(this.plan.wordOffset, outputTokens);
+    const text = tokenText(this.plan.wordOffset, outputTokens, true, this.plan.vocabulary);
     const choice =
       request.api === 'chat'
         ? {

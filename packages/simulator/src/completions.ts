@@ -12,7 +12,6 @@ import type { ServerMetrics } from './metrics';
 import { promptBlockHashes } from './block-pool';
 import { promptAcceptance, promptTokenIds } from './prompt-tokens';
 import type { Settings } from './settings';
-import { VOCABULARY } from './vocabulary';
 
 export interface CompletionsOptions {
   engine: Engine;
@@ -64,7 +63,8 @@ export class Completions {
     if (rejectStreamOptions && typeof body === 'object' && body !== null && 'stream_options' in body) {
       this.refuseStreamOptions(id, api, arrivedNs);
     }
-    const request = parseCompletionRequest(api, body, this.options.settings.maxModelLen);
+    const { maxModelLen, vocabulary } = this.options.settings;
+    const request = parseCompletionRequest(api, body, maxModelLen, vocabulary.count);
     if (request.model !== undefined && request.model !== this.options.modelName) {
       throw new ApiError(
         404,
@@ -91,7 +91,7 @@ export class Completions {
     this.stream(res, request, trace, {
       outputTokens,
       stopsAtEos,
-      wordOffset: Math.floor(random() * VOCABULARY.length),
+      wordOffset: Math.floor(random() * vocabulary.words.length),
       fault: rejectStreamOptions ? null : fault,
       ...this.mechanisms(api, body as Record<string, unknown>, trace),
     });
@@ -197,6 +197,7 @@ export class Completions {
         outputTokens: plan.outputTokens,
         finishReason: plan.stopsAtEos ? 'stop' : 'length',
         wordOffset: plan.wordOffset,
+        vocabulary: this.options.settings.vocabulary,
         tokensPerChunk: this.options.settings.tokensPerChunk,
         createdS: Math.floor(Date.now() / 1000),
         fault: plan.fault,

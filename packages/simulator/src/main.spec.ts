@@ -1,3 +1,6 @@
+import { writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { post, readStream } from '../test/sse-client';
 import { parseCommandLine } from './main';
 import { startSimulator, type SimulatorOptions } from './server';
@@ -9,7 +12,7 @@ describe('the simulator command line', () => {
         '--port=9000 --host 0.0.0.0 --gpu h200 --model llama-70b --quant fp8 --kv-quant fp8 --tp 2',
         '--max-batch 64 --chunked-prefill --chunk-size 256 --tokens-per-chunk 4 --jitter 0.05 --seed 9',
         '--mean-output 100 --spin-us 0 --fault stall --fault-rate 0.25 --fault-after 7',
-        '--kv-cache-tokens 200000 --gpu-memory-utilization 0.85',
+        '--kv-cache-tokens 200000 --gpu-memory-utilization 0.85 --tokenizer llama/tokenizer.json',
         '--prefix-caching --speculative-tokens 3 --draft-acceptance 0.6 --draft-model llama-1b',
       ]
         .join(' ')
@@ -37,6 +40,7 @@ describe('the simulator command line', () => {
       seed: 9,
       meanOutputTokens: 100,
       spinUs: 0,
+      tokenizer: 'llama/tokenizer.json',
       fault: { mode: 'stall', rate: 0.25, afterTokens: 7 },
     });
   });
@@ -96,5 +100,13 @@ describe('the simulator command line', () => {
     } finally {
       await sim.close();
     }
+  });
+});
+
+describe('the simulator given a tokenizer', () => {
+  it('refuses a file that is no tokenizer at start, naming it', async () => {
+    const bad = join(tmpdir(), `teapot-sim-${process.pid}.json`);
+    writeFileSync(bad, '{"weights": []}');
+    await expect(startSimulator({ port: 0, tokenizer: bad })).rejects.toThrow(/is not a tokenizer\.json/);
   });
 });

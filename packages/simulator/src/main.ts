@@ -11,6 +11,7 @@ import {
   type ModelName,
   type WeightQuant,
 } from '@teapot/hardware';
+import { TokenizerFileError } from '@teapot/tokenizer';
 import { FIXED_STEP_GPU } from './fixed-step-gpu';
 import { startSimulator, type SimulatorOptions } from './server';
 
@@ -42,6 +43,7 @@ Usage: node packages/simulator/dist/main.js [options]
   --jitter SIGMA         lognormal step-time jitter (default 0.03)
   --seed N               seed of every random choice (default 1)
   --mean-output N        mean output tokens before the seeded EOS (default 256)
+  --tokenizer PATH       a model's tokenizer.json: prompts counted and output streamed in its tokens
   --spin-us N            spin the last N us before each step instead of sleeping (default 1000; 0 = timers only)
   --fault MODE           ${FAULT_MODES.join(' | ')}
   --fault-rate P         probability a request gets --fault (default 1)
@@ -79,6 +81,7 @@ export function parseCommandLine(argv: string[]): SimulatorOptions | 'help' {
     seed: { type: 'string' },
     'mean-output': { type: 'string' },
     'spin-us': { type: 'string' },
+    tokenizer: { type: 'string' },
     fault: { type: 'string' },
     'fault-rate': { type: 'string' },
     'fault-after': { type: 'string' },
@@ -124,6 +127,7 @@ export function parseCommandLine(argv: string[]): SimulatorOptions | 'help' {
     seed: wholeNumber('--seed', values.seed, 0),
     meanOutputTokens: numberFrom('--mean-output', values['mean-output'], 1, 1e9),
     spinUs: wholeNumber('--spin-us', values['spin-us'], 0),
+    tokenizer: values.tokenizer,
     fault: fault && {
       mode: fault,
       rate: numberFrom('--fault-rate', values['fault-rate'], 0, 1),
@@ -149,6 +153,7 @@ async function main(): Promise<void> {
     const code = (error as NodeJS.ErrnoException).code;
     if (
       error instanceof DeploymentError ||
+      error instanceof TokenizerFileError ||
       code === 'EADDRINUSE' ||
       code === 'EACCES' ||
       code === 'EADDRNOTAVAIL'

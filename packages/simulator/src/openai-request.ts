@@ -32,9 +32,16 @@ export class ApiError extends Error {
 /** OpenAI's legacy /v1/completions default, which vLLM keeps. */
 const COMPLETIONS_DEFAULT_MAX_TOKENS = 16;
 
-export function parseCompletionRequest(api: ApiKind, body: unknown, maxModelLen: number): CompletionRequest {
+/** `count`: prompt tokens of a text (words, or the tokenizer the simulator was given). */
+export function parseCompletionRequest(
+  api: ApiKind,
+  body: unknown,
+  maxModelLen: number,
+  count: (text: string) => number = countWords,
+): CompletionRequest {
   if (!isObject(body)) throw new ApiError(400, 'The request body must be a JSON object.');
-  const promptTokens = api === 'chat' ? countChatPrompt(body.messages) : countCompletionPrompt(body.prompt);
+  const promptTokens =
+    api === 'chat' ? countChatPrompt(body.messages, count) : countCompletionPrompt(body.prompt, count);
   const model = optional(body, 'model', 'string');
   const stream = optional(body, 'stream', 'boolean') ?? false;
   const options = body.stream_options;
@@ -77,8 +84,11 @@ export function parseCompletionRequest(api: ApiKind, body: unknown, maxModelLen:
   return { api, model, promptTokens, stream, includeUsage, continuousUsage, maxTokens, minTokens, ignoreEos };
 }
 
-/** Chat prompt tokens: words of every message's text content (text parts of array contents). */
-function countChatPrompt(messages: unknown): number {
+/**
+ * Chat prompt tokens: the tokens of every message's text content (text parts of array contents), each
+ * counted alone. No chat template is applied, so no role or BOS token is counted.
+ */
+function countChatPrompt(messages: unknown, count: (text: string) => number): number {
   if (!Array.isArray(messages) || messages.length === 0) {
     throw new ApiError(400, '`messages` must be a non-empty array of messages.', 'messages');
   }
@@ -89,11 +99,11 @@ function countChatPrompt(messages: unknown): number {
     }
     const content = message.content;
     if (typeof content === 'string') {
-      tokens += countWords(content);
+      tokens += count(content);
     } else if (Array.isArray(content)) {
       for (const part of content) {
         if (isObject(part) && part.type === 'text' && typeof part.text === 'string')
-          tokens += countWords(part.text);
+          tokens += count(part.text);
       }
     } else if (content !== null && content !== undefined) {
       throw new ApiError(
@@ -106,12 +116,12 @@ function countChatPrompt(messages: unknown): number {
   return tokens;
 }
 
-/** Completion prompt tokens: words of a string (or a one-string array), or the length of a token-id array. */
-function countCompletionPrompt(prompt: unknown): number {
-  if (typeof prompt === 'string') return countWords(prompt);
+/** Completion prompt tokens: tokens of a string (or a one-string array), or the length of a token-id array. */
+function countCompletionPrompt(prompt: unknown, count: (text: string) => number): number {
+  if (typeof prompt === 'string') return count(prompt);
   if (Array.isArray(prompt)) {
     if (prompt.length > 0 && prompt.every((t) => Number.isInteger(t) && t >= 0)) return prompt.length;
-    if (prompt.length === 1 && typeof prompt[0] === 'string') return countWords(prompt[0]);
+    if (prompt.length === 1 && typeof prompt[0] === 'string') return count(prompt[0]);
     if (
       prompt.length === 1 &&
       Array.isArray(prompt[0]) &&

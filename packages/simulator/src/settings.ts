@@ -8,6 +8,7 @@ import {
   type DeploymentInput,
 } from './latency-model';
 import { KV_BLOCK_TOKENS, type SchedulerOptions } from './scheduler';
+import { tokenizerVocabulary, WORD_VOCABULARY, type OutputVocabulary } from './vocabulary';
 
 /** Deployment fields (gpu, model, quant, kvCacheDtype, tp, latency) default to llama-8b fp16 on one H100 SXM. */
 export interface SimulatorOptions extends DeploymentInput {
@@ -46,6 +47,11 @@ export interface SimulatorOptions extends DeploymentInput {
   meanOutputTokens?: number;
   /** Context window (default: the model's, or the KV cache's size if that is smaller). */
   maxModelLen?: number;
+  /**
+   * A model's tokenizer.json: prompts are counted in its tokens and every streamed token is one of its
+   * tokens (default: whitespace words in, a fixed word list out).
+   */
+  tokenizer?: string;
   /** The name served in /v1/models and expected in `model` (default the model preset's name). */
   servedModelName?: string;
   fault?: FaultOptions;
@@ -69,6 +75,7 @@ export interface Settings {
   meanOutputTokens: number;
   maxModelLen: number;
   kvCacheTokens: number;
+  vocabulary: OutputVocabulary;
 }
 
 export function resolveSettings(options: SimulatorOptions, deployment: Deployment): Settings {
@@ -84,6 +91,7 @@ export function resolveSettings(options: SimulatorOptions, deployment: Deploymen
     meanOutputTokens: options.meanOutputTokens ?? 256,
     maxModelLen: 0,
     kvCacheTokens: resolveKvCacheTokens(options, deployment),
+    vocabulary: options.tokenizer === undefined ? WORD_VOCABULARY : tokenizerVocabulary(options.tokenizer),
   };
   settings.maxModelLen = maxModelLenOf(options, deployment, settings.kvCacheTokens);
   for (const key of ['maxBatch', 'chunkSize', 'maxPrefillTokens', 'tokensPerChunk', 'maxModelLen'] as const) {

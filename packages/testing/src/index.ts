@@ -1,7 +1,15 @@
 export { createTestWorld, type TestWorld, type TestWorldOptions } from './world';
 export { closeInOrder, type Closable } from './close-in-order';
 export { deleteKeysUnderPrefix, deleteRedisPrefix, REDIS_URL } from './redis';
-export { freePort, freePorts, TcpProxy, waitFor, writeHugeBody } from '@teapot/testing-base';
+export {
+  freePort,
+  freePorts,
+  TcpProxy,
+  TEST_TOKENIZER,
+  tokenizerDirectory,
+  waitFor,
+  writeHugeBody,
+} from '@teapot/testing-base';
 export {
   seedEndpoint,
   seedManualRun,

@@ -1,4 +1,7 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
+import type { ApiEnv } from '@teapot/config';
+import { ModelTokenizer, readTokenizerIn, TokenizerFileError } from '@teapot/tokenizer';
+import { API_ENV } from '../env/env.module';
 import { checkThresholds } from '@teapot/analysis';
 import type { SweepSpec } from '@teapot/contracts';
 import { Prisma, type Profile } from '@teapot/db';
@@ -19,9 +22,13 @@ type ScheduleAndBounds = Pick<Profile, 'requestCount' | 'durationS' | 'scheduleC
 
 @Injectable()
 export class ProfilesService {
-  constructor(private readonly prisma: PrismaService) {}
+  constructor(
+    private readonly prisma: PrismaService,
+    @Inject(API_ENV) private readonly env: ApiEnv,
+  ) {}
 
   async create(input: CreateProfileDto): Promise<ProfileDto> {
+    this.checkTokenizer(input.tokenizer);
     assertCoherent({
       requestCount: input.requestCount ?? null,
       durationS: input.durationS ?? null,
@@ -64,6 +71,7 @@ export class ProfilesService {
   /** Checks the profile as it will be after the change, so a patch cannot break its coherence. */
   async update(id: string, input: UpdateProfileDto): Promise<ProfileDto> {
     const current = await this.find(id);
+    this.checkTokenizer(input.tokenizer);
     // Keys and values against the metric catalogue; the error filter makes it a 400 naming the key.
     if (input.comparisonThresholds) checkThresholds(input.comparisonThresholds, 'comparisonThresholds');
     assertCoherent({
@@ -96,6 +104,22 @@ export class ProfilesService {
   async remove(id: string): Promise<void> {
     await this.find(id);
     await this.prisma.profile.delete({ where: { id } });
+  }
+
+  /**
+   * Where this API can see TEAPOT_TOKENIZER_DIR, the tokenizer must be there and be a tokenizer (a 400
+   * naming the field); the worker reads it again at every run, from its own directory.
+   */
+  private checkTokenizer(tokenizer: string | null | undefined): void {
+    const dir = this.env.TEAPOT_TOKENIZER_DIR;
+    if (tokenizer === null || tokenizer === undefined || dir === undefined) return;
+    try {
+      const source = readTokenizerIn(dir, tokenizer);
+      ModelTokenizer.fromBytes(source.bytes, source.name);
+    } catch (error) {
+      if (!(error instanceof TokenizerFileError)) throw error;
+      throw new RequestValidationException([{ field: 'tokenizer', problem: error.message }]);
+    }
   }
 
   private async find(id: string): Promise<Profile> {

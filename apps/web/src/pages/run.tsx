@@ -6,6 +6,7 @@ import { ServerMetricsPanel } from '../components/server-metrics-panel';
 import { Empty, Show } from '../components/states';
 import { href } from '../router';
 import { configFacts } from '../shape/config';
+import { tokenCountFacts, type TokenProvenance } from '../shape/token-counts';
 import { errorText, formatMs, formatRate, formatTime } from '../shape/format';
 import { tokenTimeline } from '../shape/run-timeline';
 import { useApi } from '../use-api';
@@ -190,6 +191,14 @@ export function RunPage({ id }: { id: string }) {
           </section>
           <RunDiagnostics run={detail} />
           <ServerMetricsPanel runId={detail.id} diagnostics={detail.serverDiagnostics} />
+          <section>
+            <h2>Token counts</h2>
+            <ul class="facts">
+              {tokenCountFacts(detail.summary as TokenProvenance | null).map((fact) => (
+                <li key={fact}>{fact}</li>
+              ))}
+            </ul>
+          </section>
           <section>
             <h2>Errors by class</h2>
             <Errors counts={detail.errorCounts as Record<string, number>} />

@@ -10,7 +10,13 @@ import {
 } from '@teapot/contracts';
 import type { ServerMetricsRecord } from '@teapot/db';
 import { WORKER_DEFAULTS } from '@teapot/jobs';
-import { runBenchmarkInThread, type RunOptions, type RunResult, type Target } from '@teapot/measure';
+import {
+  runBenchmarkInThread,
+  TokenizerFileError,
+  type RunOptions,
+  type RunResult,
+  type Target,
+} from '@teapot/measure';
 import { checkUrl, type HostResolver } from '@teapot/webhooks';
 import { CLOCK, HOST_RESOLVER, WORKER_ENV, type Clock } from '../env/worker-env';
 import { WorkerMetrics } from '../metrics/worker-metrics';
@@ -223,13 +229,14 @@ export class RunProcessor implements QueueProcessorHooks {
 
     let options: RunOptions;
     try {
-      options = runOptionsFromSnapshot(run.profileSnapshot, this.target(run));
+      options = runOptionsFromSnapshot(run.profileSnapshot, this.target(run), this.env.TEAPOT_TOKENIZER_DIR);
     } catch (error) {
       if (error instanceof EndpointConfigError)
         return this.endUnmeasured({ ...run, attempts: attempt }, 'failed', error.message, 'config');
       const reason =
         error instanceof InvalidSnapshotError ? error.message : `cannot prepare the run: ${message(error)}`;
-      return this.endUnmeasured({ ...run, attempts: attempt }, 'failed', reason, 'internal');
+      const errorClass = error instanceof TokenizerFileError ? 'config' : 'internal';
+      return this.endUnmeasured({ ...run, attempts: attempt }, 'failed', reason, errorClass);
     }
 
     const budget = await this.budgetOf(run);
@@ -270,11 +277,13 @@ export class RunProcessor implements QueueProcessorHooks {
       };
     } catch (error) {
       await server?.abandon();
+      // the tokenizer is checked on the measuring thread before any request: a file that is no tokenizer
+      const errorClass = error instanceof TokenizerFileError ? 'config' : 'internal';
       return this.endUnmeasured(
         { ...run, attempts: attempt },
         'failed',
         `the measurement failed: ${message(error)}`,
-        'internal',
+        errorClass,
       );
     } finally {
       clearTimeout(budgetTimer);

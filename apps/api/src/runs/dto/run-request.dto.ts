@@ -72,7 +72,7 @@ export class RunRequestDto {
     description: 'Kind of each chunk: 0 content, 1 reasoning, 2 tool call, 3 empty.',
   })
   chunkKinds!: number[];
-  @ApiProperty({ enum: ['usage_delta', 'usage_final', 'chunk'] }) tokenSource!: TokenCountSource;
+  @ApiProperty({ enum: ['usage_delta', 'usage_final', 'tokenizer', 'chunk'] }) tokenSource!: TokenCountSource;
   @ApiProperty() outputTokens!: number;
   @ApiProperty({ type: Number, nullable: true }) promptTokens!: number | null;
   @ApiProperty({ type: Number, nullable: true }) targetPromptTokens!: number | null;

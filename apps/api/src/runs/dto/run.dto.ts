@@ -157,7 +157,22 @@ export class RunDetailDto extends RunDto {
     type: 'object',
     nullable: true,
     additionalProperties: true,
-    description: "The measurement package's RunSummary.",
+    description:
+      "The measurement package's RunSummary. Where the token counts came from: `tokenSources` (output: " +
+      '`usage_delta`, `usage_final`, `tokenizer`, `chunk`), `promptTokenSources` (`usage`, `tokenizer`, `words`), ' +
+      "`promptOverheadTokens` (what the server's chat template adds, when both counts exist) and `tokenizer` " +
+      "(name, sha256 and size of the profile's tokenizer.json), by request.",
+    example: {
+      promptTokens: 12800,
+      tokenSources: { usage_delta: 100 },
+      promptTokenSources: { usage: 100 },
+      promptOverheadTokens: { min: 28, max: 28 },
+      tokenizer: {
+        name: 'llama/tokenizer.json',
+        sha256: 'b5dc333f5d365aedad2a86409967bdc730a871e2360a750d44b9df10201b6443',
+        sizeBytes: 46698,
+      },
+    },
   })
   summary!: RunSummary | null;
 
