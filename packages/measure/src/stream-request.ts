@@ -28,6 +28,8 @@ import {
 
 const MAX_OFFSET_US = 0xffffffff;
 const ERROR_BODY_LIMIT = 4096;
+/** An answer kept for the next turn stops growing here: a server that never stops costs no more. */
+const ANSWER_LIMIT_CHARS = 200_000;
 
 /** Settings shared by every request of a run. */
 export interface RequestContext {
@@ -68,6 +70,8 @@ export interface AttemptResult {
   retryWithoutStreamOptions: boolean;
   /** HTTP status of the response, null when none arrived. */
   status: number | null;
+  /** The answer's text when the spec asked for it (PromptSpec.collectAnswer), else null. */
+  answer: string | null;
 }
 
 function headerValue(headers: IncomingHttpHeaders, name: string): string | undefined {
@@ -84,7 +88,7 @@ export function requestBody(
   forceOutputLength: boolean,
 ): string {
   const body: Record<string, unknown> = { model };
-  if (apiKind === 'chat') body.messages = [{ role: 'user', content: spec.prompt }];
+  if (apiKind === 'chat') body.messages = spec.messages ?? [{ role: 'user', content: spec.prompt }];
   else body.prompt = spec.prompt;
   body.max_tokens = spec.outputTokens;
   body.stream = true;
@@ -129,6 +133,8 @@ export class StreamAttempt implements Dispatcher.DispatchHandler, ArrivalSink, S
   private liveCounted = 0;
   private error: RequestError | null = null;
   private outcome: RequestOutcome | null = null;
+  /** The streamed text, kept only when the spec asks for it (off the fast path otherwise). */
+  private answer = '';
 
   constructor(
     private readonly context: RequestContext,
@@ -325,7 +331,9 @@ export class StreamAttempt implements Dispatcher.DispatchHandler, ArrivalSink, S
   onMessageBytes(bytes: Buffer, start: number, end: number): void {
     if (this.settled) return;
     const { fields } = this.scratch;
-    if (scanChunk(bytes, start, end, this.responseId === null, fields)) this.recordChunk(fields);
+    // a kept answer needs the text, which only the JSON path reads
+    if (!this.spec.collectAnswer && scanChunk(bytes, start, end, this.responseId === null, fields))
+      this.recordChunk(fields);
     else this.onEvent('message', bytes.toString('utf8', start, end));
   }
 
@@ -358,7 +366,17 @@ export class StreamAttempt implements Dispatcher.DispatchHandler, ArrivalSink, S
     }
     const { fields } = this.scratch;
     chunkFieldsFromJson(chunk, fields);
+    if (this.spec.collectAnswer) this.keepAnswerText(chunk);
     this.recordChunk(fields);
+  }
+
+  private keepAnswerText(chunk: Record<string, unknown>): void {
+    const first: unknown = Array.isArray(chunk.choices) ? chunk.choices[0] : undefined;
+    if (typeof first !== 'object' || first === null) return;
+    const choice = first as { delta?: { content?: unknown } | null; text?: unknown };
+    const piece = typeof choice.delta?.content === 'string' ? choice.delta.content : choice.text;
+    if (typeof piece === 'string' && this.answer.length + piece.length <= ANSWER_LIMIT_CHARS)
+      this.answer += piece;
   }
 
   private producedOutput(): boolean {
@@ -411,7 +429,8 @@ export class StreamAttempt implements Dispatcher.DispatchHandler, ArrivalSink, S
     this.settled = true;
     const record = this.toRecord();
     this.context.scratch.give(this.scratch);
-    this.onSettled?.({ record, retryWithoutStreamOptions, status: this.status });
+    const answer = this.spec.collectAnswer ? this.answer : null;
+    this.onSettled?.({ record, retryWithoutStreamOptions, status: this.status, answer });
   }
 
   private toRecord(): RequestRecord {
@@ -443,6 +462,8 @@ export class StreamAttempt implements Dispatcher.DispatchHandler, ArrivalSink, S
       targetPromptTokens: this.spec.targetPromptTokens,
       responseId: this.responseId,
       finishReason: this.finishReason,
+      sessionId: this.spec.sessionId,
+      turnIndex: this.spec.turnIndex,
     };
     if (this.error !== null) record.error = this.error;
     return record;

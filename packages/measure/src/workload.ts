@@ -1,28 +1,9 @@
 import { deriveSeed, mulberry32, type Random } from './random';
 import type { Workload } from './types';
+import { countWords, singleTurnSpec, syntheticPrompt, type PromptSpec } from './prompt-spec';
+import { sharedPrefixPrompts } from './shared-prefix';
 
-/**
- * Common English words that are a single token (with their leading space) in the GPT-2/cl100k/o200k,
- * Llama 2/3, Mistral and Qwen tokenizers, and one whitespace-separated word each for the simulator,
- * so a prompt of N words is about N prompt tokens everywhere. Random order defeats prefix caching.
- */
-const ONE_TOKEN_WORDS = (
-  'the of and to in is you that it he was for on are as with his they at be this have from or one had ' +
-  'by word but not what all were we when your can said there use an each which she do how their if will ' +
-  'up other about out many then them these so some her would make like him into time has look two more ' +
-  'write go see number no way could people my than first water been call who its now find long down day ' +
-  'did get come made may part over new sound take only little work know place year live me back give most ' +
-  'very after thing our just name good man think say great where help through much before line right too ' +
-  'mean old any same tell boy follow came want show also around form three small set put end does another ' +
-  'well large must big even such because turn here why ask went men read need land different home us move'
-).split(' ');
-
-export interface PromptSpec {
-  prompt: string;
-  outputTokens: number;
-  /** Prompt tokens asked for (synthetic); null for dataset prompts, which teapot does not tokenize. */
-  targetPromptTokens: number | null;
-}
+export { countWords, syntheticPrompt, type ChatMessage, type PromptSpec } from './prompt-spec';
 
 export interface SyntheticPromptOptions {
   inputTokens: number;
@@ -37,13 +18,6 @@ function jittered(target: number, jitter: number, random: Random): number {
   return Math.max(1, Math.round(target * (1 + jitter * (2 * random() - 1))));
 }
 
-/** A prompt of exactly `words` one-token words. */
-export function syntheticPrompt(words: number, random: Random): string {
-  const parts = new Array<string>(words);
-  for (let i = 0; i < words; i++) parts[i] = ONE_TOKEN_WORDS[Math.floor(random() * ONE_TOKEN_WORDS.length)];
-  return parts.join(' ');
-}
-
 /** A reproducible sequence of synthetic prompts: the same seed gives the same prompts and lengths. */
 export function syntheticPrompts(options: SyntheticPromptOptions): () => PromptSpec {
   const random = mulberry32(deriveSeed(options.seed ?? 0, 1));
@@ -51,7 +25,7 @@ export function syntheticPrompts(options: SyntheticPromptOptions): () => PromptS
   return () => {
     const inputTokens = jittered(options.inputTokens, jitter, random);
     const outputTokens = jittered(options.outputTokens, jitter, random);
-    return { prompt: syntheticPrompt(inputTokens, random), outputTokens, targetPromptTokens: inputTokens };
+    return singleTurnSpec(syntheticPrompt(inputTokens, random), outputTokens, inputTokens, inputTokens, 0);
   };
 }
 
@@ -96,20 +70,30 @@ export function parseJsonlPrompts(text: string): DatasetPrompt[] {
   return prompts;
 }
 
-const DEFAULT_DATASET_OUTPUT_TOKENS = 256;
+export const DEFAULT_DATASET_OUTPUT_TOKENS = 256;
 
-/** The run's prompts in issue order: synthetic from the seed, or the dataset cycled. */
+/**
+ * The run's single-turn prompts in issue order: synthetic from the seed, shared prefixes, or the
+ * dataset cycled (a prompt sent again counts as reusable in full). Session workloads: sessions.ts.
+ */
 export function promptSource(workload: Workload, seed: number): () => PromptSpec {
   if (workload.kind === 'synthetic') return syntheticPrompts({ ...workload, seed });
+  if (workload.kind === 'shared-prefix') return sharedPrefixPrompts(workload, seed);
+  if (workload.kind !== 'dataset') throw new TypeError(`a ${workload.kind} workload is sent in sessions`);
   const { prompts } = workload;
   if (prompts.length === 0) throw new RangeError('dataset workload has no prompts');
+  const words = prompts.map((item) => countWords(item.prompt));
   let next = 0;
   return () => {
-    const item = prompts[next++ % prompts.length];
-    return {
-      prompt: item.prompt,
-      outputTokens: item.outputTokens ?? workload.outputTokens ?? DEFAULT_DATASET_OUTPUT_TOKENS,
-      targetPromptTokens: null,
-    };
+    const at = next % prompts.length;
+    const item = prompts[at];
+    const repeat = next++ >= prompts.length;
+    return singleTurnSpec(
+      item.prompt,
+      item.outputTokens ?? workload.outputTokens ?? DEFAULT_DATASET_OUTPUT_TOKENS,
+      null,
+      words[at],
+      repeat ? words[at] : 0,
+    );
   };
 }
