@@ -1,15 +1,33 @@
 import { parseProfileSnapshot, type ProfileSnapshot } from '@teapot/contracts';
-import type { RunOptions, Target } from '@teapot/measure';
+import { measuredWorkload, type RunOptions, type Target } from '@teapot/measure';
 
-/** Measurement options from a run's stored snapshot; throws InvalidSnapshotError naming a bad field. */
-export function runOptionsFromSnapshot(value: unknown, target: Target): RunOptions {
-  return runOptionsOf(parseProfileSnapshot(value), target);
+/** Reads an uploaded file's bytes by SHA-256; null when none is stored. */
+export type AssetReader = (sha256: string) => Promise<Buffer | null>;
+
+/**
+ * Measurement options from a run's stored snapshot; throws InvalidSnapshotError naming a bad field,
+ * or a DatasetError when the dataset the profile names cannot be read.
+ */
+export async function runOptionsFromSnapshot(
+  value: unknown,
+  target: Target,
+  readAsset: AssetReader,
+): Promise<RunOptions> {
+  const snapshot = parseProfileSnapshot(value);
+  const { workload } = snapshot;
+  const file = workload.kind === 'dataset-asset' ? await readAsset(workload.sha256) : null;
+  return runOptionsOf(snapshot, target, file?.toString('utf8') ?? null);
 }
 
-export function runOptionsOf(snapshot: ProfileSnapshot, target: Target): RunOptions {
+/** `datasetText`: the file a `dataset-asset` workload names (null for other workloads). */
+export function runOptionsOf(
+  snapshot: ProfileSnapshot,
+  target: Target,
+  datasetText: string | null = null,
+): RunOptions {
   return {
     target,
-    workload: snapshot.workload,
+    workload: measuredWorkload(snapshot.workload, snapshot.seed ?? 0, datasetText),
     load: snapshot.load,
     ...(snapshot.requestCount != null ? { requests: snapshot.requestCount } : {}),
     ...(snapshot.durationS != null ? { durationS: snapshot.durationS } : {}),

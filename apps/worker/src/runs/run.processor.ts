@@ -220,7 +220,9 @@ export class RunProcessor implements QueueProcessorHooks {
 
     let options: RunOptions;
     try {
-      options = runOptionsFromSnapshot(run.profileSnapshot, this.target(run));
+      options = await runOptionsFromSnapshot(run.profileSnapshot, this.target(run), (sha256) =>
+        this.runs.assetBytes(sha256),
+      );
     } catch (error) {
       const reason =
         error instanceof InvalidSnapshotError ? error.message : `cannot prepare the run: ${message(error)}`;
