@@ -42,6 +42,7 @@ export {
   type DatasetFormat,
   type DatasetSource,
   type ProfileWorkload,
+  type SessionOptions,
   type ThinkTime,
   DATASET_FORMATS,
 } from '@teapot/run-definitions';
