@@ -179,4 +179,25 @@ describe('session workloads against the simulator', () => {
     });
     expect(result.summary.turns).toBeUndefined();
   });
+
+  it('a duration-bounded run ends on time, cutting short the sessions that are thinking', async () => {
+    const started = Date.now();
+    const result = await runBenchmark(
+      options(
+        {
+          kind: 'multi-turn',
+          turns: 5,
+          inputTokens: 8,
+          outputTokens: 2,
+          thinkTime: { distribution: 'constant', meanMs: 60_000 },
+        },
+        { requests: undefined, durationS: 0.5 },
+      ),
+    );
+    // every session sent its first turn and then thought far longer than the run lasts
+    expect(Date.now() - started).toBeLessThan(30_000);
+    expect(result.requests.every((r) => r.turnIndex === 0)).toBe(true);
+    expect(result.requests).toHaveLength(2);
+    expect(result.summary.workload?.sessions).toBe(2);
+  });
 });
