@@ -142,6 +142,10 @@ describe('the dashboard in chromium, on the real API over a seeded database', ()
     expect(await seriesPixels(page, '.plot', ITL_POINTS)).toBeGreaterThan(50);
     expect(await page.locator('p.ok, .flag.big').first().textContent()).toMatch(/Client (healthy|saturated)/);
     expect(await page.locator('table.errors').textContent()).toContain('rate_limited');
+    // what the run sent, from its profile snapshot and summary
+    expect(await page.locator('ul.facts').last().textContent()).toContain(
+      'synthetic prompts: 48 in / 24 out tokens',
+    );
     await screenshot(page, 'run');
     expect(errors).toEqual([]);
     await context.close();

@@ -118,7 +118,7 @@ function Workload({ run }: { run: Schemas['RunDetailDto'] }) {
       </ul>
       {turns.length > 0 ? (
         <TextTable
-          className="errors"
+          className="turns"
           headers={['TTFT by turn', 'requests', 'P50', 'P99']}
           rows={turns.map((t) => [t.label, String(t.count), t.p50, t.p99])}
         />
