@@ -11,5 +11,12 @@ export default defineConfig({
       ),
     },
   },
-  build: { outDir: 'dist', emptyOutDir: true, target: 'es2022', chunkSizeWarningLimit: 200 },
+  // bundles under /static: /assets is the API's (uploaded datasets), served from the same origin
+  build: {
+    outDir: 'dist',
+    assetsDir: 'static',
+    emptyOutDir: true,
+    target: 'es2022',
+    chunkSizeWarningLimit: 200,
+  },
 });

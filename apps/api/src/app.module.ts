@@ -2,6 +2,7 @@ import { DynamicModule, Module } from '@nestjs/common';
 import type { ApiEnv } from '@teapot/config';
 import type { DestinationStream } from 'pino';
 import { AdmissionModule } from './admission/admission.module';
+import { AssetsModule } from './assets/assets.module';
 import { AuthModule } from './auth/auth.module';
 import { ComparisonsModule } from './comparisons/comparisons.module';
 import { DeploymentsModule } from './deployments/deployments.module';
@@ -36,6 +37,7 @@ export class AppModule {
         HealthModule,
         EndpointsModule,
         ServingConfigsModule,
+        AssetsModule,
         ProfilesModule,
         RunsModule,
         SweepsModule,

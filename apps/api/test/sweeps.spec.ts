@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { costPerMillionOutputTokens, type SweepPoint } from '@teapot/capacity';
 import { JOB_NAMES, SLO_PRESETS } from '@teapot/contracts';
 import { SAMPLE_CAPACITY_SEARCH } from '@teapot/contracts/testing';
@@ -5,6 +7,17 @@ import { persistRunResult, SweepStore } from '@teapot/db';
 import { syntheticRunResult } from '@teapot/db/testing';
 import { advanceSweepJobId, SweepQueueProducer } from '@teapot/jobs';
 import { created, endpointBody, profileBody, type RunningApi, startApi } from './api';
+
+const SHIPPED_DATASET = join(
+  __dirname,
+  '..',
+  '..',
+  '..',
+  'packages',
+  'measure',
+  'datasets',
+  'teapot-chats.sharegpt.jsonl',
+);
 
 const RATES = { kind: 'points', dimension: 'rate', points: [1, 2, 4, 8] };
 
@@ -54,7 +67,20 @@ describe('sweep profiles', () => {
   it('accept every example the OpenAPI document gives for POST /profiles', async () => {
     const doc = (await api.http.get('/openapi.json').expect(200)).body;
     const examples = doc.paths['/profiles'].post.requestBody.content['application/json'].examples;
-    expect(Object.keys(examples)).toEqual(['single', 'capacity', 'points']);
+    expect(Object.keys(examples)).toEqual([
+      'single',
+      'capacity',
+      'multiTurn',
+      'sharedPrefix',
+      'dataset',
+      'points',
+    ]);
+    // the dataset example names the dataset teapot ships
+    await api.http
+      .post('/assets?kind=dataset&format=sharegpt')
+      .set('authorization', api.auth)
+      .set('content-type', 'application/x-ndjson')
+      .send(readFileSync(SHIPPED_DATASET));
     for (const { value } of Object.values(examples) as Array<{ value: Record<string, unknown> }>) {
       await created(api, '/profiles', { ...value, endpointId, name: `${value.name}-${Math.random()}` });
     }

@@ -1,9 +1,11 @@
 import type { INestApplicationContext } from '@nestjs/common';
 import type { Queue } from 'bullmq';
-import { readRunRequests } from '@teapot/db';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { AssetStore, readRunRequests } from '@teapot/db';
 import { FINAL_RUN_STATUSES, QUEUE_NAMES, type RunJobData } from '@teapot/contracts';
 import { RunQueueProducer, createRedis } from '@teapot/jobs';
-import { CHUNK_KIND } from '@teapot/measure';
+import { CHUNK_KIND, parseConversations, type RunSummary } from '@teapot/measure';
 import { startSimulator, type RunningSimulator } from '@teapot/simulator';
 import { MetricsService, RetentionService, SchedulerService, createWorkerApp } from '../src';
 import { WorkerMetrics } from '../src/metrics/worker-metrics';
@@ -18,6 +20,10 @@ import {
   waitForRunToFinish,
 } from '@teapot/testing';
 import { createWorld, type WorkerWorld } from './support/harness';
+
+const DATASET = readFileSync(
+  join(__dirname, '..', '..', '..', 'packages', 'measure', 'datasets', 'teapot-chats.sharegpt.jsonl'),
+);
 
 describe('worker (in process): schedule -> measure -> store', () => {
   let world: WorkerWorld;
@@ -329,4 +335,86 @@ describe('worker (in process): schedule -> measure -> store', () => {
       await proxy.close();
     }
   }, 30_000);
+
+  describe('session workloads: a stored dataset -> sessions -> per-turn records', () => {
+    async function measured(workload: Record<string, unknown>, requests: number) {
+      const endpointId = await seedEndpoint(world, {
+        baseUrl: sim.baseUrl,
+        model: sim.deployment.model.name,
+      });
+      const profileId = await seedProfile(world, endpointId, { workload, requests, concurrency: 2 });
+      const runId = await seedManualRun(world, profileId);
+      await producer.enqueueRun(runId);
+      const row = await finished(runId);
+      return {
+        row,
+        summary: row.summary as unknown as RunSummary,
+        records: await readRunRequests(world.db, runId),
+      };
+    }
+
+    it('reads the dataset a profile names by hash and sends each conversation as a session, every turn', async () => {
+      const { asset } = await new AssetStore(world.db).put('dataset', 'application/x-ndjson', DATASET);
+      const { row, summary, records } = await measured(
+        { kind: 'dataset-asset', sha256: asset.sha256, format: 'sharegpt', sample: 4, maxTurns: 3 },
+        10,
+      );
+      expect(row.status).toBe('succeeded');
+      expect(records).toHaveLength(10);
+      // every request kept its session and turn, and the turns of a session came in order
+      const bySession = new Map<number, number[]>();
+      for (const r of records)
+        bySession.set(r.sessionId!, [...(bySession.get(r.sessionId!) ?? []), r.turnIndex!]);
+      for (const turns of bySession.values()) expect([...turns].sort()).toEqual(turns.map((_, k) => k));
+      // turn k's prompt is the server-counted history: never shorter than the turn before it in its session
+      for (const r of records.filter((x) => x.turnIndex! > 0)) {
+        const before = records.find((x) => x.sessionId === r.sessionId && x.turnIndex === r.turnIndex! - 1)!;
+        expect(r.promptTokens!).toBeGreaterThan(before.promptTokens! + before.outputTokens - 1);
+      }
+      const words = parseConversations(DATASET.toString('utf8'), 'sharegpt').flatMap((c) => c.turns);
+      expect(words.length).toBe(80);
+      expect(summary.workload).toMatchObject({
+        kind: 'conversations',
+        sessions: bySession.size,
+        dataset: { sha256: asset.sha256, format: 'sharegpt', read: 32, kept: 32, sampled: 4 },
+      });
+      expect(summary.workload!.promptTokens).toBe(records.reduce((n, r) => n + r.promptTokens!, 0));
+      const turns = summary.turns!;
+      expect(turns.byTurn.reduce((n, t) => n + (t.ttftMs?.count ?? 0), 0)).toBe(10);
+      expect(turns.firstTtftMs!.count).toBe(records.filter((r) => r.turnIndex === 0).length);
+      expect(turns.laterTtftMs!.count).toBe(records.filter((r) => r.turnIndex! > 0).length);
+    });
+
+    it('stores the exact reuse share of a shared-prefix run, and no session columns', async () => {
+      const { summary, records } = await measured(
+        {
+          kind: 'shared-prefix',
+          prefixes: 2,
+          prefixTokens: 32,
+          requestsPerPrefix: 3,
+          suffixTokens: 16,
+          outputTokens: 4,
+        },
+        6,
+      );
+      expect(records.every((r) => r.sessionId === null && r.turnIndex === null)).toBe(true);
+      expect(records.reduce((n, r) => n + r.promptTokens!, 0)).toBe(6 * 48);
+      expect(summary.workload).toEqual({
+        kind: 'shared-prefix',
+        prefixes: 2,
+        promptTokens: 6 * 48,
+        reusablePromptTokens: 2 * 2 * 32,
+        expectedReuseShare: (2 * 2 * 32) / (6 * 48),
+      });
+    });
+
+    it('fails a run whose dataset is not stored, saying which', async () => {
+      const { row } = await measured(
+        { kind: 'dataset-asset', sha256: 'f'.repeat(64), format: 'sharegpt' },
+        2,
+      );
+      expect(row.status).toBe('failed');
+      expect(row.error).toContain(`dataset ${'f'.repeat(64)} is not stored`);
+    });
+  });
 });

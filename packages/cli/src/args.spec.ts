@@ -137,6 +137,59 @@ describe('parseBenchArgs', () => {
     });
   });
 
+  it('takes session, shared-prefix and conversation workloads', () => {
+    expect(
+      parseBenchArgs(['--multi-turn', '4', '--input-tokens', '32', '--think-time', '500', '--actual-answers'])
+        .workload,
+    ).toEqual({
+      kind: 'multi-turn',
+      turns: 4,
+      inputTokens: 32,
+      outputTokens: 128,
+      thinkTime: { distribution: 'exponential', meanMs: 500 },
+      actualAnswers: true,
+    });
+    expect(parseBenchArgs(['--shared-prefix', '8,1024,16', '--input-tokens', '64']).workload).toEqual({
+      kind: 'shared-prefix',
+      prefixes: 8,
+      prefixTokens: 1024,
+      requestsPerPrefix: 16,
+      suffixTokens: 64,
+      outputTokens: 128,
+    });
+    expect(
+      parseBenchArgs([
+        '--dataset',
+        'c.jsonl',
+        '--dataset-format',
+        'sharegpt',
+        '--max-input-tokens',
+        '900',
+        '--sample',
+        '5',
+      ]).workload,
+    ).toEqual({
+      kind: 'conversations',
+      path: 'c.jsonl',
+      format: 'sharegpt',
+      outputTokens: undefined,
+      filters: { maxInputTokens: 900, sample: 5 },
+    });
+  });
+
+  it.each([
+    [['--multi-turn', '2', '--shared-prefix', '1,2,3'], '--multi-turn and --shared-prefix are alternatives'],
+    [['--shared-prefix', '1,2'], '--shared-prefix: expected P,L,M'],
+    [['--shared-prefix', '1,0,3'], '--shared-prefix (L)'],
+    [['--dataset', 'p.jsonl', '--sample', '3'], '--sample need a conversation dataset'],
+    [['--dataset', 'p.jsonl', '--dataset-format', 'csv'], '--dataset-format'],
+    [['--max-turns', '3'], '--max-turns filter a conversation --dataset'],
+    [['--think-time', '100'], '--think-time shape sessions'],
+    [['--multi-turn', '2', '--think-time-distribution', 'constant'], 'give --think-time'],
+  ])('refuses workload flags that do not go together: %j', (argv, message) => {
+    expect(() => parseBenchArgs(argv)).toThrow(message);
+  });
+
   it('takes a dataset with a default output length', () => {
     expect(parseBenchArgs(['--dataset', 'p.jsonl', '--output-tokens', '64']).workload).toEqual({
       kind: 'dataset',

@@ -17,6 +17,7 @@ import {
   type WeightQuant,
 } from '@teapot/hardware';
 import { parseSlo, type SloGate } from './slo';
+import { parseWorkload, WORKLOAD_FLAGS, type WorkloadChoice } from './workload-args';
 
 export interface SimulatorChoice {
   gpu: GpuName;
@@ -28,9 +29,7 @@ export interface SimulatorChoice {
   chunkedPrefill: boolean;
 }
 
-export type WorkloadChoice =
-  | { kind: 'synthetic'; inputTokens: number; outputTokens: number }
-  | { kind: 'dataset'; path: string; outputTokens?: number };
+export type { WorkloadChoice };
 
 export interface BenchArgs {
   help: boolean;
@@ -82,9 +81,7 @@ export const BENCH_FLAGS = {
   requests: { type: 'string' },
   duration: { type: 'string' },
   warmup: { type: 'string' },
-  'input-tokens': { type: 'string' },
-  'output-tokens': { type: 'string' },
-  dataset: { type: 'string' },
+  ...WORKLOAD_FLAGS,
   tokenizer: { type: 'string' },
   seed: { type: 'string' },
   timeout: { type: 'string' },
@@ -146,7 +143,7 @@ export function benchArgsOf(values: Values, env: NodeJS.ProcessEnv): BenchArgs {
     apiKind: parseApiKind(values.api),
     headers,
     simulator,
-    workload: parseWorkload(values),
+    workload: parseWorkload(values, BENCH_DEFAULTS),
     load: parseLoad(values),
     requests: requests ?? (durationS === undefined ? BENCH_DEFAULTS.requests : undefined),
     durationS,
@@ -246,22 +243,6 @@ function parseSimulator(values: Values): SimulatorChoice {
   const chunked = oneOf('--sim-chunked-prefill', values['sim-chunked-prefill'], ['on', 'off']);
   if (chunked !== undefined) choice.chunkedPrefill = chunked === 'on';
   return choice;
-}
-
-function parseWorkload(values: Values): WorkloadChoice {
-  const outputTokens = wholeNumber('--output-tokens', values['output-tokens'], 1);
-  if (values.dataset !== undefined) {
-    if (values['input-tokens'] !== undefined)
-      throw new UsageError(
-        '--input-tokens cannot be combined with --dataset: the prompts come from the file',
-      );
-    return { kind: 'dataset', path: nonEmpty('--dataset', values.dataset), outputTokens };
-  }
-  return {
-    kind: 'synthetic',
-    inputTokens: wholeNumber('--input-tokens', values['input-tokens'], 1) ?? BENCH_DEFAULTS.inputTokens,
-    outputTokens: outputTokens ?? BENCH_DEFAULTS.outputTokens,
-  };
 }
 
 function parseLoad(values: Values): Load {

@@ -101,6 +101,48 @@ describe('teapot bench against a simulator URL', () => {
     expect(io.out()).toContain(`· chat · ${world.simulator.stats().deployment.split(' ')[0]}`);
     expect(io.out()).toMatch(/^tokens +20 output/m);
   });
+
+  it('sends the shipped ShareGPT conversations as sessions, every turn, and reports TTFT by turn', async () => {
+    const path = join(world.dir, 'sessions.json');
+    const dataset = join(__dirname, '..', '..', 'measure', 'datasets', 'teapot-chats.sharegpt.jsonl');
+    const io = captureIo();
+    const argv = ['--dataset', dataset, '--dataset-format', 'sharegpt', '--sample', '3', '--max-turns', '2'];
+    const url = world.simulator.baseUrl;
+    const run = [
+      'bench',
+      '--url',
+      url,
+      '--requests',
+      '6',
+      '--concurrency',
+      '3',
+      ...argv,
+      '--json',
+      path,
+      '--raw',
+    ];
+    expect(await runCli(run, io)).toBe(EXIT.ok);
+    const result = JSON.parse(await readFile(path, 'utf8'));
+    const sessions = new Set(result.requests.map((r: { sessionId: number }) => r.sessionId));
+    expect(sessions.size).toBeGreaterThanOrEqual(3);
+    expect(result.summary.workload).toMatchObject({
+      kind: 'conversations',
+      dataset: { read: 32, sampled: 3 },
+    });
+    expect(result.summary.turns.byTurn.map((t: { turn: number }) => t.turn)).toEqual([0, 1]);
+    expect(io.out()).toMatch(/^sent +\d+ sessions · 3 of 32 conversations/m);
+    expect(io.out()).toMatch(/^TTFT p50 +first turns [\d.]+ ms · later turns/m);
+  });
+
+  it('names the line of a conversation dataset that does not read', async () => {
+    const dataset = join(world.dir, 'bad.jsonl');
+    await writeFile(dataset, '{"conversations":[{"from":"human","value":"hi"}]}\n{"conversations":[]}\n');
+    const io = captureIo();
+    expect(await runCli(['bench', '--dataset', dataset, '--dataset-format', 'sharegpt'], io)).toBe(
+      EXIT.error,
+    );
+    expect(io.err().trim()).toBe(`teapot bench: --dataset ${dataset}: line 2: no user turn`);
+  });
 });
 
 describe('teapot bench when it cannot run', () => {

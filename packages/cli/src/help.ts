@@ -38,7 +38,20 @@ Length (one of)
 Workload
   --input-tokens N          synthetic prompt length (default ${d.inputTokens})
   --output-tokens N         output length (default ${d.outputTokens})
-  --dataset FILE.jsonl      prompts from a file, one JSON object per line: {"prompt": "...", "output_tokens": N} (N optional)
+  --dataset FILE            prompts from a file, one JSON object per line: {"prompt": "...", "output_tokens": N} (N optional)
+  --dataset-format F        prompts (default), sharegpt ("conversations" of from/value) or openai ("messages"):
+                            a conversation is a session, every turn sent (e.g. packages/measure/datasets/)
+    --min-input-tokens N    drop conversations whose first prompt is shorter (tokens = words)
+    --max-input-tokens N    cut a conversation before a turn whose prompt, history included, is longer
+    --max-output-tokens N   ... or whose recorded answer is longer
+    --max-turns N           at most N turns of each conversation
+    --sample N              N conversations drawn with --seed (default all, shuffled)
+  --multi-turn N            sessions of N turns: each resends the history plus --input-tokens new ones
+    --system-tokens N       a system prompt of N tokens, the same for every session, opens each
+  --think-time MS           mean pause before a session's next turn (sessions: --multi-turn or a conversation dataset)
+    --think-time-distribution exponential (default) or constant
+  --actual-answers          send the model's own answer back (else a synthetic answer of its length, or the recorded one)
+  --shared-prefix P,L,M     P prefixes of L tokens, each used by M requests, interleaved; --input-tokens is each suffix
   --tokenizer FILE          the model's tokenizer.json: prompts exactly --input-tokens of its tokens, output
                             counted with it when the server reports no usage (the built-in simulator uses it too)
   --no-force-length         do not ask the server for exactly --output-tokens (ignore_eos / min_tokens)

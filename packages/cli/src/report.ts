@@ -83,6 +83,7 @@ export function renderReport(report: BenchReport): string {
     facts.push(['goodput', `${fixed(summary.goodputRps, 2)} req/s meet every latency SLO${share}`]);
   }
   facts.push(['requests', describeRequests(requests)]);
+  facts.push(...describeSent(summary));
   facts.push(['tokens', describeTokens(report)]);
   facts.push(['counted by', describeTokenCounts(report)]);
   const tokenizer = describeTokenizer(summary);
@@ -133,10 +134,53 @@ export function describeLoad(load: Load): string {
 
 function describeWorkload(workload: WorkloadChoice, forced: boolean): string {
   const output = forced ? 'out (forced)' : 'out (max)';
-  if (workload.kind === 'synthetic')
-    return `${workload.inputTokens} in / ${workload.outputTokens} ${output} tokens`;
-  const perPrompt = workload.outputTokens === undefined ? '' : `, ${workload.outputTokens} ${output} tokens`;
-  return `prompts from ${workload.path}${perPrompt}`;
+  const lengths = (input: number, out: number) => `${input} in / ${out} ${output} tokens`;
+  switch (workload.kind) {
+    case 'synthetic':
+      return lengths(workload.inputTokens, workload.outputTokens);
+    case 'multi-turn':
+      return `sessions of ${workload.turns} turns, ${lengths(workload.inputTokens, workload.outputTokens)} a turn`;
+    case 'shared-prefix':
+      return (
+        `${workload.prefixes} prefixes of ${workload.prefixTokens} tokens x ${workload.requestsPerPrefix} uses, ` +
+        lengths(workload.suffixTokens, workload.outputTokens).replace(' in', ' suffix')
+      );
+    default: {
+      const perPrompt =
+        workload.outputTokens === undefined ? '' : `, ${workload.outputTokens} ${output} tokens`;
+      const what = workload.kind === 'dataset' ? 'prompts' : `${workload.format} conversations`;
+      return `${what} from ${workload.path}${perPrompt}`;
+    }
+  }
+}
+
+/** What a session or prefix workload sent: sessions, TTFT by turn, the share a prefix cache could reuse. */
+function describeSent(summary: RunSummary): Array<[string, string]> {
+  const facts: Array<[string, string]> = [];
+  const sent = summary.workload;
+  if (sent === undefined || sent.kind === 'synthetic' || sent.kind === 'dataset') return facts;
+  const parts: string[] = [];
+  if (sent.sessions !== undefined) parts.push(`${sent.sessions} sessions`);
+  if (sent.dataset !== undefined)
+    parts.push(
+      `${sent.dataset.sampled} of ${sent.dataset.read} conversations (${sent.dataset.kept} kept by the filters)`,
+    );
+  if (sent.expectedReuseShare !== null)
+    parts.push(
+      `${fixed(100 * sent.expectedReuseShare, 1)}% of prompt tokens repeat an earlier prompt's start`,
+    );
+  facts.push(['sent', parts.join(' · ')]);
+  const turns = summary.turns;
+  if (turns !== undefined && turns.firstTtftMs !== null) {
+    const later = turns.laterTtftMs === null ? '' : ` · later turns ${ms(turns.laterTtftMs.p50)} ms`;
+    const byTurn = turns.byTurn
+      .filter((t) => t.ttftMs !== null)
+      .slice(0, 8)
+      .map((t) => `${t.turn}: ${ms(t.ttftMs!.p50)}`)
+      .join(', ');
+    facts.push(['TTFT p50', `first turns ${ms(turns.firstTtftMs.p50)} ms${later} · by turn ${byTurn}`]);
+  }
+  return facts;
 }
 
 function describeRequests(requests: RunSummary['requests']): string {

@@ -1,5 +1,6 @@
+import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
-import { parseJsonlPrompts, type TokenizerSource, type Workload } from '@teapot/measure';
+import { loadDataset, parseJsonlPrompts, type TokenizerSource, type Workload } from '@teapot/measure';
 import { ModelTokenizer, readTokenizerFile, TokenizerFileError } from '@teapot/tokenizer';
 import type { BenchArgs } from './args';
 import { BenchError } from './bench-error';
@@ -82,20 +83,26 @@ function describeSimulator(simulator: BuiltInSimulator, args: BenchArgs): string
   return `${simulator.deployment}${batch} · chunked prefill ${chunkedPrefill ? 'on' : 'off'} · ${perToken} ms/token at batch 1`;
 }
 
-/** The workload: the synthetic one the flags describe, or the --dataset file's prompts. */
+/** The workload: the one the flags describe, or the --dataset file read into prompts or conversations. */
 export async function loadWorkload(args: BenchArgs): Promise<Workload> {
   const choice = args.workload;
-  if (choice.kind === 'synthetic') return choice;
-  let text: string;
+  if (choice.kind !== 'dataset' && choice.kind !== 'conversations') return choice;
+  let bytes: Buffer;
   try {
-    text = await readFile(choice.path, 'utf8');
+    bytes = await readFile(choice.path);
   } catch (error) {
     throw new BenchError(
       `--dataset: cannot read ${choice.path} (${(error as NodeJS.ErrnoException).code ?? error})`,
     );
   }
+  const text = bytes.toString('utf8');
   try {
-    return { kind: 'dataset', prompts: parseJsonlPrompts(text), outputTokens: choice.outputTokens };
+    if (choice.kind === 'dataset')
+      return { kind: 'dataset', prompts: parseJsonlPrompts(text), outputTokens: choice.outputTokens };
+    const sha256 = createHash('sha256').update(bytes).digest('hex');
+    const { format, filters, outputTokens, thinkTime, actualAnswers } = choice;
+    const { conversations, source } = loadDataset(text, { format, sha256, filters, seed: args.seed ?? 0 });
+    return { kind: 'conversations', conversations, source, outputTokens, thinkTime, actualAnswers };
   } catch (error) {
     throw new BenchError(`--dataset ${choice.path}: ${error instanceof Error ? error.message : error}`);
   }

@@ -107,6 +107,36 @@ describe('parseProfileSnapshot', () => {
     });
     expect(snapshot.durationS).toBe(60);
   });
+
+  it.each([
+    {
+      kind: 'multi-turn',
+      turns: 3,
+      inputTokens: 16,
+      outputTokens: 8,
+      thinkTime: { distribution: 'constant', meanMs: 0 },
+    },
+    {
+      kind: 'shared-prefix',
+      prefixes: 2,
+      prefixTokens: 64,
+      requestsPerPrefix: 4,
+      suffixTokens: 8,
+      outputTokens: 4,
+    },
+    { kind: 'dataset-asset', sha256: 'ab'.repeat(32), format: 'openai', sample: 5, actualAnswers: true },
+  ])('keeps a $kind workload as stored', (workload) => {
+    expect(parseProfileSnapshot({ ...stored(), workload }).workload).toEqual(workload);
+  });
+
+  it('refuses a dataset-asset workload without a hash, naming the field', () => {
+    expect(() =>
+      parseProfileSnapshot({
+        ...stored(),
+        workload: { kind: 'dataset-asset', sha256: 'x', format: 'sharegpt' },
+      }),
+    ).toThrow(/workload\.sha256/);
+  });
 });
 
 describe('a snapshot queued before profiles had a tokenizer', () => {

@@ -1,11 +1,33 @@
-import { DEFAULT_TRANSPORT, TRANSPORTS, type Load, type Slo, type Workload } from '@teapot/run-definitions';
+import {
+  DATASET_FORMATS,
+  DEFAULT_TRANSPORT,
+  TRANSPORTS,
+  type Load,
+  type ProfileWorkload,
+  type Slo,
+} from '@teapot/run-definitions';
 import { z } from 'zod';
 import { sweepSpecSchema } from './sweeps';
 
 const positiveInt = z.number().int().positive();
 const positive = z.number().positive();
 
-const workloadSchema: z.ZodType<Workload> = z.discriminatedUnion('kind', [
+const thinkTimeSchema = z.object({
+  distribution: z.enum(['constant', 'exponential']),
+  meanMs: z.number().min(0),
+});
+const sessionOptions = { thinkTime: thinkTimeSchema.optional(), actualAnswers: z.boolean().optional() };
+const datasetFilters = {
+  minInputTokens: positiveInt.optional(),
+  maxInputTokens: positiveInt.optional(),
+  maxOutputTokens: positiveInt.optional(),
+  maxTurns: positiveInt.optional(),
+  sample: positiveInt.optional(),
+  sampleSeed: z.number().int().min(0).optional(),
+};
+
+/** A profile's workload; `dataset-asset` names an uploaded dataset, read when the run is measured. */
+const workloadSchema: z.ZodType<ProfileWorkload> = z.discriminatedUnion('kind', [
   z.object({
     kind: z.literal('synthetic'),
     inputTokens: positiveInt,
@@ -16,6 +38,31 @@ const workloadSchema: z.ZodType<Workload> = z.discriminatedUnion('kind', [
     kind: z.literal('dataset'),
     prompts: z.array(z.object({ prompt: z.string(), outputTokens: positiveInt.optional() })).min(1),
     outputTokens: positiveInt.optional(),
+  }),
+  z.object({
+    kind: z.literal('multi-turn'),
+    turns: positiveInt,
+    inputTokens: positiveInt,
+    outputTokens: positiveInt,
+    lengthJitter: z.number().min(0).optional(),
+    systemTokens: z.number().int().min(0).optional(),
+    ...sessionOptions,
+  }),
+  z.object({
+    kind: z.literal('shared-prefix'),
+    prefixes: positiveInt,
+    prefixTokens: positiveInt,
+    requestsPerPrefix: positiveInt,
+    suffixTokens: positiveInt,
+    outputTokens: positiveInt,
+  }),
+  z.object({
+    kind: z.literal('dataset-asset'),
+    sha256: z.string().regex(/^[0-9a-f]{64}$/),
+    format: z.enum(DATASET_FORMATS),
+    outputTokens: positiveInt.optional(),
+    ...datasetFilters,
+    ...sessionOptions,
   }),
 ]);
 

@@ -83,6 +83,7 @@ export { RunHistogramStore, type StoredHistogram, type EncodedHistogram } from '
 export { RunRequestStore } from './stores/run-requests';
 export { RunRollupStore, type RollupBucket, type RollupFilter } from './stores/run-rollups';
 export { ProfileStore, type ScheduledProfile, type StoredThresholds } from './stores/profiles';
+export { AssetStore, type AssetMeta } from './stores/assets';
 export {
   lastScheduledSlotKeys,
   queueScheduledRuns,

@@ -29,6 +29,8 @@ export const REQUEST_COLUMNS: ReadonlyArray<readonly [name: string, type: Column
   ['chunk_offsets_us', 'bytea'],
   ['chunk_tokens', 'bytea'],
   ['chunk_kinds', 'bytea'],
+  ['session_id', 'int4'],
+  ['turn_index', 'int4'],
 ];
 
 export type ColumnValue = number | boolean | string | Buffer | null;
@@ -110,6 +112,8 @@ export interface RequestRow {
   chunk_offsets_us: Buffer | null;
   chunk_tokens: Buffer | null;
   chunk_kinds: Buffer | null;
+  session_id: number | null;
+  turn_index: number | null;
 }
 
 export function recordFromRow(row: RequestRow): RequestRecord {
@@ -129,6 +133,8 @@ export function recordFromRow(row: RequestRow): RequestRecord {
     targetPromptTokens: row.target_prompt_tokens,
     responseId: row.response_id,
     finishReason: row.finish_reason,
+    sessionId: row.session_id,
+    turnIndex: row.turn_index,
   };
   if (row.error_class !== null) {
     record.error = { kind: row.error_class as ErrorClass, message: row.error_message ?? '' };

@@ -6,7 +6,7 @@ import type { HistogramMetric } from '@teapot/contracts';
 
 const SELECT_REQUESTS = `SELECT index, warmup, outcome, error_class, error_message, http_status, retry_after_s,
   scheduled_us, start_us, ttfb_us, output_tokens, prompt_tokens, target_prompt_tokens, token_source,
-  response_id, finish_reason, chunk_offsets_us, chunk_tokens, chunk_kinds
+  response_id, finish_reason, chunk_offsets_us, chunk_tokens, chunk_kinds, session_id, turn_index
   FROM run_requests`;
 
 export interface ReadRunRequestsOptions {

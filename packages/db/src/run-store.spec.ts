@@ -25,6 +25,8 @@ function record(index: number, overrides: Partial<RequestRecord>): RequestRecord
     targetPromptTokens: 96,
     responseId: `cmpl-${index}`,
     finishReason: 'stop',
+    sessionId: null,
+    turnIndex: null,
     ...overrides,
   };
 }
@@ -54,6 +56,8 @@ function mixedRun(overrides: Partial<RunResult> = {}): RunResult {
       ),
       tokenSource: 'usage_final',
       outputTokens: 7,
+      sessionId: 12,
+      turnIndex: 3,
     }),
     record(2, {
       outcome: 'error',

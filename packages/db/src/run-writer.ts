@@ -370,6 +370,8 @@ function requestValues(r: RequestRecord): ColumnValue[] {
     packLittleEndian(r.chunkOffsetsUs),
     packLittleEndian(r.chunkTokens),
     packLittleEndian(r.chunkKinds),
+    r.sessionId === null ? null : checkInteger(r.sessionId, 'sessionId', r.index, INT4_MAX),
+    r.turnIndex === null ? null : checkInteger(r.turnIndex, 'turnIndex', r.index, INT4_MAX),
   ];
 }
 

@@ -11,12 +11,22 @@ export { mulberry32, deriveSeed, standardNormal, type Random } from './random';
 export { SseParser, parseSse, SseLineTooLongError, type SseEvent, type SseListener } from './sse';
 export { arrivalSchedule, type ArrivalProcess, type ArrivalScheduleOptions } from './arrivals';
 export {
+  countWords,
   parseJsonlPrompts,
   syntheticPrompts,
   type DatasetPrompt,
   type PromptSpec,
   type SyntheticPromptOptions,
 } from './workload';
+export {
+  DATASET_LIMITS,
+  DatasetError,
+  loadDataset,
+  measuredWorkload,
+  parseConversations,
+  selectConversations,
+} from './datasets';
+export { turnSummary } from './workload-report';
 export { SATURATION } from './client-health';
 export { ClientConfigError } from './client-config-error';
 export { invalidRequestHeader } from './request-headers';

@@ -1,5 +1,5 @@
 import { invalidRequestHeader } from './request-headers';
-import { TRANSPORTS, type RunOptions } from './types';
+import { TRANSPORTS, type RunOptions, type Workload } from './types';
 
 function requirePositiveInteger(name: string, value: number | undefined, allowZero = false): void {
   if (value === undefined) return;
@@ -47,12 +47,53 @@ export function validateRunOptions(options: RunOptions): URL {
     requirePositiveInteger('load.maxConcurrency', options.load.maxConcurrency);
     if (options.load.arrival === 'gamma') requirePositive('load.burstiness', options.load.burstiness ?? 1);
   }
-  const { workload } = options;
-  if (workload.kind === 'synthetic') {
-    requirePositiveInteger('workload.inputTokens', workload.inputTokens);
-    requirePositiveInteger('workload.outputTokens', workload.outputTokens);
-  } else if (workload.prompts.length === 0) {
-    throw new RangeError('workload.prompts is empty');
-  }
+  validateWorkload(options.workload);
   return url;
+}
+
+function validateThinkTime(workload: { thinkTime?: { distribution: string; meanMs: number } }): void {
+  const think = workload.thinkTime;
+  if (think === undefined) return;
+  if (think.distribution !== 'constant' && think.distribution !== 'exponential')
+    throw new RangeError(
+      `workload.thinkTime.distribution must be constant or exponential, got ${think.distribution}`,
+    );
+  if (!(think.meanMs >= 0 && Number.isFinite(think.meanMs)))
+    throw new RangeError(`workload.thinkTime.meanMs must be a number >= 0, got ${think.meanMs}`);
+}
+
+function validateWorkload(workload: Workload): void {
+  switch (workload.kind) {
+    case 'synthetic':
+      requirePositiveInteger('workload.inputTokens', workload.inputTokens);
+      requirePositiveInteger('workload.outputTokens', workload.outputTokens);
+      return;
+    case 'dataset':
+      if (workload.prompts.length === 0) throw new RangeError('workload.prompts is empty');
+      return;
+    case 'multi-turn':
+      requirePositiveInteger('workload.turns', workload.turns);
+      requirePositiveInteger('workload.inputTokens', workload.inputTokens);
+      requirePositiveInteger('workload.outputTokens', workload.outputTokens);
+      requirePositiveInteger('workload.systemTokens', workload.systemTokens, true);
+      validateThinkTime(workload);
+      return;
+    case 'conversations':
+      if (workload.conversations.length === 0) throw new RangeError('workload.conversations is empty');
+      workload.conversations.forEach((conversation, i) => {
+        if (conversation.turns.length === 0)
+          throw new RangeError(`workload.conversations[${i}] has no user turn`);
+      });
+      validateThinkTime(workload);
+      return;
+    case 'shared-prefix':
+      requirePositiveInteger('workload.prefixes', workload.prefixes);
+      requirePositiveInteger('workload.prefixTokens', workload.prefixTokens);
+      requirePositiveInteger('workload.requestsPerPrefix', workload.requestsPerPrefix);
+      requirePositiveInteger('workload.suffixTokens', workload.suffixTokens);
+      requirePositiveInteger('workload.outputTokens', workload.outputTokens);
+      return;
+    default:
+      throw new TypeError(`unknown workload kind ${JSON.stringify((workload as { kind: unknown }).kind)}`);
+  }
 }

@@ -12,7 +12,6 @@ import { ArrivalInbox } from './arrival-inbox';
 import { SendPacer } from './send-pacer';
 import { ScratchShelf } from './speed/attempt-scratch';
 import { TimingSlab } from './speed/timing-slab';
-import { clockNs } from './speed/clock';
 import { announceWindowEdge } from './speed/measured-window';
 import {
   StreamAttempt,
@@ -20,25 +19,24 @@ import {
   type AttemptResult,
   type RequestContext,
 } from './stream-request';
-import {
-  DEFAULT_TRANSPORT,
-  type Progress,
-  type RequestRecord,
-  type RunOptions,
-  type RunResult,
-} from './types';
+import { DEFAULT_TRANSPORT, type RequestRecord, type RunOptions, type RunResult } from './types';
 import { promptSource, type PromptSpec } from './workload';
 import { RunTokenizer } from './run-tokenizer';
+import { isSessionWorkload, SessionPlan, type TurnOutcome } from './sessions';
+import { SessionRunner, type RequestDone } from './session-runner';
+import { ProgressReporter } from './progress-reporter';
+import { startWatchdog } from './watchdog';
+import { turnSummary, workloadReport } from './workload-report';
 import { objectArray } from './speed/object-array';
 
-const DEFAULT_TIMEOUT_MS = 300_000;
-const DEFAULT_STALL_TIMEOUT_MS = 30_000;
 const PROGRESS_INTERVAL_MS = 200;
-/** Live tokens/s is measured over about this window. */
-const PROGRESS_WINDOW_MS = 1000;
 /** An arrival this close to its send time goes now: timers only have millisecond resolution. */
 const EARLY_SEND_TOLERANCE_US = 200;
 const KEEP_ALIVE_MS = 60_000;
+
+function noPrompt(): PromptSpec {
+  throw new TypeError('a session workload draws its prompts from its sessions');
+}
 
 /** Runs one benchmark to the end and returns its raw records and summary (metrics: packages/measure/README.md). */
 export async function runBenchmark(options: RunOptions): Promise<RunResult> {
@@ -69,7 +67,12 @@ class BenchmarkRun {
   private aborted = false;
   private completed = 0;
   private failed = 0;
-  private progressError: unknown = null;
+  private readonly progress: ProgressReporter | null;
+  /** Session workloads: sends their sessions; null for single-turn workloads. */
+  private readonly sessions: SessionRunner | null;
+  /** Words of the prompts sent, and of those the ones an earlier prompt's start repeats (WorkloadReport). */
+  private promptWords = 0;
+  private reusableWords = 0;
   /** What a request's callback threw (see guarded); the run ends with it. */
   private failure: unknown = null;
 
@@ -105,7 +108,17 @@ class BenchmarkRun {
     // loaded before the warm-up: a large vocabulary takes seconds, none of them in the measured window
     this.tokenizer = options.tokenizer ? RunTokenizer.load(options.tokenizer) : null;
     this.context.outputText.wanted = this.tokenizer !== null;
-    this.nextPrompt = promptSource(options.workload, options.seed ?? 0, this.tokenizer ?? undefined);
+    const seed = options.seed ?? 0;
+    this.sessions = isSessionWorkload(options.workload)
+      ? new SessionRunner(new SessionPlan(options.workload, seed, target.apiKind), {
+          stopped: () => this.stopped,
+          nowUs: () => this.nowUs(),
+          issue: (warmup, scheduledUs, done, spec) => this.issue(warmup, scheduledUs, done, spec),
+        })
+      : null;
+    this.nextPrompt =
+      this.sessions === null ? promptSource(options.workload, seed, this.tokenizer ?? undefined) : noPrompt;
+    this.progress = options.onProgress ? new ProgressReporter(options.onProgress) : null;
     this.backoff = new ConnectBackoff(mulberry32(deriveSeed(options.seed ?? 0, 3)));
   }
 
@@ -122,7 +135,7 @@ class BenchmarkRun {
     };
     options.signal?.addEventListener('abort', onAbort, { once: true });
     if (options.signal?.aborted) onAbort();
-    const watchdog = this.startWatchdog();
+    const watchdog = startWatchdog(this.options, this.context, this.inFlight);
     let progress: NodeJS.Timeout | undefined;
     let measuredStartUs = this.nowUs();
     let measuredEndUs = measuredStartUs;
@@ -186,7 +199,7 @@ class BenchmarkRun {
     }
     if (this.failure !== null) throw this.failure;
     this.reportProgress(measuredEndUs);
-    if (this.progressError !== null) throw this.progressError;
+    if (this.progress?.error != null) throw this.progress.error;
 
     const requests = this.records.sort((a, b) => a.index - b.index);
     const connectBackoff = this.backoff.summary();
@@ -201,7 +214,16 @@ class BenchmarkRun {
       monotonicAnchorNs: this.anchorNs.toString(),
       durationUs,
       requests,
-      summary: { ...summary, connectBackoff },
+      summary: {
+        ...summary,
+        connectBackoff,
+        ...(this.sessions === null ? {} : { turns: turnSummary(requests) }),
+        workload: workloadReport(options.workload, {
+          sessions: this.sessions?.started,
+          promptWords: this.promptWords,
+          reusableWords: this.reusableWords,
+        }),
+      },
       connectBackoff,
       client,
       streamOptions: {
@@ -225,7 +247,7 @@ class BenchmarkRun {
    */
   private prepareFirstWave(): void {
     const { load, requests, warmupRequests } = this.options;
-    if (load.kind !== 'closed' || (warmupRequests ?? 0) > 0) return;
+    if (load.kind !== 'closed' || (warmupRequests ?? 0) > 0 || this.sessions !== null) return;
     const count = Math.min(load.concurrency, requests ?? load.concurrency);
     const withStreamOptions = this.context.streamOptions.send;
     for (let i = 0; i < count; i++) {
@@ -252,6 +274,7 @@ class BenchmarkRun {
     }
     for (const attempt of this.inFlight) attempt.fail('aborted', reason, 'incomplete');
     for (const wake of this.wakers) wake();
+    this.sessions?.cutPauses();
   }
 
   /** `count` requests (null: until the run stops), `concurrency` at a time, each stream sending its next when one ends. */
@@ -260,6 +283,11 @@ class BenchmarkRun {
     if (streams <= 0) return Promise.resolve();
     let issued = 0;
     let running = streams;
+    const claim = (): boolean => {
+      if (this.stopped || (count !== null && issued >= count)) return false;
+      issued++;
+      return true;
+    };
     return new Promise((resolve) => {
       // one continuation for every stream, rather than a promise chain per request (see issue)
       const next = (): void => {
@@ -267,8 +295,9 @@ class BenchmarkRun {
           if (--running === 0) resolve();
           return;
         }
-        issued++;
-        this.issue(warmup, null, next);
+        // a session stream runs one session after another: streams are sessions in flight
+        if (this.sessions !== null) this.sessions.run(warmup, null, claim, next);
+        else if (claim()) this.issue(warmup, null, next);
       };
       for (let s = 0; s < streams; s++) next();
     });
@@ -287,8 +316,16 @@ class BenchmarkRun {
       durationS: options.durationS,
     });
     const running: Array<Promise<void>> = [];
+    let issued = 0;
+    const claim = (): boolean => {
+      if (this.stopped || (options.requests !== undefined && issued >= options.requests)) return false;
+      issued++;
+      return true;
+    };
     let i = 0;
+    // arrivals start sessions (session workloads) or send one request each
     while (i < schedule.length && !this.stopped) {
+      if (options.requests !== undefined && issued >= options.requests) break;
       const dueUs = originUs + schedule[i];
       const waitUs = dueUs - this.nowUs();
       if (waitUs > EARLY_SEND_TOLERANCE_US) {
@@ -299,7 +336,14 @@ class BenchmarkRun {
         await this.sleep(null);
         continue;
       }
-      running.push(new Promise((done) => this.issue(false, Math.round(dueUs), done)));
+      const scheduledUs = Math.round(dueUs);
+      running.push(
+        new Promise((done) => {
+          if (this.sessions !== null) this.sessions.run(false, scheduledUs, claim, () => done());
+          else if (claim()) this.issue(false, scheduledUs, () => done());
+          else done();
+        }),
+      );
       i++;
     }
     await Promise.all(running);
@@ -324,17 +368,22 @@ class BenchmarkRun {
    * it is sent). Callbacks, not a promise chain: at 1024 streams each request's chain of promises,
    * closures and contexts was ~2 KB of young objects that survived the scavenge after a wave started.
    */
-  private issue(warmup: boolean, scheduledUs: number | null, done: () => void): void {
-    if (this.stopped) return done();
+  private issue(
+    warmup: boolean,
+    scheduledUs: number | null,
+    done: RequestDone,
+    given: PromptSpec | null = null,
+  ): void {
+    if (this.stopped) return done(null);
     const admission = this.backoff.admit(this.nowUs() / 1000);
     if (admission.kind === 'give_up') {
       this.stop(admission.reason);
-      return done();
+      return done(null);
     }
     if (admission.kind === 'wait') {
       // the endpoint is unreachable (see ConnectBackoff): ask again later, or when a request ends
       const ms = admission.ms === null ? null : Math.max(1, Math.ceil(admission.ms));
-      void this.sleep(ms).then(() => this.issue(warmup, scheduledUs, done));
+      void this.sleep(ms).then(() => this.issue(warmup, scheduledUs, done, given));
       return;
     }
     this.active++;
@@ -342,9 +391,11 @@ class BenchmarkRun {
     this.pacer.run(() =>
       this.guarded(() => {
         if (this.stopped) return this.requestEnded(done);
-        const ready = warmup ? undefined : this.prepared.shift();
+        const ready = warmup || given !== null ? undefined : this.prepared.shift();
         const identity = ready?.identity ?? { index: this.nextIndex++, warmup, scheduledUs };
-        const spec = ready?.spec ?? this.nextPrompt();
+        const spec = given ?? ready?.spec ?? this.nextPrompt();
+        this.promptWords += spec.promptWords;
+        this.reusableWords += spec.reusableWords;
         const attempt =
           ready?.attempt ?? new StreamAttempt(this.context, identity, spec, this.context.streamOptions.send);
         this.send(attempt, (first) => this.firstAttemptSettled(identity, spec, first, done));
@@ -356,16 +407,16 @@ class BenchmarkRun {
     identity: AttemptIdentity,
     spec: PromptSpec,
     first: AttemptResult,
-    done: () => void,
+    done: RequestDone,
   ): void {
-    if (!first.retryWithoutStreamOptions) return this.keep(first.record, done);
+    if (!first.retryWithoutStreamOptions) return this.keep(first.record, done, first.answer);
     // the retry goes out in the pacer's turn like any send
     this.pacer.run(() =>
       this.guarded(() => {
         if (this.stopped) {
           // the run ended before the retry could go out: cut off, not a failure of the endpoint
           const error = { kind: 'aborted' as const, message: this.stopReason };
-          return this.keep({ ...first.record, outcome: 'incomplete', error }, done);
+          return this.keep({ ...first.record, outcome: 'incomplete', error }, done, null);
         }
         const { streamOptions } = this.context;
         streamOptions.retriedRequests++;
@@ -377,7 +428,7 @@ class BenchmarkRun {
           } else if (result.status === 400 || result.status === 422) {
             streamOptions.knownAccepted = true;
           }
-          this.keep(result.record, done);
+          this.keep(result.record, done, result.answer);
         });
       }),
     );
@@ -394,7 +445,7 @@ class BenchmarkRun {
   }
 
   /** A request's final record: kept, counted, and told to the connect backoff. */
-  private keep(record: RequestRecord, done: () => void): void {
+  private keep(record: RequestRecord, done: RequestDone, answer: string | null): void {
     this.records.push(record);
     const kind = record.error?.kind;
     if (record.ttfbUs === null && (kind === 'connect_refused' || kind === 'connect_error'))
@@ -402,13 +453,17 @@ class BenchmarkRun {
     else if (record.outcome !== 'incomplete') this.backoff.onResponse(this.nowUs() / 1000);
     if (record.outcome === 'ok') this.completed++;
     else if (record.outcome === 'error') this.failed++;
-    this.requestEnded(done);
+    const outcome =
+      this.sessions === null
+        ? null
+        : { ok: record.outcome === 'ok', outputTokens: record.outputTokens, answer };
+    this.requestEnded(done, outcome);
   }
 
-  private requestEnded(done: () => void): void {
+  private requestEnded(done: RequestDone, outcome: TurnOutcome | null = null): void {
     this.active--;
     for (const wake of this.wakers) wake();
-    done();
+    done(outcome);
   }
 
   /**
@@ -424,68 +479,19 @@ class BenchmarkRun {
     }
   }
 
-  /** One timer for every request's timeout and stall check, instead of a timer per request. */
-  private startWatchdog(): NodeJS.Timeout {
-    const timeoutMs = this.options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-    const stallMs = this.options.stallTimeoutMs ?? DEFAULT_STALL_TIMEOUT_MS;
-    const periodMs = Math.min(250, Math.max(10, Math.floor(Math.min(timeoutMs, stallMs) / 10)));
-    const overdue = (attempt: StreamAttempt, nowNs: number): 'timeout' | 'stream_stalled' | null => {
-      if (nowNs - attempt.startNs > timeoutMs * 1e6) return 'timeout';
-      if (attempt.lastArrivalNs >= 0 && nowNs - attempt.lastArrivalNs > stallMs * 1e6)
-        return 'stream_stalled';
-      return null;
-    };
-    return setInterval(() => {
-      const nowNs = clockNs(this.anchorNs);
-      if (!this.anyInFlight((attempt) => overdue(attempt, nowNs) !== null)) return;
-      // Only now, and unbudgeted: an overdue attempt's end may be waiting in the inbox, and it must
-      // settle as what arrived, not as a timeout. Draining on every tick would parse a loaded run's
-      // whole backlog in one piece, every 250 ms, while reads wait for their timestamps.
-      this.context.inbox.drain();
-      for (const attempt of this.inFlight) {
-        const kind = overdue(attempt, nowNs);
-        if (kind === 'timeout') attempt.fail(kind, `no complete response within ${timeoutMs} ms`);
-        else if (kind === 'stream_stalled') attempt.fail(kind, `no bytes for ${stallMs} ms`);
-      }
-    }, periodMs);
-  }
-
-  /** Array.some over the requests in flight, without copying the set on the measuring loop. */
-  private anyInFlight(test: (attempt: StreamAttempt) => boolean): boolean {
-    for (const attempt of this.inFlight) if (test(attempt)) return true;
-    return false;
-  }
-
-  private readonly liveSamples: Array<{ atUs: number; tokens: number }> = objectArray();
-
   private startProgress(): NodeJS.Timeout | undefined {
-    if (!this.options.onProgress) return undefined;
+    if (this.progress === null) return undefined;
     return setInterval(() => this.reportProgress(this.nowUs()), PROGRESS_INTERVAL_MS);
   }
 
   private reportProgress(nowUs: number): void {
-    const { onProgress } = this.options;
-    if (!onProgress || this.progressError !== null) return;
-    const tokens = this.context.live.outputTokens;
-    const samples = this.liveSamples;
-    samples.push({ atUs: nowUs, tokens });
-    while (samples.length > 2 && nowUs - samples[1].atUs >= PROGRESS_WINDOW_MS * 1000) samples.shift();
-    const oldest = samples[0];
-    const spanS = (nowUs - oldest.atUs) / 1e6;
     const { requests, warmupRequests } = this.options;
-    const progress: Progress = {
+    this.progress?.report(nowUs, {
       completed: this.completed,
       failed: this.failed,
       inFlight: this.active,
       total: requests === undefined ? null : requests + (warmupRequests ?? 0),
-      outputTokens: tokens,
-      elapsedS: nowUs / 1e6,
-      tokensPerS: spanS > 0 ? (tokens - oldest.tokens) / spanS : 0,
-    };
-    try {
-      onProgress(progress);
-    } catch (err) {
-      this.progressError = err;
-    }
+      outputTokens: this.context.live.outputTokens,
+    });
   }
 }

@@ -28,6 +28,8 @@ import {
 
 const MAX_OFFSET_US = 0xffffffff;
 const ERROR_BODY_LIMIT = 4096;
+/** An answer kept for the next turn stops growing here: a server that never stops costs no more. */
+const ANSWER_LIMIT_CHARS = 200_000;
 
 /** Settings shared by every request of a run. */
 export interface RequestContext {
@@ -73,6 +75,8 @@ export interface AttemptResult {
   retryWithoutStreamOptions: boolean;
   /** HTTP status of the response, null when none arrived. */
   status: number | null;
+  /** The answer's text when the spec asked for it (PromptSpec.collectAnswer), else null. */
+  answer: string | null;
 }
 
 function headerValue(headers: IncomingHttpHeaders, name: string): string | undefined {
@@ -89,7 +93,7 @@ export function requestBody(
   forceOutputLength: boolean,
 ): string {
   const body: Record<string, unknown> = { model };
-  if (apiKind === 'chat') body.messages = [{ role: 'user', content: spec.prompt }];
+  if (apiKind === 'chat') body.messages = spec.messages ?? [{ role: 'user', content: spec.prompt }];
   else body.prompt = spec.prompt;
   body.max_tokens = spec.outputTokens;
   body.stream = true;
@@ -136,6 +140,8 @@ export class StreamAttempt implements Dispatcher.DispatchHandler, ArrivalSink, S
   private text: string | null;
   private error: RequestError | null = null;
   private outcome: RequestOutcome | null = null;
+  /** The streamed text, kept only when the spec asks for it (off the fast path otherwise). */
+  private answer = '';
 
   constructor(
     private readonly context: RequestContext,
@@ -333,8 +339,13 @@ export class StreamAttempt implements Dispatcher.DispatchHandler, ArrivalSink, S
   onMessageBytes(bytes: Buffer, start: number, end: number): void {
     if (this.settled) return;
     const { fields } = this.scratch;
-    // the scan reads no text: while the text is kept, chunks go through JSON.parse
-    if (this.text === null && scanChunk(bytes, start, end, this.responseId === null, fields))
+    // the scan reads no text: while the text is kept (to count, or to send back as the next turn's
+    // answer), chunks go through JSON.parse
+    if (
+      this.text === null &&
+      !this.spec.collectAnswer &&
+      scanChunk(bytes, start, end, this.responseId === null, fields)
+    )
       this.recordChunk(fields);
     else this.onEvent('message', bytes.toString('utf8', start, end));
   }
@@ -369,7 +380,14 @@ export class StreamAttempt implements Dispatcher.DispatchHandler, ArrivalSink, S
     const { fields } = this.scratch;
     chunkFieldsFromJson(chunk, fields);
     if (this.text !== null) this.text += outputTextOf(chunk);
+    if (this.spec.collectAnswer) this.keepAnswerText(chunk);
     this.recordChunk(fields);
+  }
+
+  /** The answer a next turn sends back: what the model said, not its reasoning. */
+  private keepAnswerText(chunk: Record<string, unknown>): void {
+    const piece = outputTextOf(chunk, false);
+    if (this.answer.length + piece.length <= ANSWER_LIMIT_CHARS) this.answer += piece;
   }
 
   private producedOutput(): boolean {
@@ -425,7 +443,8 @@ export class StreamAttempt implements Dispatcher.DispatchHandler, ArrivalSink, S
     this.settled = true;
     const record = this.toRecord();
     this.context.scratch.give(this.scratch);
-    this.onSettled?.({ record, retryWithoutStreamOptions, status: this.status });
+    const answer = this.spec.collectAnswer ? this.answer : null;
+    this.onSettled?.({ record, retryWithoutStreamOptions, status: this.status, answer });
   }
 
   private toRecord(): RequestRecord {
@@ -457,6 +476,8 @@ export class StreamAttempt implements Dispatcher.DispatchHandler, ArrivalSink, S
       targetPromptTokens: this.spec.targetPromptTokens,
       responseId: this.responseId,
       finishReason: this.finishReason,
+      sessionId: this.spec.sessionId,
+      turnIndex: this.spec.turnIndex,
     };
     if (this.error !== null) record.error = this.error;
     if (this.text !== null && source === 'chunk' && record.outcome === 'ok') record.outputText = this.text;
@@ -464,19 +485,14 @@ export class StreamAttempt implements Dispatcher.DispatchHandler, ArrivalSink, S
   }
 }
 
-/** The first choice's output text in a parsed chunk: content, reasoning, or a completion's text. */
-function outputTextOf(chunk: Record<string, unknown>): string {
+/** The first choice's output text in a parsed chunk: content (and reasoning), or a completion's text. */
+function outputTextOf(chunk: Record<string, unknown>, reasoning = true): string {
   const choices = chunk.choices;
   if (!Array.isArray(choices) || choices.length === 0) return '';
   const choice = choices[0] as { delta?: Record<string, unknown>; text?: unknown } | null;
+  const delta = choice?.delta;
+  const parts = reasoning ? [delta?.reasoning_content, delta?.reasoning] : [];
   let text = '';
-  for (const value of [
-    choice?.delta?.reasoning_content,
-    choice?.delta?.reasoning,
-    choice?.delta?.content,
-    choice?.text,
-  ]) {
-    if (typeof value === 'string') text += value;
-  }
+  for (const value of [...parts, delta?.content, choice?.text]) if (typeof value === 'string') text += value;
   return text;
 }

@@ -35,7 +35,18 @@ export {
   type Slo,
   type TokenCountSource,
   type Transport,
+  type TurnSummary,
   type Workload,
+  type WorkloadReport,
+  type Conversation,
+  type ConversationTurn,
+  type DatasetFilters,
+  type DatasetFormat,
+  type DatasetSource,
+  type ProfileWorkload,
+  type SessionOptions,
+  type ThinkTime,
+  DATASET_FORMATS,
 } from '@teapot/run-definitions';
 
 export type ApiKind = 'chat' | 'completions';
@@ -111,6 +122,9 @@ export interface RequestRecord {
   responseId: string | null;
   /** Server's finish_reason of the last choice, if sent. */
   finishReason: string | null;
+  /** Session workloads: the session (numbered in start order from 0) and the turn in it (0 = first). */
+  sessionId: number | null;
+  turnIndex: number | null;
 }
 
 export interface ClientHealth {

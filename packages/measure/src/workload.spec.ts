@@ -61,10 +61,18 @@ describe('promptSource', () => {
       { kind: 'dataset', prompts: [{ prompt: 'x', outputTokens: 3 }, { prompt: 'y' }], outputTokens: 9 },
       0,
     );
-    expect([next(), next(), next()]).toEqual([
+    expect(
+      [next(), next(), next()].map(({ prompt, outputTokens, targetPromptTokens }) => ({
+        prompt,
+        outputTokens,
+        targetPromptTokens,
+      })),
+    ).toEqual([
       { prompt: 'x', outputTokens: 3, targetPromptTokens: null },
       { prompt: 'y', outputTokens: 9, targetPromptTokens: null },
       { prompt: 'x', outputTokens: 3, targetPromptTokens: null },
     ]);
+    // the third repeats the first word for word: a prefix cache could reuse all of it
+    expect(next().reusableWords).toBe(1);
   });
 });

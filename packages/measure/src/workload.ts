@@ -1,29 +1,10 @@
 import { deriveSeed, mulberry32, type Random } from './random';
 import type { RunTokenizer } from './run-tokenizer';
 import type { Workload } from './types';
+import { countWords, singleTurnSpec, syntheticPrompt, type PromptSpec } from './prompt-spec';
+import { sharedPrefixPrompts } from './shared-prefix';
 
-/**
- * Common English words that are a single token (with their leading space) in the GPT-2/cl100k/o200k,
- * Llama 2/3, Mistral and Qwen tokenizers, and one whitespace-separated word each for the simulator,
- * so a prompt of N words is about N prompt tokens everywhere. Random order defeats prefix caching.
- */
-const ONE_TOKEN_WORDS = (
-  'the of and to in is you that it he was for on are as with his they at be this have from or one had ' +
-  'by word but not what all were we when your can said there use an each which she do how their if will ' +
-  'up other about out many then them these so some her would make like him into time has look two more ' +
-  'write go see number no way could people my than first water been call who its now find long down day ' +
-  'did get come made may part over new sound take only little work know place year live me back give most ' +
-  'very after thing our just name good man think say great where help through much before line right too ' +
-  'mean old any same tell boy follow came want show also around form three small set put end does another ' +
-  'well large must big even such because turn here why ask went men read need land different home us move'
-).split(' ');
-
-export interface PromptSpec {
-  prompt: string;
-  outputTokens: number;
-  /** Prompt tokens asked for (synthetic) or counted by the run's tokenizer; null for dataset prompts without one. */
-  targetPromptTokens: number | null;
-}
+export { countWords, syntheticPrompt, type ChatMessage, type PromptSpec } from './prompt-spec';
 
 export interface SyntheticPromptOptions {
   inputTokens: number;
@@ -36,13 +17,6 @@ export interface SyntheticPromptOptions {
 function jittered(target: number, jitter: number, random: Random): number {
   if (jitter <= 0) return target;
   return Math.max(1, Math.round(target * (1 + jitter * (2 * random() - 1))));
-}
-
-/** A prompt of exactly `words` one-token words. */
-export function syntheticPrompt(words: number, random: Random): string {
-  const parts = new Array<string>(words);
-  for (let i = 0; i < words; i++) parts[i] = ONE_TOKEN_WORDS[Math.floor(random() * ONE_TOKEN_WORDS.length)];
-  return parts.join(' ');
 }
 
 /**
@@ -61,7 +35,8 @@ export function syntheticPrompts(
   return () => {
     const inputTokens = jittered(options.inputTokens, jitter, random);
     const outputTokens = jittered(options.outputTokens, jitter, random);
-    return { prompt: text(inputTokens), outputTokens, targetPromptTokens: inputTokens };
+    const prompt = text(inputTokens);
+    return singleTurnSpec(prompt, outputTokens, inputTokens, countWords(prompt), 0);
   };
 }
 
@@ -106,25 +81,33 @@ export function parseJsonlPrompts(text: string): DatasetPrompt[] {
   return prompts;
 }
 
-const DEFAULT_DATASET_OUTPUT_TOKENS = 256;
+export const DEFAULT_DATASET_OUTPUT_TOKENS = 256;
 
 /**
- * The run's prompts in issue order: synthetic from the seed, or the dataset cycled. A dataset's prompts
- * are counted with the tokenizer here, once, before the first request: never on the send path.
+ * The run's single-turn prompts in issue order: synthetic from the seed, shared prefixes, or the
+ * dataset cycled (a prompt sent again counts as reusable in full). Session workloads: sessions.ts. A
+ * dataset's prompts are counted with the tokenizer here, once, before the first request: never on the
+ * send path.
  */
 export function promptSource(workload: Workload, seed: number, tokenizer?: RunTokenizer): () => PromptSpec {
   if (workload.kind === 'synthetic') return syntheticPrompts({ ...workload, seed }, tokenizer);
+  if (workload.kind === 'shared-prefix') return sharedPrefixPrompts(workload, seed);
+  if (workload.kind !== 'dataset') throw new TypeError(`a ${workload.kind} workload is sent in sessions`);
   const { prompts } = workload;
   if (prompts.length === 0) throw new RangeError('dataset workload has no prompts');
+  const words = prompts.map((item) => countWords(item.prompt));
   const counts = prompts.map((item) => (tokenizer ? tokenizer.count(item.prompt) : null));
   let next = 0;
   return () => {
-    const at = next++ % prompts.length;
+    const at = next % prompts.length;
     const item = prompts[at];
-    return {
-      prompt: item.prompt,
-      outputTokens: item.outputTokens ?? workload.outputTokens ?? DEFAULT_DATASET_OUTPUT_TOKENS,
-      targetPromptTokens: counts[at],
-    };
+    const repeat = next++ >= prompts.length;
+    return singleTurnSpec(
+      item.prompt,
+      item.outputTokens ?? workload.outputTokens ?? DEFAULT_DATASET_OUTPUT_TOKENS,
+      counts[at],
+      words[at],
+      repeat ? words[at] : 0,
+    );
   };
 }

@@ -1,5 +1,21 @@
 export { percentile } from './percentile';
-export { DEFAULT_TRANSPORT, TRANSPORTS, type Load, type Slo, type Transport, type Workload } from './profile';
+export {
+  DATASET_FORMATS,
+  DEFAULT_TRANSPORT,
+  TRANSPORTS,
+  type Conversation,
+  type ConversationTurn,
+  type DatasetFilters,
+  type DatasetFormat,
+  type DatasetSource,
+  type Load,
+  type ProfileWorkload,
+  type SessionOptions,
+  type Slo,
+  type ThinkTime,
+  type Transport,
+  type Workload,
+} from './profile';
 export { ERROR_CLASSES } from './summary';
 export type {
   ConnectBackoffReport,
@@ -9,6 +25,8 @@ export type {
   PromptTokenSource,
   RunSummary,
   TokenCountSource,
+  TurnSummary,
+  WorkloadReport,
 } from './summary';
 export {
   SLO_METRICS,

@@ -1,3 +1,5 @@
+import type { DatasetSource } from './profile';
+
 /**
  * What a run reports: its summary (stored as `runs.summary` and read by every report) and the
  * per-request metrics it is computed from. Milliseconds in summaries, microseconds per request.
@@ -57,6 +59,39 @@ export interface RunSummary {
   durationS: number;
   /** How the run paused while the endpoint could not be reached (set by runBenchmark). */
   connectBackoff?: ConnectBackoffReport;
+  /** Session workloads: TTFT by turn index, and the first turns against the later ones. */
+  turns?: TurnSummary;
+  /** What was sent and how much of it a prefix cache could reuse (set by runBenchmark). */
+  workload?: WorkloadReport;
+}
+
+/** TTFT of successful measured requests by their turn in a session (turn 0 = the session's first). */
+export interface TurnSummary {
+  byTurn: Array<{ turn: number; ttftMs: PercentileSummary | null }>;
+  firstTtftMs: PercentileSummary | null;
+  laterTtftMs: PercentileSummary | null;
+}
+
+/**
+ * What the run sent, warm-up requests included (a server's cache saw them too). Tokens here are
+ * whitespace-separated words, the unit prompts are built in.
+ */
+export interface WorkloadReport {
+  kind: string;
+  /** Session workloads: sessions started. */
+  sessions?: number;
+  /** Shared-prefix workloads: distinct prefixes sent. */
+  prefixes?: number;
+  /** Prompt tokens of every request sent. */
+  promptTokens: number;
+  /**
+   * Of those, the tokens that repeat an earlier request's prompt word for word from its start (a
+   * shared prefix after its first use, a session's previous prompt): what a prefix cache could hit.
+   */
+  reusablePromptTokens: number;
+  /** reusablePromptTokens / promptTokens; null when nothing was sent. */
+  expectedReuseShare: number | null;
+  dataset?: DatasetSource;
 }
 
 /**

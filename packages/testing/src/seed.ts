@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { encryptHeaders } from '@teapot/config';
 import { isFinalRunStatus } from '@teapot/contracts';
-import { createQueuedRun, type Run } from '@teapot/db';
+import { createQueuedRun, type Prisma, type Run } from '@teapot/db';
 import { waitFor } from '@teapot/testing-base';
 import type { TestWorld } from './world';
 
@@ -56,6 +56,8 @@ export interface ProfileSeed {
   enabled?: boolean;
   stallTimeoutMs?: number;
   timeoutMs?: number;
+  /** A workload in place of the synthetic one (inputTokens and outputTokens then unused). */
+  workload?: Record<string, unknown>;
 }
 
 /** A synthetic closed-loop profile (unscheduled unless `intervalS` or `cron` is given). */
@@ -68,7 +70,7 @@ export async function seedProfile(
     data: {
       name: `profile-${randomUUID()}`,
       endpointId,
-      workload: {
+      workload: (seed.workload as Prisma.InputJsonObject | undefined) ?? {
         kind: 'synthetic',
         inputTokens: seed.inputTokens ?? 32,
         outputTokens: seed.outputTokens ?? 20,

@@ -99,6 +99,8 @@ interface BodyParserError {
   type: string;
   status: number;
   message: string;
+  /** The parser's limit in bytes (entity.too.large). */
+  limit?: number;
 }
 
 function isBodyParserError(error: unknown): error is BodyParserError {
@@ -111,7 +113,10 @@ function bodyParserError(error: unknown): ErrorBody | null {
   if (!isBodyParserError(error)) return null;
   switch (error.type) {
     case 'entity.too.large':
-      return errorBody(413, `Request body is larger than ${BODY_LIMIT_BYTES / 1024 / 1024} MB.`);
+      return errorBody(
+        413,
+        `Request body is larger than ${(error.limit ?? BODY_LIMIT_BYTES) / 1024 / 1024} MB.`,
+      );
     case 'encoding.unsupported':
     case 'charset.unsupported':
       return errorBody(415, error.message);

@@ -1,5 +1,9 @@
 import { BadRequestException, UnsupportedMediaTypeException } from '@nestjs/common';
 import type { NextFunction, Request, Response } from 'express';
+import { ASSET_BODY_TYPES } from '../assets/dto/asset.dto';
+
+/** Where files are uploaded (AssetsController). */
+export const ASSET_UPLOAD_PATH = '/assets';
 
 const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
 
@@ -56,6 +60,15 @@ export function refuseNonJsonBodies(request: Request, _response: Response, next:
   const hasBody =
     request.headers['transfer-encoding'] !== undefined || Number(request.headers['content-length'] ?? 0) > 0;
   if (!hasBody) return next();
+  if (request.method === 'POST' && request.path === ASSET_UPLOAD_PATH) {
+    // the one route whose body is a file, read as bytes (up to ASSET_LIMIT_BYTES), never as JSON
+    if (request.headers['content-encoding'] === undefined && request.is(ASSET_BODY_TYPES)) return next();
+    return next(
+      new UnsupportedMediaTypeException(
+        `Send the file uncompressed as ${ASSET_BODY_TYPES.join(' or ')} (a JSON array file as application/octet-stream).`,
+      ),
+    );
+  }
   const encoding = request.headers['content-encoding']?.trim().toLowerCase();
   if (encoding && encoding !== 'identity') {
     return next(

@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
+import { AssetsModule } from '../assets/assets.module';
 import { ProfilesController } from './profiles.controller';
 import { ProfilesService } from './profiles.service';
 
-@Module({ controllers: [ProfilesController], providers: [ProfilesService] })
+@Module({ imports: [AssetsModule], controllers: [ProfilesController], providers: [ProfilesService] })
 export class ProfilesModule {}

@@ -5,7 +5,8 @@ import { API_ENV } from '../env/env.module';
 import { checkThresholds } from '@teapot/analysis';
 import type { SweepSpec } from '@teapot/contracts';
 import { Prisma, type Profile } from '@teapot/db';
-import type { Load, Slo, Workload } from '@teapot/measure';
+import { DatasetError, measuredWorkload, type Load, type ProfileWorkload, type Slo } from '@teapot/measure';
+import { AssetsService, readDataset } from '../assets/assets.service';
 import { keysetPage, type Page } from '../common/pagination';
 import type { ProblemDetail } from '../errors/error-body';
 import {
@@ -25,7 +26,32 @@ export class ProfilesService {
   constructor(
     private readonly prisma: PrismaService,
     @Inject(API_ENV) private readonly env: ApiEnv,
+    private readonly assets: AssetsService,
   ) {}
+
+  /**
+   * A workload naming an uploaded dataset: the dataset must be stored, read in the format named, and
+   * leave at least one conversation through the filters (a 400 naming the field otherwise).
+   */
+  private async assertDatasetUsable(workload: ProfileWorkload, seed: number | null): Promise<void> {
+    if (workload.kind !== 'dataset-asset') return;
+    const bytes = await this.assets.datasetBytes(workload.sha256);
+    if (bytes === null)
+      throw new MissingReferenceException([
+        {
+          field: 'workload.sha256',
+          problem: 'names no uploaded dataset (upload it with POST /assets first)',
+        },
+      ]);
+    readDataset(bytes, workload.format, 'workload.format');
+    try {
+      measuredWorkload(workload, seed ?? 0, bytes.toString('utf8'));
+    } catch (error) {
+      if (error instanceof DatasetError)
+        throw new RequestValidationException([{ field: 'workload', problem: error.message }]);
+      throw error;
+    }
+  }
 
   async create(input: CreateProfileDto): Promise<ProfileDto> {
     this.checkTokenizer(input.tokenizer);
@@ -40,6 +66,7 @@ export class ProfilesService {
     const endpoint = await this.prisma.endpoint.count({ where: { id: input.endpointId } });
     if (!endpoint)
       throw new MissingReferenceException([{ field: 'endpointId', problem: 'names no endpoint' }]);
+    await this.assertDatasetUsable(input.workload, input.seed ?? null);
     const { workload, load, slo, comparisonThresholds, sweep, ...fields } = input;
     // A sweep is checked against the row as stored (database defaults in), and rolled back if it does not fit.
     const profile = await this.prisma.$transaction(async (tx) =>
@@ -81,6 +108,7 @@ export class ProfilesService {
       scheduleIntervalS:
         input.scheduleIntervalS === undefined ? current.scheduleIntervalS : input.scheduleIntervalS,
     });
+    if (input.workload) await this.assertDatasetUsable(input.workload, input.seed ?? current.seed);
     const { workload, load, slo, comparisonThresholds, sweep, ...fields } = input;
     const profile = await this.prisma.$transaction(async (tx) =>
       assertSweepFits(
@@ -191,7 +219,7 @@ function toJson(value: object): Prisma.InputJsonObject {
 export function toProfileDto(profile: Profile): ProfileDto {
   return {
     ...profile,
-    workload: profile.workload as unknown as Workload,
+    workload: profile.workload as unknown as ProfileWorkload,
     load: profile.load as unknown as Load,
     slo: profile.slo as Slo,
     comparisonThresholds: profile.comparisonThresholds as Record<string, number>,

@@ -73,6 +73,8 @@ function rawFields(record: RequestRecord): Omit<RunRequestDto, 'metrics'> {
     targetPromptTokens: record.targetPromptTokens,
     responseId: record.responseId,
     finishReason: record.finishReason,
+    sessionId: record.sessionId,
+    turnIndex: record.turnIndex,
   };
 }
 

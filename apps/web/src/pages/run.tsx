@@ -4,11 +4,13 @@ import { Plot, themedAxis } from '../components/plot';
 import { RunDiagnostics } from '../components/run-diagnostics';
 import { ServerMetricsPanel } from '../components/server-metrics-panel';
 import { Empty, Show } from '../components/states';
+import { TextTable } from '../components/text-table';
 import { href } from '../router';
 import { configFacts } from '../shape/config';
 import { tokenCountFacts, type TokenProvenance } from '../shape/token-counts';
 import { errorText, formatMs, formatRate, formatTime } from '../shape/format';
 import { tokenTimeline } from '../shape/run-timeline';
+import { workloadView } from '../shape/workload';
 import { useApi } from '../use-api';
 import { SweepLink } from './sweep';
 
@@ -106,26 +108,37 @@ function Health({ run }: { run: Schemas['RunDetailDto'] }) {
   );
 }
 
+/** What the run sent (the profile's workload as snapshotted, and what the run counted) and TTFT by turn. */
+function Workload({ run }: { run: Schemas['RunDetailDto'] }) {
+  const { facts, turns } = workloadView(run.profileSnapshot, run.summary);
+  return (
+    <section>
+      <h2>Workload</h2>
+      <ul class="facts">
+        {facts.map((fact) => (
+          <li key={fact}>{fact}</li>
+        ))}
+      </ul>
+      {turns.length > 0 ? (
+        <TextTable
+          className="turns"
+          headers={['TTFT by turn', 'requests', 'P50', 'P99']}
+          rows={turns.map((t) => [t.label, String(t.count), t.p50, t.p99])}
+        />
+      ) : null}
+    </section>
+  );
+}
+
 function Errors({ counts }: { counts: Record<string, number> }) {
   const rows = Object.entries(counts).sort((a, b) => b[1] - a[1]);
   if (rows.length === 0) return <p>No request failed.</p>;
   return (
-    <table class="errors">
-      <thead>
-        <tr>
-          <th>error class</th>
-          <th>requests</th>
-        </tr>
-      </thead>
-      <tbody>
-        {rows.map(([kind, n]) => (
-          <tr key={kind}>
-            <td>{kind}</td>
-            <td>{n}</td>
-          </tr>
-        ))}
-      </tbody>
-    </table>
+    <TextTable
+      className="errors"
+      headers={['error class', 'requests']}
+      rows={rows.map(([k, n]) => [k, String(n)])}
+    />
   );
 }
 
@@ -178,6 +191,7 @@ export function RunPage({ id }: { id: string }) {
               </div>
             ))}
           </div>
+          <Workload run={detail} />
           <section>
             <h2>ITL of every token</h2>
             <Show loaded={requests} what="per-token timings">

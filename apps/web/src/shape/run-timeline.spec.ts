@@ -27,6 +27,8 @@ function apiRequest(
     targetPromptTokens: 8,
     responseId: null,
     finishReason: 'length',
+    sessionId: null,
+    turnIndex: null,
     ...record,
   };
   const metrics = requestMetrics(full);

@@ -1,14 +1,25 @@
 import { parseProfileSnapshot, type ProfileSnapshot } from '@teapot/contracts';
-import type { RunOptions, Target } from '@teapot/measure';
+import { measuredWorkload, type RunOptions, type Target } from '@teapot/measure';
 import { readTokenizerIn, TokenizerFileError, type TokenizerSource } from '@teapot/tokenizer';
+
+/** Reads an uploaded file's bytes by SHA-256; null when none is stored. */
+export type AssetReader = (sha256: string) => Promise<Buffer | null>;
 
 /**
  * Measurement options from a run's stored snapshot; throws InvalidSnapshotError naming a bad field,
- * TokenizerFileError when its tokenizer cannot be read under `tokenizerDir` (TEAPOT_TOKENIZER_DIR).
+ * a DatasetError when the dataset the profile names cannot be read, TokenizerFileError when its
+ * tokenizer cannot be read under `tokenizerDir` (TEAPOT_TOKENIZER_DIR).
  */
-export function runOptionsFromSnapshot(value: unknown, target: Target, tokenizerDir?: string): RunOptions {
+export async function runOptionsFromSnapshot(
+  value: unknown,
+  target: Target,
+  readAsset: AssetReader,
+  tokenizerDir?: string,
+): Promise<RunOptions> {
   const snapshot = parseProfileSnapshot(value);
-  const options = runOptionsOf(snapshot, target);
+  const { workload } = snapshot;
+  const file = workload.kind === 'dataset-asset' ? await readAsset(workload.sha256) : null;
+  const options = runOptionsOf(snapshot, target, file?.toString('utf8') ?? null);
   if (snapshot.tokenizer !== null) options.tokenizer = tokenizerOf(snapshot.tokenizer, tokenizerDir);
   return options;
 }
@@ -23,10 +34,15 @@ function tokenizerOf(name: string, dir: string | undefined): TokenizerSource {
   return readTokenizerIn(dir, name);
 }
 
-export function runOptionsOf(snapshot: ProfileSnapshot, target: Target): RunOptions {
+/** `datasetText`: the file a `dataset-asset` workload names (null for other workloads). */
+export function runOptionsOf(
+  snapshot: ProfileSnapshot,
+  target: Target,
+  datasetText: string | null = null,
+): RunOptions {
   return {
     target,
-    workload: snapshot.workload,
+    workload: measuredWorkload(snapshot.workload, snapshot.seed ?? 0, datasetText),
     load: snapshot.load,
     ...(snapshot.requestCount != null ? { requests: snapshot.requestCount } : {}),
     ...(snapshot.durationS != null ? { durationS: snapshot.durationS } : {}),

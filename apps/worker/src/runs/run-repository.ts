@@ -1,6 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import { MEASURED_RUN_STATUSES, UNFINISHED_RUN_STATUSES, type RunErrorClass } from '@teapot/contracts';
-import { persistRunResult, recordRunFailed, type RunStatus, type ServerMetricsRecord } from '@teapot/db';
+import {
+  AssetStore,
+  persistRunResult,
+  recordRunFailed,
+  type RunStatus,
+  type ServerMetricsRecord,
+} from '@teapot/db';
 import type { RunResult } from '@teapot/measure';
 import { PrismaService } from '../prisma/prisma.service';
 
@@ -45,6 +51,11 @@ export interface RunToProcess {
 @Injectable()
 export class RunRepository {
   constructor(private readonly prisma: PrismaService) {}
+
+  /** An uploaded file's bytes (a dataset a profile names), or null. */
+  assetBytes(sha256: string): Promise<Buffer | null> {
+    return new AssetStore(this.prisma).bytes(sha256);
+  }
 
   load(runId: string): Promise<RunToProcess | null> {
     return this.prisma.run.findUnique({

@@ -55,6 +55,8 @@ export function syntheticRunResult(options: SyntheticRunOptions): RunResult {
       targetPromptTokens: 512,
       responseId: `cmpl-${options.seed ?? 1}-${index}`,
       finishReason: 'length',
+      sessionId: null,
+      turnIndex: null,
     });
   }
   const last = requests[requests.length - 1];

@@ -34,6 +34,23 @@ export function rehearsedChunks(result: RunResult): number {
 function rehearsalWorkload(workload: Workload, chunks: number): Workload {
   if (workload.kind === 'synthetic')
     return { kind: 'synthetic', inputTokens: workload.inputTokens, outputTokens: chunks };
+  // sessions and prefixes of the run's kind, answers collected when the run collects them, no pauses
+  if (workload.kind === 'multi-turn' || workload.kind === 'shared-prefix')
+    return {
+      ...workload,
+      outputTokens: chunks,
+      ...(workload.kind === 'multi-turn' ? { thinkTime: undefined } : {}),
+    };
+  if (workload.kind === 'conversations')
+    return {
+      ...workload,
+      thinkTime: undefined,
+      outputTokens: chunks,
+      conversations: workload.conversations.map((c) => ({
+        ...c,
+        turns: c.turns.map(({ user, assistant }) => ({ user, assistant, outputTokens: chunks })),
+      })),
+    };
   return {
     kind: 'dataset',
     prompts: workload.prompts.map(({ prompt }) => ({ prompt })),

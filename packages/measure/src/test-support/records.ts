@@ -29,6 +29,8 @@ export function recordOf(rows: ChunkRow[], overrides: Partial<RequestRecord> = {
     targetPromptTokens: 10,
     responseId: null,
     finishReason: 'length',
+    sessionId: null,
+    turnIndex: null,
     ...overrides,
   };
 }

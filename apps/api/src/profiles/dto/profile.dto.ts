@@ -13,7 +13,7 @@ import {
 } from 'class-validator';
 import { MAX_THRESHOLD } from '@teapot/analysis';
 import type { SweepSpec } from '@teapot/contracts';
-import { TRANSPORTS, type Load, type Slo, type Transport, type Workload } from '@teapot/measure';
+import { TRANSPORTS, type Load, type ProfileWorkload, type Slo, type Transport } from '@teapot/measure';
 import { PageQueryDto } from '../../common/pagination';
 import {
   IsAbsentOr,
@@ -41,6 +41,11 @@ import {
   sweepSpecSchemaDoc,
   SweepSpecField,
 } from './sweep-spec.dto';
+import {
+  DatasetAssetWorkloadDto,
+  MultiTurnWorkloadDto,
+  SharedPrefixWorkloadDto,
+} from './session-workload.dto';
 
 const INT32_MAX = 2 ** 31 - 1;
 const DAY_S = 86_400;
@@ -48,6 +53,9 @@ const DAY_S = 86_400;
 @ApiExtraModels(
   SyntheticWorkloadDto,
   DatasetWorkloadDto,
+  MultiTurnWorkloadDto,
+  SharedPrefixWorkloadDto,
+  DatasetAssetWorkloadDto,
   ClosedLoadDto,
   OpenLoadDto,
   PointsSweepSpecDto,
@@ -64,7 +72,12 @@ export class CreateProfileDto {
 
   @ApiProperty(workloadSchema)
   @WorkloadObject()
-  workload!: SyntheticWorkloadDto | DatasetWorkloadDto;
+  workload!:
+    | SyntheticWorkloadDto
+    | DatasetWorkloadDto
+    | MultiTurnWorkloadDto
+    | SharedPrefixWorkloadDto
+    | DatasetAssetWorkloadDto;
 
   @ApiProperty(loadSchema)
   @LoadObject()
@@ -241,7 +254,7 @@ export class ProfileDto {
   @ApiProperty({ format: 'uuid' }) id!: string;
   @ApiProperty() name!: string;
   @ApiProperty({ format: 'uuid' }) endpointId!: string;
-  @ApiProperty(workloadSchema) workload!: Workload;
+  @ApiProperty(workloadSchema) workload!: ProfileWorkload;
   @ApiProperty(loadSchema) load!: Load;
   @ApiProperty({ type: Number, nullable: true }) requestCount!: number | null;
   @ApiProperty({ type: Number, nullable: true }) durationS!: number | null;

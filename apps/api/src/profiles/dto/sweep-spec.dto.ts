@@ -1,3 +1,4 @@
+import { SESSION_WORKLOAD_EXAMPLES } from './session-workload.dto';
 import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional, getSchemaPath } from '@nestjs/swagger';
 import { IsOptional } from 'class-validator';
@@ -143,6 +144,35 @@ export const PROFILE_BODY_EXAMPLES = {
       durationS: 120,
       scheduleIntervalS: 86_400,
       sweep: SWEEP_SPEC_EXAMPLES.capacity.value,
+    },
+  },
+  multiTurn: {
+    summary:
+      'Chat sessions of 4 turns, a shared system prompt and ~2 s to think between turns, 8 sessions in flight',
+    value: {
+      ...EXAMPLE_PROFILE,
+      name: 'chat-sessions',
+      workload: SESSION_WORKLOAD_EXAMPLES.multiTurn,
+      load: { kind: 'closed', concurrency: 8 },
+      requestCount: 200,
+    },
+  },
+  sharedPrefix: {
+    summary: '8 prefixes of 1024 tokens, each reused by 16 requests, interleaved',
+    value: {
+      ...EXAMPLE_PROFILE,
+      name: 'rag-prefixes',
+      workload: SESSION_WORKLOAD_EXAMPLES.sharedPrefix,
+      requestCount: 128,
+    },
+  },
+  dataset: {
+    summary: 'Conversations of an uploaded ShareGPT dataset (POST /assets), every turn sent',
+    value: {
+      ...EXAMPLE_PROFILE,
+      name: 'sharegpt-sessions',
+      workload: SESSION_WORKLOAD_EXAMPLES.dataset,
+      requestCount: 500,
     },
   },
   points: {

@@ -15,23 +15,32 @@ import {
   Min,
   ValidateNested,
 } from 'class-validator';
-import type { Load, Slo, Workload } from '@teapot/measure';
+import type { Load, ProfileWorkload, Slo, Workload } from '@teapot/measure';
+import {
+  DatasetAssetWorkloadDto,
+  MultiTurnWorkloadDto,
+  SharedPrefixWorkloadDto,
+} from './session-workload.dto';
 import { IsAbsentOr, isPlainObject } from '../../common/validators';
+import { FINITE, LengthJitter, MAX_INPUT_TOKENS, MAX_OUTPUT_TOKENS } from './workload-bounds';
 
 // Bounds one worker process can honour (the accuracy bench measures up to 1024 streams); beyond
 // them a run would measure the client, not the server. Run more profiles or workers instead.
-const MAX_INPUT_TOKENS = 131_072;
-const MAX_OUTPUT_TOKENS = 32_768;
 const MAX_CONCURRENCY = 1024;
 const MAX_RATE_PER_S = 1000;
-const FINITE = { allowNaN: false, allowInfinity: false } as const;
 
 type SyntheticWorkload = Extract<Workload, { kind: 'synthetic' }>;
 type DatasetWorkload = Extract<Workload, { kind: 'dataset' }>;
 type ClosedLoad = Extract<Load, { kind: 'closed' }>;
 type OpenLoad = Extract<Load, { kind: 'open' }>;
 
-export const WORKLOAD_KINDS = ['synthetic', 'dataset'] as const;
+export const WORKLOAD_KINDS = [
+  'synthetic',
+  'dataset',
+  'multi-turn',
+  'shared-prefix',
+  'dataset-asset',
+] as const;
 export const LOAD_KINDS = ['closed', 'open'] as const;
 export const ARRIVALS = ['poisson', 'gamma', 'constant'] as const;
 
@@ -43,7 +52,7 @@ function OneOf(values: readonly string[]): PropertyDecorator {
 /** What an unknown `kind` is read as: only `kind` is checked, so the error names it. */
 export class WorkloadKindDto {
   @OneOf(WORKLOAD_KINDS)
-  kind!: Workload['kind'];
+  kind!: ProfileWorkload['kind'];
 }
 
 export class SyntheticWorkloadDto implements SyntheticWorkload {
@@ -67,11 +76,7 @@ export class SyntheticWorkloadDto implements SyntheticWorkload {
   @Max(MAX_OUTPUT_TOKENS)
   outputTokens!: number;
 
-  @ApiPropertyOptional({ minimum: 0, maximum: 1, description: 'Relative spread of lengths; 0 = all equal.' })
-  @IsAbsentOr()
-  @IsNumber(FINITE)
-  @Min(0)
-  @Max(1)
+  @LengthJitter()
   lengthJitter?: number;
 }
 
@@ -177,7 +182,13 @@ export class SloDto implements Slo {
 }
 
 export const workloadSchema = {
-  oneOf: [{ $ref: getSchemaPath(SyntheticWorkloadDto) }, { $ref: getSchemaPath(DatasetWorkloadDto) }],
+  oneOf: [
+    SyntheticWorkloadDto,
+    DatasetWorkloadDto,
+    MultiTurnWorkloadDto,
+    SharedPrefixWorkloadDto,
+    DatasetAssetWorkloadDto,
+  ].map((dto) => ({ $ref: getSchemaPath(dto) })),
   discriminator: { propertyName: 'kind' },
 };
 export const loadSchema = {
@@ -206,6 +217,9 @@ export const WorkloadObject = () =>
     new Map<string, Type<unknown>>([
       ['synthetic', SyntheticWorkloadDto],
       ['dataset', DatasetWorkloadDto],
+      ['multi-turn', MultiTurnWorkloadDto],
+      ['shared-prefix', SharedPrefixWorkloadDto],
+      ['dataset-asset', DatasetAssetWorkloadDto],
     ]),
   );
 

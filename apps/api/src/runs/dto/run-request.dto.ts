@@ -78,6 +78,14 @@ export class RunRequestDto {
   @ApiProperty({ type: Number, nullable: true }) targetPromptTokens!: number | null;
   @ApiProperty({ type: String, nullable: true }) responseId!: string | null;
   @ApiProperty({ type: String, nullable: true }) finishReason!: string | null;
+  @ApiProperty({
+    type: Number,
+    nullable: true,
+    description: 'Session workloads: the session, numbered from 0 in start order; null otherwise.',
+  })
+  sessionId!: number | null;
+  @ApiProperty({ type: Number, nullable: true, description: 'The turn in its session, 0 = first.' })
+  turnIndex!: number | null;
   @ApiProperty({ type: RequestMetricsDto }) metrics!: RequestMetricsDto;
 }
 
