@@ -1,9 +1,7 @@
-// runBenchmarkInThread starts dist/measuring-thread.js (a Worker cannot load .ts): build it first.
-const { execFileSync } = require('node:child_process');
+// runBenchmarkInThread starts dist/measuring-thread.js (a Worker cannot load .ts): build it first,
+// unless the build step before the tests already did.
+const { buildIfStale } = require('@teapot/testing-base/build-if-stale');
 
 module.exports = () => {
-  execFileSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', 'tsconfig.build.json'], {
-    cwd: __dirname,
-    stdio: 'inherit',
-  });
+  buildIfStale(__dirname);
 };
