@@ -1,5 +1,6 @@
-// Shared jest setup: swc compiles TypeScript (type checking is the `typecheck` task's job), and
-// workspace packages resolve to their sources so a test never needs a stale build.
+// Shared jest setup: swc compiles TypeScript (type checking is the `typecheck` task's job), with the
+// intrinsics bound module-locally (packages/testing/src/jest-transform.js says why), and workspace
+// packages resolve to their sources so a test never needs a stale build.
 const { workspaceSources, swcOptions } = require('./packages/testing/src/workspace');
 
 const moduleNameMapper = {};
@@ -10,7 +11,7 @@ for (const [name, src] of Object.entries(workspaceSources())) {
 
 module.exports = {
   testEnvironment: 'node',
-  transform: { '^.+\\.ts$': ['@swc/jest', swcOptions()] },
+  transform: { '^.+\\.ts$': [require.resolve('./packages/testing/src/jest-transform'), swcOptions()] },
   moduleNameMapper,
   testMatch: ['<rootDir>/src/**/*.spec.ts', '<rootDir>/test/**/*.spec.ts'],
   moduleFileExtensions: ['ts', 'js', 'json'],

@@ -1,21 +1,11 @@
-// The binary tests spawn dist/main.js: build it (and, on a fresh tree, the packages it requires).
-const { execFileSync } = require('node:child_process');
-const { existsSync } = require('node:fs');
+// The binary tests spawn dist/main.js: build it (and the packages it requires whose dist/ is older
+// than their sources), unless the build step before the tests already did.
 const path = require('node:path');
-
-const tsc = require.resolve('typescript/bin/tsc');
-const build = (dir) =>
-  execFileSync(process.execPath, [tsc, '-p', 'tsconfig.build.json'], { cwd: dir, stdio: 'inherit' });
+const { buildIfStale } = require('@teapot/testing-base/build-if-stale');
 
 module.exports = () => {
   // measure's measuring thread always runs from its dist/, even when the tests load measure's sources
-  for (const [dependency, file] of [
-    ['tokenizer', 'index.js'],
-    ['measure', 'measuring-thread.js'],
-    ['simulator', 'index.js'],
-  ]) {
-    const dir = path.join(__dirname, '..', dependency);
-    if (!existsSync(path.join(dir, 'dist', file))) build(dir);
-  }
-  build(__dirname);
+  for (const dependency of ['tokenizer', 'measure', 'simulator'])
+    buildIfStale(path.join(__dirname, '..', dependency));
+  buildIfStale(__dirname);
 };

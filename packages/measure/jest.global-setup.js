@@ -1,17 +1,10 @@
-// runBenchmarkInThread starts dist/measuring-thread.js (a Worker cannot load .ts): build it first.
-const { execFileSync } = require('node:child_process');
-const { existsSync } = require('node:fs');
+// runBenchmarkInThread starts dist/measuring-thread.js (a Worker cannot load .ts): build it first,
+// unless the build step before the tests already did. The thread requires @teapot/tokenizer from its
+// dist/ too.
 const path = require('node:path');
-
-const build = (cwd) =>
-  execFileSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', 'tsconfig.build.json'], {
-    cwd,
-    stdio: 'inherit',
-  });
+const { buildIfStale } = require('@teapot/testing-base/build-if-stale');
 
 module.exports = () => {
-  // the thread requires @teapot/tokenizer from its dist/ (turbo builds it first; a fresh tree may not have it)
-  const tokenizer = path.join(__dirname, '..', 'tokenizer');
-  if (!existsSync(path.join(tokenizer, 'dist', 'index.js'))) build(tokenizer);
-  build(__dirname);
+  buildIfStale(path.join(__dirname, '..', 'tokenizer'));
+  buildIfStale(__dirname);
 };

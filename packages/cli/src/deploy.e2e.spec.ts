@@ -207,18 +207,22 @@ describe('teapot deploy and teapot verdict against a running teapot', () => {
       const script = gateStepScript(await readFile(join(__dirname, '../../../docs/ci.md'), 'utf8'));
       expect(script).toMatch(/^set \+e\nnode "\$TEAPOT_CLI" deploy /);
       const output = join(dir, 'github-output');
-      const step = await promisify(execFile)('bash', ['-c', script], {
-        cwd: dir,
-        env: {
-          ...env(),
-          PATH: process.env.PATH,
-          TEAPOT_CLI: MAIN,
-          TEAPOT_ENDPOINT: endpoint.name,
-          DEPLOY_LABEL: 'rollout of main',
-          GITHUB_SHA: 'c0ffee0',
-          GITHUB_OUTPUT: output,
-        },
-      });
+      // The step keeps the default first-run delay (30 s, for the endpoint's caches to warm): the
+      // simulator has none, so what the deployment queued delayed starts as soon as it is queued.
+      const step = await stack.withoutDelays(() =>
+        promisify(execFile)('bash', ['-c', script], {
+          cwd: dir,
+          env: {
+            ...env(),
+            PATH: process.env.PATH,
+            TEAPOT_CLI: MAIN,
+            TEAPOT_ENDPOINT: endpoint.name,
+            DEPLOY_LABEL: 'rollout of main',
+            GITHUB_SHA: 'c0ffee0',
+            GITHUB_OUTPUT: output,
+          },
+        }),
+      );
       expect(step.stdout).toContain('"rollout of main" (version c0ffee0)');
       const comment = await readFile(join(dir, 'teapot-comment.md'), 'utf8');
       const verdict = /^### \S+ teapot: deployment \*\*([a-z ]+)\*\*$/m.exec(comment)?.[1];

@@ -20,7 +20,7 @@ async function query<T extends object>(url: string, sql: string): Promise<T[]> {
 describe('migrate', () => {
   let testDb: TestDatabase;
   beforeAll(async () => {
-    testDb = await createTestDatabase();
+    testDb = await createTestDatabase(undefined, { migrated: 'fresh' });
   });
   afterAll(() => testDb.drop());
 

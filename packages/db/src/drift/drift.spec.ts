@@ -9,7 +9,8 @@ import { schemaDrift } from '.';
 describe('schema drift', () => {
   let testDb: TestDatabase;
   beforeAll(async () => {
-    testDb = await createTestDatabase();
+    // migrated by migrate() itself, not copied from the template: this is the check of the migrations
+    testDb = await createTestDatabase(undefined, { migrated: 'fresh' });
   });
   afterAll(() => testDb.drop());
 

@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { createDatabase, type CreateDatabaseOptions, type Database } from '../client';
-import { dropDatabase, ensureDatabase } from '../connection';
+import { connect, dropDatabase, ensureDatabase, quoteIdent, splitDatabaseUrl } from '../connection';
 import { migrate } from '../migrate';
+import { migratedTemplate } from './template';
 
 export interface TestDatabase {
   /** Connection string of the new, migrated database. */
@@ -12,28 +13,51 @@ export interface TestDatabase {
 
 const DEFAULT_SERVER_URL = 'postgresql://postgres@127.0.0.1:5432/postgres';
 
+export interface TestDatabaseOptions {
+  /**
+   * `true` (default): a copy of the server's migrated template (see `migratedTemplate`), the same
+   * database `migrate()` makes in a fifth of the time; `'fresh'`: migrated by `migrate()` itself
+   * (the tests of the migrations); `false`: empty, as before `npm run db:migrate`.
+   */
+  migrated?: boolean | 'fresh';
+}
+
 /**
  * Creates `teapot_test_<random>` on the server of `serverUrl` (default: TEAPOT_TEST_DATABASE_URL,
- * then DATABASE_URL, then the local Postgres) and migrates it with the real `migrate()`.
+ * then DATABASE_URL, then the local Postgres), migrated as `options.migrated` says.
  */
 export async function createTestDatabase(
   serverUrl?: string,
-  /** false: an empty database, as before `npm run db:migrate`. */
-  { migrated = true }: { migrated?: boolean } = {},
+  { migrated = true }: TestDatabaseOptions = {},
 ): Promise<TestDatabase> {
   const url = new URL(
     serverUrl ?? process.env.TEAPOT_TEST_DATABASE_URL ?? process.env.DATABASE_URL ?? DEFAULT_SERVER_URL,
   );
   url.pathname = `/teapot_test_${randomBytes(6).toString('hex')}`;
   const databaseUrl = url.toString();
+  if (migrated === true) {
+    await copyTemplate(databaseUrl);
+    return { url: databaseUrl, drop: () => dropDatabase(databaseUrl) };
+  }
   await ensureDatabase(databaseUrl);
   try {
-    if (migrated) await migrate(databaseUrl);
+    if (migrated === 'fresh') await migrate(databaseUrl);
   } catch (err) {
     await dropDatabase(databaseUrl);
     throw err;
   }
   return { url: databaseUrl, drop: () => dropDatabase(databaseUrl) };
+}
+
+async function copyTemplate(databaseUrl: string): Promise<void> {
+  const { database, adminUrl } = splitDatabaseUrl(databaseUrl);
+  const template = await migratedTemplate(adminUrl);
+  const admin = await connect(adminUrl);
+  try {
+    await admin.query(`CREATE DATABASE ${quoteIdent(database)} TEMPLATE ${quoteIdent(template)}`);
+  } finally {
+    await admin.end();
+  }
 }
 
 /** A `Database` on a new migrated test database: close() closes the pool, then drops the database. */
