@@ -245,7 +245,7 @@ describe('teapot bench with bad flags', () => {
     [['--sim-max-batch', '0'], '--sim-max-batch: expected a whole number >= 1, got "0"'],
     [['--sim-chunked-prefill', 'maybe'], '--sim-chunked-prefill: expected one of on, off, got "maybe"'],
     [['--sim-gpu', 'tpu'], '--sim-gpu: expected one of h100-sxm, h200, a100-80gb, l4, got "tpu"'],
-    [['--sim-model', 'gpt-5'], '--sim-model: expected one of llama-8b, llama-70b, got "gpt-5"'],
+    [['--sim-model', 'gpt-5'], '--sim-model: expected one of llama-8b, llama-70b, llama-1b, got "gpt-5"'],
     [['--sim-quant', 'fp4'], '--sim-quant: expected one of fp16, bf16, fp8, int8, int4, got "fp4"'],
     [['--sim-tp', '0'], '--sim-tp: expected a whole number >= 1, got "0"'],
     [['--slo', 'itl_p99'], '--slo: expected METRIC_STAT_ms=N'],
