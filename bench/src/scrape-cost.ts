@@ -2,25 +2,18 @@
  * What scraping the server's metrics during a run costs the measurement: the same run against the
  * simulator with the worker's scraper at 1 s (ServerMetricsSampler on this thread, the run on a
  * measuring thread of its own, as the worker does) and without, alternated A B A B in one invocation,
- * so drift of the machine hits both sides alike. Until the simulator serves /metrics, the scrapes go
- * to exposition-server.ts, a child process rendering a few hundred lines of vLLM-style text.
+ * so drift of the machine hits both sides alike. The scrapes go to the simulator's own /metrics (vLLM's
+ * names and histograms), so the server renders its exposition between the steps it serves, as vLLM does.
  * Prints P99 ITL of each run, the median of each side and their difference, and the median of the
  * pairs' differences (robust to the machine's drift between pairs).
  *
  *   npm run bench:scrape-cost [-- --pairs 4 --requests 200 --concurrency 16 --interval-ms 1000]
  */
-import { join } from 'node:path';
 import { loadavg } from 'node:os';
 import { runBenchmarkInThread, type RunResult } from '@teapot/measure';
 import { measuredWindowOf, ServerMetricsSampler } from '@teapot/server-metrics';
 import { endpointUrlPolicy } from '@teapot/webhooks';
-import {
-  machineLine,
-  positiveIntOption as option,
-  ServiceProcess,
-  startSimulatorProcess,
-  textTable,
-} from './harness';
+import { machineLine, positiveIntOption as option, startSimulatorProcess, textTable } from './harness';
 
 const PAIRS = option('pairs', 4);
 const REQUESTS = option('requests', 200);
@@ -37,14 +30,10 @@ async function main(): Promise<void> {
   const startedAt = Date.now();
   const loadBefore = loadavg();
   const simulator = await startSimulatorProcess(['--gpu', 'h100-sxm', '--model', 'llama-8b', '--seed', '1']);
-  const exposition = new ServiceProcess('exposition', join(__dirname, 'exposition-server.js'), [], {
-    PATH: process.env.PATH ?? '',
-  });
-  const [, metricsUrl, lines] = await exposition.waitForLine(
-    /^exposition listening on (\S+) \((\d+) lines\)/,
-  );
+  const metricsUrl = simulator.baseUrl.replace(/\/v1$/, '/metrics');
   const policy = endpointUrlPolicy('public,private,loopback');
   const rows: Array<{ side: 'A' | 'B'; p99: number; scrapes: number }> = [];
+  let lines = 0;
   try {
     for (let pair = 0; pair < PAIRS; pair++) {
       for (const side of ['A', 'B'] as const) {
@@ -76,8 +65,9 @@ async function main(): Promise<void> {
         if (scraped?.diagnostics.error) console.log(`  run ${pair + 1}${side}: ${scraped.diagnostics.error}`);
       }
     }
+    // the body after the runs, its histograms filled, as on a server that has been serving
+    lines = (await (await fetch(metricsUrl)).text()).split('\n').length;
   } finally {
-    await exposition.stop();
     await simulator.process.stop();
   }
   const table = textTable([

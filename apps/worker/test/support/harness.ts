@@ -4,7 +4,14 @@ import { Queue } from 'bullmq';
 import type { QueueName } from '@teapot/contracts';
 import type { Deployment, Run } from '@teapot/db';
 import { createRedis, type RunQueueProducer } from '@teapot/jobs';
-import { createTestWorld, REDIS_URL, waitFor, type EndpointSeed, type TestWorld } from '@teapot/testing';
+import {
+  createTestWorld,
+  REDIS_URL,
+  waitFor,
+  type EndpointSeed,
+  type ProfileSeed,
+  type TestWorld,
+} from '@teapot/testing';
 import { seedEndpoint, seedManualRun, seedProfile, waitForRunToFinish } from '@teapot/testing';
 import { storeMeasuredRun, syntheticRunResult } from '@teapot/db/testing';
 
@@ -47,15 +54,16 @@ export async function createWorld(): Promise<WorkerWorld> {
   };
 }
 
-/** A manual run of `requests` requests against a new endpoint, queued and waited for until it ends. */
+/** A manual run of a profile (or of `requests` requests) against a new endpoint, queued and waited for until it ends. */
 export async function runOnce(
   world: TestWorld,
   producer: RunQueueProducer,
   endpoint: EndpointSeed,
-  requests = 2,
+  profile: number | ProfileSeed = 2,
 ): Promise<Run> {
   const endpointId = await seedEndpoint(world, endpoint);
-  const runId = await seedManualRun(world, await seedProfile(world, endpointId, { requests }));
+  const seed = typeof profile === 'number' ? { requests: profile } : profile;
+  const runId = await seedManualRun(world, await seedProfile(world, endpointId, seed));
   await producer.enqueueRun(runId);
   return waitForRunToFinish(world, runId);
 }
