@@ -4,6 +4,7 @@ export interface EndpointView {
   id: string;
   name: string;
   baseUrl: string;
+  metricsUrl: string | null;
   apiKind: string;
   model: string;
   archivedAt: string | null;

@@ -28,8 +28,9 @@ export const USAGE = `Usage: node apps/stack/dist/main.js [options]   (npm start
 Starts teapot on this machine: migrates the database, starts the API, the worker and two simulated
 endpoints (llama-8b on an H100 at FP16 and at FP8), registers them with a scheduled profile through
 the REST API, waits for a few scheduled runs and prints what they measured. Then it announces a
-deployment that makes the FP8 endpoint slower (its simulator switches to FP16 weights) and prints
-the signed deployment.regressed webhook its own local receiver got and verified. Then it keeps
+deployment that makes the FP8 endpoint slower (its simulator switches to FP16 weights and a small
+KV cache) and prints the signed deployment.regressed webhook its own local receiver got and
+verified, with why (preemptions, KV-cache usage from the simulator's own metrics). Then it keeps
 serving until Ctrl-C.
 
   --once              exit after the deployment's verdict (exit code 0 when both endpoints were measured and the deployment was judged)

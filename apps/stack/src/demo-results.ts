@@ -95,7 +95,7 @@ export async function reportCapacity(
 }
 
 /**
- * Makes the FP8 endpoint slower (its simulator switches to FP16 weights), announces it as a
+ * Makes the FP8 endpoint slower (its simulator switches to FP16 weights and a small KV cache), announces it as a
  * deployment with the new serving configuration, and prints the signed webhook the launcher's own
  * receiver got once the deployment was verified.
  */

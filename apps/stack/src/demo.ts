@@ -103,7 +103,14 @@ export async function registerDemoEndpoint(
   intervalS: number,
 ): Promise<RegisteredEndpoint> {
   const actions: string[] = [];
-  const wanted = { baseUrl: demo.baseUrl, apiKind: 'chat', model: DEMO_MODEL };
+  // The simulator serves vLLM's Prometheus metrics beside its API: every run scrapes them, so a
+  // regression comes with the server's own account of it (preemptions, KV-cache usage, ...).
+  const wanted = {
+    baseUrl: demo.baseUrl,
+    apiKind: 'chat',
+    model: DEMO_MODEL,
+    metricsUrl: demo.baseUrl.replace(/\/v1$/, '/metrics'),
+  };
   const config = servingConfigOf(demo.quant);
   let endpoint = await api.findEndpoint(demo.name);
   let configVersion: number;
@@ -161,7 +168,7 @@ function differences(wanted: Record<string, unknown>, actual: object): Record<st
  */
 export async function redeploySimulator(
   baseUrl: string,
-  change: { quant?: DemoQuant; chunkedPrefill?: boolean },
+  change: { quant?: DemoQuant; chunkedPrefill?: boolean; kvCacheTokens?: number },
 ): Promise<void> {
   const response = await fetch(`${baseUrl}/_teapot/deployment`, {
     method: 'POST',

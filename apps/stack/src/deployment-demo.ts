@@ -1,8 +1,14 @@
 import type { DeploymentView, TeapotApiClient } from './api-client';
-import { redeploySimulator, servingConfigOf, type RegisteredEndpoint } from './demo';
+import { DEMO_GPU, DEMO_MODEL, redeploySimulator, servingConfigOf, type RegisteredEndpoint } from './demo';
 import { LocalWebhookReceiver, type ReceivedWebhook } from './webhook-receiver';
 
-export const DEMO_DEPLOYMENT_LABEL = 'moved llama-8b to FP16 weights';
+export const DEMO_DEPLOYMENT_LABEL = 'moved llama-8b to FP16 weights, leaving a 2,048-token KV cache';
+/**
+ * The KV cache the slower deployment leaves, in tokens: the demo's 8 streams of 256 + 128 tokens
+ * need 192 blocks of 16 at their longest and get 128, so the engine preempts and recomputes them,
+ * which the server's metrics report and the verdict's explanation names.
+ */
+const DEMO_SMALL_KV_CACHE_TOKENS = 2048;
 const POLL_MS = 1_000;
 
 export interface AnnouncedDeployment {
@@ -13,7 +19,7 @@ export interface AnnouncedDeployment {
 
 /**
  * The end of the demo, as a user would do it: subscribe a local receiver to deployment events, make
- * the FP8 endpoint slower (its simulator now serves FP16 weights), announce that through
+ * the FP8 endpoint slower (its simulator now serves FP16 weights from a small KV cache), announce that through
  * POST /deployments with the new serving configuration, wait for the verification and for the
  * signed webhook. The subscription is switched off afterwards, since the receiver stops with this.
  */
@@ -36,12 +42,23 @@ export async function announceSlowerDeployment(
       `subscribed the local receiver ${receiver.url} to deployment.regressed and deployment.verified of ${endpoint.name} (POST /webhooks/subscriptions)`,
     );
     try {
-      await redeploySimulator(endpoint.baseUrl, { quant: 'fp16' });
+      await redeploySimulator(endpoint.baseUrl, { quant: 'fp16', kvCacheTokens: DEMO_SMALL_KV_CACHE_TOKENS });
       const created = await api.createDeployment({
         endpointId: endpoint.endpointId,
         label: DEMO_DEPLOYMENT_LABEL,
         version: 'teapot-sim-0.1.0-fp16',
-        config: { ...servingConfigOf('fp16'), note: 'teapot stack demo: a deployment that makes it slower' },
+        config: {
+          ...servingConfigOf('fp16'),
+          extra: {
+            simulator: {
+              gpu: DEMO_GPU,
+              model: DEMO_MODEL,
+              quant: 'fp16',
+              kvCacheTokens: DEMO_SMALL_KV_CACHE_TOKENS,
+            },
+          },
+          note: 'teapot stack demo: a deployment that makes it slower',
+        },
         settings: {
           // The scheduled profile only: a capacity search of the endpoint would take minutes a round.
           profileIds: [endpoint.profileId],
@@ -54,7 +71,7 @@ export async function announceSlowerDeployment(
         },
       });
       say(
-        `deployment ${created.id} on ${endpoint.name}: its simulator now serves FP16 weights; ` +
+        `deployment ${created.id} on ${endpoint.name}: its simulator now serves FP16 weights with a ${DEMO_SMALL_KV_CACHE_TOKENS}-token KV cache; ` +
           `${created.runs.length} post-deployment runs queued, compared with the last ${baselineRuns} runs before it (POST /deployments)...`,
       );
       const deployment = await waitForVerdict(api, created.id, signal, POLL_MS);

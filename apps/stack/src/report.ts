@@ -207,6 +207,7 @@ export function renderDeploymentWebhook(webhook: ReceivedWebhook): string {
       candidateRuns?: number;
       decidedBy?: string[];
       metrics?: WebhookMetricRow[];
+      explanations?: string[];
     }>;
   };
   const signature = webhook.signatureOk
@@ -242,6 +243,8 @@ export function renderDeploymentWebhook(webhook: ReceivedWebhook): string {
       lines.push(
         `    ${cells.map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i]))).join('  ')}`.trimEnd(),
       );
+    // What the server's metrics and the per-token record say changed with it.
+    if (profile.explanations?.length) lines.push(`    why: ${profile.explanations.join('; ')}`);
   }
   return lines.join('\n') + '\n';
 }

@@ -96,7 +96,9 @@ describe('the one-machine launcher (npm start)', () => {
       expect(output.text).toContain('The signed deployment.regressed webhook the local receiver got:');
       expect(output.text).toMatch(/^ {2}webhook-id {3}msg_\S+$/m);
       expect(output.text).toMatch(/^ {2}signature {4}OK \(verified with the subscription's secret/m);
-      expect(output.text).toMatch(/^ {2}deployment {3}moved llama-8b to FP16 weights .*: regressed$/m);
+      expect(output.text).toMatch(/^ {2}deployment {3}moved llama-8b to FP16 weights, .*: regressed$/m);
+      // Why, from the simulator's own metrics scraped during every run: the small KV cache preempts.
+      expect(output.text).toMatch(/^ {4}why: .*preemptions 0 -> \d+ per run/m);
       const tpotLine = output.text.split('\n').find((l) => l.startsWith('    * P50 TPOT')) ?? '';
       expect(tpotLine).toMatch(/ regressed$/);
       const [, before, after] = /(\d+\.\d+) -> (\d+\.\d+)/.exec(tpotLine) ?? [];
