@@ -1,6 +1,6 @@
 import { SKIPPED_RUN_ERROR_PREFIX, snapshotOf } from '@teapot/contracts';
 import { storeMeasuredRun, syntheticRunResult } from '@teapot/db/testing';
-import { created, endpointBody, profileBody, type RunningApi, startApi } from './api';
+import { created, endpointBody, profileBody, startApiForFile } from './api';
 
 /** One sample of the exposition text: its name, labels and value. */
 interface Sample {
@@ -30,7 +30,8 @@ function find(samples: Sample[], name: string, labels: Record<string, string>): 
   );
 }
 
-let api: RunningApi;
+// Three groups shown at most: the fourth, least recently run, is counted as omitted.
+const api = startApiForFile({ TEAPOT_METRICS_MAX_GROUPS: '3' });
 let readKey: string;
 const T0 = Date.UTC(2026, 10, 2, 12);
 const MINUTE = 60_000;
@@ -76,8 +77,6 @@ const latest = {} as Record<'a1' | 'a2' | 'b1', string>;
 let latestDeployment: string;
 
 beforeAll(async () => {
-  // Three groups shown at most: the fourth, least recently run, is counted as omitted.
-  api = await startApi({ TEAPOT_METRICS_MAX_GROUPS: '3' });
   readKey = (await created<{ key: string }>(api, '/api-keys', { name: 'prometheus', scope: 'read' })).key;
   for (const [key, quant] of [
     ['a', 'fp8'],
@@ -156,8 +155,6 @@ beforeAll(async () => {
     });
   }
 }, 60_000);
-
-afterAll(() => api?.close());
 
 describe('GET /metrics', () => {
   it('needs an API key', async () => {

@@ -3,13 +3,9 @@ import type { OpenAPIObject } from '@nestjs/swagger';
 import { SAMPLE_CAPACITY_SEARCH } from '@teapot/contracts/testing';
 import { createApp, listen } from '../src/app';
 import { offlineOpenApiDocument } from '../src/openapi';
-import { created, endpointBody, profileBody, type RunningApi, startApi } from './api';
+import { created, endpointBody, profileBody, startApi, startApiForFile } from './api';
 
-let api: RunningApi;
-beforeAll(async () => {
-  api = await startApi();
-});
-afterAll(() => api?.close());
+const api = startApiForFile();
 
 describe('request ids', () => {
   it('honours a safe x-request-id, returns it and logs it', async () => {
