@@ -73,6 +73,17 @@ const ids = {} as Record<
   'a' | 'b' | 'c',
   { endpoint: string; profile: string; name: string; profileName: string }
 >;
+/** The labels naming a seeded endpoint on a series. */
+const endpointLabels = (side: keyof typeof ids) => ({
+  endpoint: ids[side].name,
+  endpoint_id: ids[side].endpoint,
+});
+/** The labels naming a seeded endpoint and its profile on a series. */
+const profileLabels = (side: keyof typeof ids) => ({
+  ...endpointLabels(side),
+  profile: ids[side].profileName,
+  profile_id: ids[side].profile,
+});
 const latest = {} as Record<'a1' | 'a2' | 'b1', string>;
 let latestDeployment: string;
 
@@ -178,13 +189,7 @@ describe('GET /metrics', () => {
     ];
     for (const [run, side, version] of groups) {
       const stored = await api.prisma.run.findUniqueOrThrow({ where: { id: latest[run] } });
-      const labels = {
-        endpoint: ids[side].name,
-        endpoint_id: ids[side].endpoint,
-        profile: ids[side].profileName,
-        profile_id: ids[side].profile,
-        config_version: version,
-      };
+      const labels = { ...profileLabels(side), config_version: version };
       const one = (name: string, extra: Record<string, string> = {}) => {
         const found = find(samples, name, { ...labels, ...extra });
         expect(found).toHaveLength(1);
@@ -219,8 +224,7 @@ describe('GET /metrics', () => {
       {
         name: 'teapot_latest_deployment_timestamp_seconds',
         labels: {
-          endpoint: ids.a.name,
-          endpoint_id: ids.a.endpoint,
+          ...endpointLabels('a'),
           deployment_id: latestDeployment,
           deployment: 'fp8 -> fp16',
           version: 'v2',
@@ -233,8 +237,7 @@ describe('GET /metrics', () => {
       {
         name: 'teapot_latest_deployment_verdict',
         labels: {
-          endpoint: ids.a.name,
-          endpoint_id: ids.a.endpoint,
+          ...endpointLabels('a'),
           deployment_id: latestDeployment,
           verdict: 'regressed',
         },
@@ -250,12 +253,7 @@ describe('GET /metrics', () => {
     expect(skipped).toEqual([
       {
         name: 'teapot_runs_skipped_last_day',
-        labels: {
-          endpoint: ids.a.name,
-          endpoint_id: ids.a.endpoint,
-          profile: ids.a.profileName,
-          profile_id: ids.a.profile,
-        },
+        labels: profileLabels('a'),
         value: 1,
       },
     ]);
