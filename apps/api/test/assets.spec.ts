@@ -1,21 +1,19 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { created, endpointBody, profileBody, type RunningApi, startApi } from './api';
+import { created, endpointBody, profileBody, startApiForFile } from './api';
 
 const DATASET = readFileSync(
   join(__dirname, '..', '..', '..', 'packages', 'measure', 'datasets', 'teapot-chats.sharegpt.jsonl'),
 );
 const SHA = createHash('sha256').update(DATASET).digest('hex');
 
-let api: RunningApi;
+const api = startApiForFile();
 let endpointId: string;
 
 beforeAll(async () => {
-  api = await startApi();
   endpointId = (await created(api, '/endpoints', endpointBody())).id as string;
 });
-afterAll(() => api?.close());
 
 function upload(
   body: Buffer | string,

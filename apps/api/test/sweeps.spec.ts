@@ -6,7 +6,7 @@ import { SAMPLE_CAPACITY_SEARCH } from '@teapot/contracts/testing';
 import { persistRunResult, SweepStore } from '@teapot/db';
 import { syntheticRunResult } from '@teapot/db/testing';
 import { advanceSweepJobId, SweepQueueProducer } from '@teapot/jobs';
-import { created, endpointBody, profileBody, type RunningApi, startApi } from './api';
+import { created, endpointBody, profileBody, startApiForFile } from './api';
 
 const SHIPPED_DATASET = join(
   __dirname,
@@ -21,18 +21,16 @@ const SHIPPED_DATASET = join(
 
 const RATES = { kind: 'points', dimension: 'rate', points: [1, 2, 4, 8] };
 
-let api: RunningApi;
+const api = startApiForFile();
 let store: SweepStore;
 let endpointId: string;
 
 beforeAll(async () => {
-  api = await startApi();
   store = new SweepStore(api.prisma);
   endpointId = (
     await created(api, '/endpoints', endpointBody({ config: { gpuCount: 2, usdPerGpuHour: 2.5 } }))
   ).id as string;
 });
-afterAll(() => api?.close());
 
 const sweepProfile = (overrides: Record<string, unknown> = {}, endpoint = endpointId) =>
   created<{ id: string; endpointId: string; sweep: unknown }>(
