@@ -115,6 +115,15 @@ export function profileBody(
   };
 }
 
+/** POST /assets?`query` of a file as the body, as the write key (the answer is not checked). */
+export function uploadAsset(api: RunningApi, body: Buffer | string, query: string, type: string) {
+  return api.http
+    .post(`/assets?${query}`)
+    .set('authorization', api.auth)
+    .set('content-type', type)
+    .send(body);
+}
+
 /** POSTs as the write key and insists on 201; returns the body. */
 export async function created<T = Record<string, unknown>>(
   api: RunningApi,

@@ -91,7 +91,7 @@ export const DEFAULT_DATASET_OUTPUT_TOKENS = 256;
  */
 export function promptSource(workload: Workload, seed: number, tokenizer?: RunTokenizer): () => PromptSpec {
   if (workload.kind === 'synthetic') return syntheticPrompts({ ...workload, seed }, tokenizer);
-  if (workload.kind === 'shared-prefix') return sharedPrefixPrompts(workload, seed);
+  if (workload.kind === 'shared-prefix') return sharedPrefixPrompts(workload, seed, tokenizer);
   if (workload.kind !== 'dataset') throw new TypeError(`a ${workload.kind} workload is sent in sessions`);
   const { prompts } = workload;
   if (prompts.length === 0) throw new RangeError('dataset workload has no prompts');
