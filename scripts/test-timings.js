@@ -33,7 +33,8 @@ function packageDirs() {
 
 function run(turboArgs) {
   for (const dir of packageDirs()) fs.rmSync(path.join(dir, RESULTS), { force: true });
-  const args = ['scripts/pnpm.js', 'exec', 'turbo', 'run', 'test', '--concurrency=1', '--continue'];
+  const args = ['scripts/pnpm.js', 'exec', 'turbo', 'run', 'test', '--continue'];
+  if (!turboArgs.some((arg) => arg.startsWith('--concurrency'))) args.push('--concurrency=1');
   args.push(
     '--summarize',
     '--output-logs=errors-only',
