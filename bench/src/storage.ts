@@ -6,7 +6,7 @@
  *
  *   pnpm --filter @teapot/bench build && pnpm --filter @teapot/bench storage [-- --full-baseline]
  *
- * The per-token table exists only in the benchmark's database (raw SQL, not in schema.prisma), so
+ * The per-token table exists only in the benchmark's database (raw SQL, not in prisma/schema), so
  * Prisma has no model for it and `createMany` cannot be called; the baseline sends what createMany
  * sends — one multi-row INSERT with bind parameters per batch — through `prisma.$executeRawUnsafe`.
  * By default it inserts 100,000 of the million rows and scales linearly (printed as extrapolated);

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// A Prisma generator that writes the schema's DMMF (Prisma's own parse of schema.prisma) as JSON to
+// A Prisma generator that writes the schema's DMMF (Prisma's own parse of the schema) as JSON to
 // its `output`, so the drift test compares the database with what Prisma itself understood.
 // Speaks the generator protocol: JSON-RPC requests on stdin, responses on stderr, one per line.
 const fs = require('node:fs');

@@ -7,7 +7,7 @@ const path = require('node:path');
 
 const env = { ...process.env, PRISMA_HIDE_UPDATE_MESSAGE: '1', CHECKPOINT_DISABLE: '1' };
 env.PRISMA_SCHEMA_ENGINE_BINARY ??= process.execPath;
-const schema = path.resolve(__dirname, '../../../prisma/schema.prisma');
+const schema = path.resolve(__dirname, '../../../prisma/schema');
 const prismaCli = require.resolve('prisma/build/index.js');
 const res = spawnSync(process.execPath, [prismaCli, 'generate', '--schema', schema], {
   stdio: 'inherit',

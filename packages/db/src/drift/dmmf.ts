@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 
@@ -46,20 +46,26 @@ export interface DmmfDatamodel {
   indexes: DmmfIndex[];
 }
 
-export const SCHEMA_PATH = path.resolve(__dirname, '../../../../prisma/schema.prisma');
+/** The schema folder: `schema.prisma` (generator, datasource) and one `.prisma` file per domain. */
+export const SCHEMA_DIR = path.resolve(__dirname, '../../../../prisma/schema');
 const GENERATOR = path.resolve(__dirname, '../../scripts/dmmf-generator.js');
 
 /**
- * Prisma's own parse of a schema: runs `prisma generate` (offline, no engine) on a copy whose only
- * generator writes the DMMF as JSON.
+ * Prisma's own parse of a schema folder: runs `prisma generate` (offline, no engine) on a copy
+ * whose only generator writes the DMMF as JSON.
  */
-export function loadDmmf(schemaPath = SCHEMA_PATH): DmmfDatamodel {
+export function loadDmmf(schemaDir = SCHEMA_DIR): DmmfDatamodel {
   const dir = mkdtempSync(path.join(tmpdir(), 'teapot-dmmf-'));
   try {
     const output = path.join(dir, 'dmmf.json');
-    const generator = `generator dmmf {\n  provider = ${JSON.stringify(`node ${GENERATOR}`)}\n  output = ${JSON.stringify(output)}\n}`;
-    const schema = readFileSync(schemaPath, 'utf8').replace(/^generator\s+\w+\s*\{[\s\S]*?^\}/gm, '');
-    writeFileSync(path.join(dir, 'schema.prisma'), `${generator}\n${schema}`);
+    const copy = path.join(dir, 'schema');
+    mkdirSync(copy);
+    for (const file of readdirSync(schemaDir).filter((name) => name.endsWith('.prisma'))) {
+      const schema = readFileSync(path.join(schemaDir, file), 'utf8');
+      writeFileSync(path.join(copy, file), schema.replace(/^generator\s+\w+\s*\{[\s\S]*?^\}/gm, ''));
+    }
+    const generator = `generator dmmf {\n  provider = ${JSON.stringify(`node ${GENERATOR}`)}\n  output = ${JSON.stringify(output)}\n}\n`;
+    writeFileSync(path.join(copy, 'teapot-dmmf-generator.prisma'), generator);
     const env: NodeJS.ProcessEnv = {
       ...process.env,
       PRISMA_HIDE_UPDATE_MESSAGE: '1',
@@ -67,7 +73,7 @@ export function loadDmmf(schemaPath = SCHEMA_PATH): DmmfDatamodel {
     };
     env.PRISMA_SCHEMA_ENGINE_BINARY ??= process.execPath;
     const cli = require.resolve('prisma/build/index.js');
-    const res = spawnSync(process.execPath, [cli, 'generate', '--schema', path.join(dir, 'schema.prisma')], {
+    const res = spawnSync(process.execPath, [cli, 'generate', '--schema', copy], {
       env,
       encoding: 'utf8',
       cwd: dir,

@@ -1,10 +1,20 @@
-import { readFileSync, writeFileSync, mkdtempSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Client } from 'pg';
 import { createTestDatabase, type TestDatabase } from '../testing';
-import { SCHEMA_PATH } from './dmmf';
+import { SCHEMA_DIR } from './dmmf';
 import { schemaDrift } from '.';
+
+/** A copy of the schema folder with each file's text passed through `edits[file]`, if any. */
+function editedSchema(edits: Record<string, (schema: string) => string>): string {
+  const dir = mkdtempSync(path.join(tmpdir(), 'teapot-drift-'));
+  for (const file of readdirSync(SCHEMA_DIR)) {
+    const schema = readFileSync(path.join(SCHEMA_DIR, file), 'utf8');
+    writeFileSync(path.join(dir, file), edits[file]?.(schema) ?? schema);
+  }
+  return dir;
+}
 
 describe('schema drift', () => {
   let testDb: TestDatabase;
@@ -14,23 +24,21 @@ describe('schema drift', () => {
   });
   afterAll(() => testDb.drop());
 
-  it('finds none between schema.prisma and the migrated database', async () => {
+  it('finds none between prisma/schema and the migrated database', async () => {
     expect(await schemaDrift(testDb.url)).toEqual([]);
   });
 
   it('notices a schema edit that no migration made', async () => {
-    const dir = mkdtempSync(path.join(tmpdir(), 'teapot-drift-'));
-    const edited = path.join(dir, 'schema.prisma');
-    const schema = readFileSync(SCHEMA_PATH, 'utf8');
-    writeFileSync(
-      edited,
-      schema
-        .replace(/\n( {2}note +String\?)/, '\n$1\n  rack String?')
-        .replace('onDelete: SetNull)', 'onDelete: Cascade)')
-        .replace('@@index([gpuModel])', '@@index([gpuModel], type: Hash)')
-        .replace(/enum ApiKind \{\n {2}chat\n/, 'enum ApiKind {\n  chat\n  embeddings\n'),
-    );
-    expect((await schemaDrift(testDb.url, { schemaPath: edited })).sort()).toEqual(
+    const edited = editedSchema({
+      'endpoints.prisma': (schema) =>
+        schema
+          .replace(/\n( {2}note +String\?)/, '\n$1\n  rack String?')
+          .replace('@@index([gpuModel])', '@@index([gpuModel], type: Hash)')
+          .replace(/enum ApiKind \{\n {2}chat\n/, 'enum ApiKind {\n  chat\n  embeddings\n'),
+      // the first SetNull relation there is runs.profile
+      'runs.prisma': (schema) => schema.replace('onDelete: SetNull)', 'onDelete: Cascade)'),
+    });
+    expect((await schemaDrift(testDb.url, { schemaDir: edited })).sort()).toEqual(
       [
         '- columns: serving_configs.rack text',
         '- enums: ApiKind: chat, embeddings, completions',
@@ -43,7 +51,7 @@ describe('schema drift', () => {
     );
   });
 
-  it('notices a database change that schema.prisma does not declare', async () => {
+  it('notices a database change that the schema does not declare', async () => {
     const altered = await createTestDatabase();
     const client = new Client({ connectionString: altered.url });
     await client.connect();

@@ -1,12 +1,12 @@
 import { databaseShape } from './database-shape';
-import { loadDmmf, SCHEMA_PATH } from './dmmf';
+import { loadDmmf, SCHEMA_DIR } from './dmmf';
 import { diffShapes, expectedShape, type SchemaShape } from './shape';
 
 export type { SchemaShape } from './shape';
 
 /**
  * Objects the migrations create in raw SQL because Prisma cannot express them, spelled exactly as
- * the drift check reads them from the database. Anything else not declared in schema.prisma is drift.
+ * the drift check reads them from the database. Anything else the schema does not declare is drift.
  */
 export const RAW_SQL_OBJECTS: Partial<SchemaShape> = {
   indexes: [
@@ -20,13 +20,14 @@ export const RAW_SQL_OBJECTS: Partial<SchemaShape> = {
 };
 
 export interface SchemaDriftOptions {
-  schemaPath?: string;
+  /** A schema folder to compare instead of the repository's `prisma/schema`. */
+  schemaDir?: string;
   allowedExtras?: Partial<SchemaShape>;
 }
 
-/** Differences between schema.prisma (as Prisma parses it) and a migrated database; empty when they agree. */
+/** Differences between the schema (as Prisma parses it) and a migrated database; empty when they agree. */
 export async function schemaDrift(databaseUrl: string, options: SchemaDriftOptions = {}): Promise<string[]> {
-  const expected = expectedShape(loadDmmf(options.schemaPath ?? SCHEMA_PATH));
+  const expected = expectedShape(loadDmmf(options.schemaDir ?? SCHEMA_DIR));
   const actual = await databaseShape(databaseUrl);
   return diffShapes(expected, actual, options.allowedExtras ?? RAW_SQL_OBJECTS);
 }
