@@ -1,7 +1,7 @@
 import { arrivalSchedule } from './arrivals';
 import { deriveSeed } from './random';
 import type { RunTokenizer } from './run-tokenizer';
-import type { RunOptions } from './types';
+import type { RunOptions, Workload } from './types';
 import { tracePrompts, type PromptSpec } from './workload';
 
 /** An arrival this close to its send time goes now: timers only have millisecond resolution. */
@@ -49,13 +49,17 @@ export function openSchedule(options: RunOptions, tokenizer: RunTokenizer | null
   return { timesUs, promptAt: null };
 }
 
+/** A trace's mean arrival rate as replayed (after its speed), per second. */
+export function traceRatePerS(workload: Extract<Workload, { kind: 'trace' }>): number {
+  const { requests } = workload;
+  const spanS = requests[requests.length - 1].atMs / 1000 / (workload.speed ?? 1);
+  return spanS > 0 ? requests.length / spanS : requests.length;
+}
+
 /** The mean arrival rate of an open-loop run, per second: how many connections are worth opening ahead. */
 export function openRatePerS(options: RunOptions): number {
   const { load, workload } = options;
-  if (workload.kind === 'trace') {
-    const spanS = workload.requests[workload.requests.length - 1].atMs / 1000 / (workload.speed ?? 1);
-    return spanS > 0 ? workload.requests.length / spanS : workload.requests.length;
-  }
+  if (workload.kind === 'trace') return traceRatePerS(workload);
   return load.kind === 'open' ? load.ratePerS : 0;
 }
 
