@@ -26,7 +26,7 @@ const datasetFilters = {
   sampleSeed: z.number().int().min(0).optional(),
 };
 
-/** A profile's workload; `dataset-asset` names an uploaded dataset, read when the run is measured. */
+/** A profile's workload; `dataset-asset` and `trace-asset` name an uploaded file, read when the run is measured. */
 const workloadSchema: z.ZodType<ProfileWorkload> = z.discriminatedUnion('kind', [
   z.object({
     kind: z.literal('synthetic'),
@@ -63,6 +63,11 @@ const workloadSchema: z.ZodType<ProfileWorkload> = z.discriminatedUnion('kind', 
     outputTokens: positiveInt.optional(),
     ...datasetFilters,
     ...sessionOptions,
+  }),
+  z.object({
+    kind: z.literal('trace-asset'),
+    sha256: z.string().regex(/^[0-9a-f]{64}$/),
+    speed: positive.optional(),
   }),
 ]);
 

@@ -1,5 +1,5 @@
 import { parseProfileSnapshot, type ProfileSnapshot } from '@teapot/contracts';
-import { measuredWorkload, type RunOptions, type Target } from '@teapot/measure';
+import { assetOf, measuredWorkload, type RunOptions, type Target } from '@teapot/measure';
 import { readTokenizerIn, TokenizerFileError, type TokenizerSource } from '@teapot/tokenizer';
 
 /** Reads an uploaded file's bytes by SHA-256; null when none is stored. */
@@ -7,7 +7,7 @@ export type AssetReader = (sha256: string) => Promise<Buffer | null>;
 
 /**
  * Measurement options from a run's stored snapshot; throws InvalidSnapshotError naming a bad field,
- * a DatasetError when the dataset the profile names cannot be read, TokenizerFileError when its
+ * a DatasetError or TraceError when the dataset or trace the profile names cannot be read, TokenizerFileError when its
  * tokenizer cannot be read under `tokenizerDir` (TEAPOT_TOKENIZER_DIR).
  */
 export async function runOptionsFromSnapshot(
@@ -18,7 +18,8 @@ export async function runOptionsFromSnapshot(
 ): Promise<RunOptions> {
   const snapshot = parseProfileSnapshot(value);
   const { workload } = snapshot;
-  const file = workload.kind === 'dataset-asset' ? await readAsset(workload.sha256) : null;
+  const sha256 = assetOf(workload);
+  const file = sha256 === null ? null : await readAsset(sha256);
   const options = runOptionsOf(snapshot, target, file?.toString('utf8') ?? null);
   if (snapshot.tokenizer !== null) options.tokenizer = tokenizerOf(snapshot.tokenizer, tokenizerDir);
   return options;
@@ -34,7 +35,7 @@ function tokenizerOf(name: string, dir: string | undefined): TokenizerSource {
   return readTokenizerIn(dir, name);
 }
 
-/** `datasetText`: the file a `dataset-asset` workload names (null for other workloads). */
+/** `datasetText`: the file a `dataset-asset` or `trace-asset` workload names (null for other workloads). */
 export function runOptionsOf(
   snapshot: ProfileSnapshot,
   target: Target,
