@@ -100,6 +100,20 @@ export function profileBody(
   };
 }
 
+/** POST /assets?`query` with the file as the body, as the write key. */
+export function uploadAsset(
+  api: RunningApi,
+  body: Buffer | string,
+  query: string,
+  type = 'application/x-ndjson',
+) {
+  return api.http
+    .post(`/assets?${query}`)
+    .set('authorization', api.auth)
+    .set('content-type', type)
+    .send(body);
+}
+
 /** POSTs as the write key and insists on 201; returns the body. */
 export async function created<T = Record<string, unknown>>(
   api: RunningApi,

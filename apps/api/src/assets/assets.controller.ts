@@ -29,11 +29,11 @@ export class AssetsController {
   @Post()
   @Access('write')
   @ApiOperation({
-    summary: 'Upload a dataset, stored once by the SHA-256 of its bytes',
+    summary: 'Upload a dataset or a trace, stored once by the SHA-256 of its bytes',
     description:
-      `The body is the file itself (at most ${ASSET_LIMIT_BYTES / 1024 / 1024} MiB), read before it is stored. ` +
-      'The same bytes again answer 200 with the stored asset. A profile names the dataset by `sha256` ' +
-      '(workload kind `dataset-asset`).',
+      `The body is the file itself (at most ${ASSET_LIMIT_BYTES / 1024 / 1024} MiB), read before it is stored: ` +
+      'a line that does not fit is a 400 naming it, and nothing is stored. The same bytes again answer 200 with ' +
+      'the stored asset. A profile names the file by `sha256` (workload kind `dataset-asset` or `trace-asset`).',
   })
   @ApiConsumes(...ASSET_BODY_TYPES)
   @ApiBody({
@@ -44,6 +44,13 @@ export class AssetsController {
         value:
           '{"conversations":[{"from":"human","value":"How long should green tea steep?"},' +
           '{"from":"gpt","value":"Two to three minutes."},{"from":"human","value":"And stronger?"}]}\n',
+      },
+      trace: {
+        summary: "A trace (?kind=trace) in teapot's own shape: ms from the first line, token lengths",
+        value:
+          '{"timestamp_ms":0,"input_tokens":812,"output_tokens":96}\n' +
+          '{"timestamp_ms":140.5,"input_tokens":2048,"output_tokens":32}\n' +
+          '{"timestamp_ms":141,"input_tokens":77,"output_tokens":410}\n',
       },
     },
   })

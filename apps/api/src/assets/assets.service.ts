@@ -1,9 +1,21 @@
 import { Injectable, NotFoundException } from '@nestjs/common';
 import { AssetStore, type AssetMeta } from '@teapot/db';
-import { DatasetError, parseConversations, type DatasetFormat } from '@teapot/measure';
+import {
+  DatasetError,
+  parseConversations,
+  parseTrace,
+  TraceError,
+  type DatasetFormat,
+} from '@teapot/measure';
 import { RequestValidationException } from '../errors/request-validation.exception';
 import { PrismaService } from '../prisma/prisma.service';
-import type { AssetDto, UploadAssetQueryDto, UploadedAssetDto } from './dto/asset.dto';
+import type {
+  AssetContents,
+  AssetDto,
+  AssetKind,
+  UploadAssetQueryDto,
+  UploadedAssetDto,
+} from './dto/asset.dto';
 
 const UTF8 = new TextDecoder('utf-8', { fatal: true });
 
@@ -22,13 +34,36 @@ function datasetText(bytes: Buffer): string {
 
 /** A dataset's conversations, or a 400 naming the line (or item) and field that does not fit. */
 export function readDataset(bytes: Buffer, format: DatasetFormat, field: string) {
+  return asBadRequest(field, () => parseConversations(datasetText(bytes), format));
+}
+
+/** A trace's requests, or a 400 naming the line and field that does not fit. */
+export function readTrace(bytes: Buffer, field: string) {
+  return asBadRequest(field, () => parseTrace(datasetText(bytes)));
+}
+
+/** `read()`, with a file that does not read (DatasetError, TraceError) as a 400 naming `field`. */
+export function asBadRequest<T>(field: string, read: () => T): T {
   try {
-    return parseConversations(datasetText(bytes), format);
+    return read();
   } catch (error) {
-    if (error instanceof DatasetError)
+    if (error instanceof DatasetError || error instanceof TraceError)
       throw new RequestValidationException([{ field, problem: error.message }]);
     throw error;
   }
+}
+
+/** What an upload's response says of the file: conversations and turns, or a trace's lines and span. */
+function contentsOf(query: UploadAssetQueryDto, body: Buffer): AssetContents {
+  if (query.kind === 'trace') {
+    const { format, requests } = readTrace(body, 'body');
+    return { traceFormat: format, lines: requests.length, spanS: requests[requests.length - 1].atMs / 1000 };
+  }
+  if (query.format === undefined)
+    throw new RequestValidationException([{ field: 'format', problem: 'is required for a dataset' }]);
+  const conversations = readDataset(body, query.format, 'body');
+  const turns = conversations.reduce((sum, c) => sum + c.turns.length, 0);
+  return { conversations: conversations.length, turns };
 }
 
 @Injectable()
@@ -49,10 +84,9 @@ export class AssetsService {
       throw new RequestValidationException([
         { field: 'body', problem: 'is empty: send the file as the body' },
       ]);
-    const conversations = readDataset(body, query.format, 'body');
+    const contents = contentsOf(query, body);
     const { asset, created } = await this.store.put(query.kind, mediaType, body);
-    const turns = conversations.reduce((sum, c) => sum + c.turns.length, 0);
-    return { asset: { ...assetDto(asset), conversations: conversations.length, turns }, created };
+    return { asset: { ...assetDto(asset), ...contents }, created };
   }
 
   async get(sha256: string): Promise<AssetDto> {
@@ -61,10 +95,10 @@ export class AssetsService {
     return assetDto(meta);
   }
 
-  /** A stored dataset's bytes, for a profile that names it; null when there is none. */
-  async datasetBytes(sha256: string): Promise<Buffer | null> {
+  /** A stored file's bytes of the kind a profile names it as; null when there is none. */
+  async bytesOf(sha256: string, kind: AssetKind): Promise<Buffer | null> {
     const meta = await this.store.meta(sha256);
-    if (meta === null || meta.kind !== 'dataset') return null;
+    if (meta === null || meta.kind !== kind) return null;
     return this.store.bytes(sha256);
   }
 }

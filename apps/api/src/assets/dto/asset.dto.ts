@@ -1,9 +1,10 @@
-import { ApiProperty } from '@nestjs/swagger';
-import { IsIn } from 'class-validator';
-import { DATASET_FORMATS, type DatasetFormat } from '@teapot/measure';
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { IsIn, ValidateIf } from 'class-validator';
+import { DATASET_FORMATS, TRACE_FORMATS, type DatasetFormat, type TraceFormat } from '@teapot/measure';
 
 /** Asset kinds an upload may be (the `AssetKind` enum). */
-export const ASSET_KINDS = ['dataset'] as const;
+export const ASSET_KINDS = ['dataset', 'trace'] as const;
+export type AssetKind = (typeof ASSET_KINDS)[number];
 
 /** Uploads are at most this large (a 413 past it): a dataset is a sample of traffic, not a corpus. */
 export const ASSET_LIMIT_BYTES = 32 * 1024 * 1024;
@@ -12,19 +13,27 @@ export const ASSET_LIMIT_BYTES = 32 * 1024 * 1024;
 export const ASSET_BODY_TYPES = ['application/octet-stream', 'application/x-ndjson', 'application/jsonl'];
 
 export class UploadAssetQueryDto {
-  @ApiProperty({ enum: ASSET_KINDS, example: 'dataset' })
-  @IsIn(ASSET_KINDS)
-  kind!: (typeof ASSET_KINDS)[number];
-
   @ApiProperty({
+    enum: ASSET_KINDS,
+    example: 'dataset',
+    description:
+      'dataset: conversations (needs `format`). trace: JSON lines of a timestamp and input/output lengths, ' +
+      'in teapot\'s shape {"timestamp_ms","input_tokens","output_tokens"} or Mooncake\'s, BurstGPT\'s or Azure\'s ' +
+      '(the format is read from the first line; see the `trace-asset` workload).',
+  })
+  @IsIn(ASSET_KINDS)
+  kind!: AssetKind;
+
+  @ApiPropertyOptional({
     enum: DATASET_FORMATS,
     example: 'sharegpt',
     description:
-      'sharegpt: objects with `conversations` of `from`/`value`; openai: objects with `messages` of `role`/`content`. ' +
+      'Datasets only. sharegpt: objects with `conversations` of `from`/`value`; openai: objects with `messages` of `role`/`content`. ' +
       'JSON lines, or one JSON array. The file is read before it is stored: a line that does not fit is a 400 naming it.',
   })
+  @ValidateIf((query: UploadAssetQueryDto) => query.kind !== 'trace' || query.format !== undefined)
   @IsIn(DATASET_FORMATS)
-  format!: DatasetFormat;
+  format?: DatasetFormat;
 }
 
 export class AssetDto {
@@ -44,10 +53,22 @@ export class AssetDto {
   createdAt!: Date;
 }
 
+/** An upload's answer: the stored asset, and what was read in it (a dataset's conversations or a trace's lines). */
 export class UploadedAssetDto extends AssetDto {
-  @ApiProperty({ example: 32, description: 'Conversations in the dataset, every turn kept.' })
-  conversations!: number;
+  @ApiPropertyOptional({ example: 32, description: 'Datasets: conversations, every turn kept.' })
+  conversations?: number;
 
-  @ApiProperty({ example: 80 })
-  turns!: number;
+  @ApiPropertyOptional({ example: 80, description: 'Datasets: turns of all conversations.' })
+  turns?: number;
+
+  @ApiPropertyOptional({ enum: TRACE_FORMATS, description: 'Traces: the shape read from the first line.' })
+  traceFormat?: TraceFormat;
+
+  @ApiPropertyOptional({ example: 23608, description: 'Traces: requests (lines).' })
+  lines?: number;
+
+  @ApiPropertyOptional({ example: 3600, description: 'Traces: seconds from the first request to the last.' })
+  spanS?: number;
 }
+
+export type AssetContents = Omit<UploadedAssetDto, keyof AssetDto>;

@@ -123,7 +123,7 @@ const EXAMPLE_PROFILE = {
   load: { kind: 'open', ratePerS: 4, arrival: 'poisson' },
 };
 
-/** POST /profiles examples: a single-load profile and the two kinds of sweep profile. */
+/** POST /profiles examples: single-load profiles of each workload shape and the two kinds of sweep profile. */
 export const PROFILE_BODY_EXAMPLES = {
   single: {
     summary: 'One load: 8 streams, 200 requests, every 6 hours',
@@ -173,6 +173,21 @@ export const PROFILE_BODY_EXAMPLES = {
       name: 'sharegpt-sessions',
       workload: SESSION_WORKLOAD_EXAMPLES.dataset,
       requestCount: 500,
+    },
+  },
+  trace: {
+    summary:
+      'A production trace (POST /assets?kind=trace) replayed at twice its speed, at most 64 requests in flight',
+    value: {
+      ...EXAMPLE_PROFILE,
+      name: 'mooncake-replay',
+      workload: {
+        kind: 'trace-asset',
+        sha256: '9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08',
+        speed: 2,
+      },
+      load: { kind: 'open', ratePerS: 1, arrival: 'poisson', maxConcurrency: 64 },
+      durationS: 600,
     },
   },
   points: {
