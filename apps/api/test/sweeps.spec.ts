@@ -6,7 +6,7 @@ import { SAMPLE_CAPACITY_SEARCH } from '@teapot/contracts/testing';
 import { persistRunResult, SweepStore } from '@teapot/db';
 import { syntheticRunResult } from '@teapot/db/testing';
 import { advanceSweepJobId, SweepQueueProducer } from '@teapot/jobs';
-import { created, endpointBody, profileBody, type RunningApi, startApi } from './api';
+import { created, endpointBody, profileBody, type RunningApi, startApi, uploadAsset } from './api';
 
 const SHIPPED_DATASET = join(
   __dirname,
@@ -73,6 +73,7 @@ describe('sweep profiles', () => {
       'multiTurn',
       'sharedPrefix',
       'dataset',
+      'trace',
       'points',
     ]);
     // the dataset example names the dataset teapot ships
@@ -81,6 +82,9 @@ describe('sweep profiles', () => {
       .set('authorization', api.auth)
       .set('content-type', 'application/x-ndjson')
       .send(readFileSync(SHIPPED_DATASET));
+    // and the trace example the trace POST /assets example uploads
+    const trace = doc.paths['/assets'].post.requestBody.content['application/x-ndjson'].examples.trace.value;
+    await uploadAsset(api, trace, 'kind=trace').expect(201);
     for (const { value } of Object.values(examples) as Array<{ value: Record<string, unknown> }>) {
       await created(api, '/profiles', { ...value, endpointId, name: `${value.name}-${Math.random()}` });
     }

@@ -18,6 +18,7 @@ import {
   ASSET_BODY_TYPES,
   ASSET_LIMIT_BYTES,
   AssetDto,
+  EXAMPLE_TRACE,
   UploadAssetQueryDto,
   UploadedAssetDto,
 } from './dto/asset.dto';
@@ -47,10 +48,7 @@ export class AssetsController {
       },
       trace: {
         summary: "A trace (?kind=trace) in teapot's own shape: ms from the first line, token lengths",
-        value:
-          '{"timestamp_ms":0,"input_tokens":812,"output_tokens":96}\n' +
-          '{"timestamp_ms":140.5,"input_tokens":2048,"output_tokens":32}\n' +
-          '{"timestamp_ms":141,"input_tokens":77,"output_tokens":410}\n',
+        value: EXAMPLE_TRACE,
       },
     },
   })

@@ -9,6 +9,12 @@ export type AssetKind = (typeof ASSET_KINDS)[number];
 /** Uploads are at most this large (a 413 past it): a dataset is a sample of traffic, not a corpus. */
 export const ASSET_LIMIT_BYTES = 32 * 1024 * 1024;
 
+/** The trace the OpenAPI document shows for POST /assets?kind=trace; the trace-asset profile example names its hash. */
+export const EXAMPLE_TRACE =
+  '{"timestamp_ms":0,"input_tokens":812,"output_tokens":96}\n' +
+  '{"timestamp_ms":140.5,"input_tokens":2048,"output_tokens":32}\n' +
+  '{"timestamp_ms":141,"input_tokens":77,"output_tokens":410}\n';
+
 /** How an asset's bytes may be sent: a JSON array file is sent as octet-stream (JSON bodies are parsed). */
 export const ASSET_BODY_TYPES = ['application/octet-stream', 'application/x-ndjson', 'application/jsonl'];
 

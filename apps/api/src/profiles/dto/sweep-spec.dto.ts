@@ -1,3 +1,5 @@
+import { createHash } from 'node:crypto';
+import { EXAMPLE_TRACE } from '../../assets/dto/asset.dto';
 import { SESSION_WORKLOAD_EXAMPLES } from './session-workload.dto';
 import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional, getSchemaPath } from '@nestjs/swagger';
@@ -177,13 +179,13 @@ export const PROFILE_BODY_EXAMPLES = {
   },
   trace: {
     summary:
-      'A production trace (POST /assets?kind=trace) replayed at twice its speed, at most 64 requests in flight',
+      "The trace of POST /assets' example (?kind=trace) replayed at twice its speed, at most 64 requests in flight",
     value: {
       ...EXAMPLE_PROFILE,
       name: 'mooncake-replay',
       workload: {
         kind: 'trace-asset',
-        sha256: '9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08',
+        sha256: createHash('sha256').update(EXAMPLE_TRACE).digest('hex'),
         speed: 2,
       },
       load: { kind: 'open', ratePerS: 1, arrival: 'poisson', maxConcurrency: 64 },
