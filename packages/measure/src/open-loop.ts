@@ -4,13 +4,23 @@ import type { RunTokenizer } from './run-tokenizer';
 import type { RunOptions, Workload } from './types';
 import { tracePrompts, type PromptSpec } from './workload';
 
-/** An arrival this close to its send time goes now: timers only have millisecond resolution. */
-const EARLY_SEND_TOLERANCE_US = 200;
+/** An arrival this close to its send time goes now: a turn of the event loop takes about as long. */
+const EARLY_SEND_TOLERANCE_US = 20;
+/**
+ * The last stretch before a send is waited in event-loop turns (setImmediate), not on a timer: a timer's
+ * 1 ms resolution alone made sends up to 1 ms late (P50 0.4 ms). It costs at most this much CPU per
+ * arrival, and the turns still read every socket (the poll phase runs in each).
+ */
+const TURNS_BEFORE_SEND_US = 1_000;
+
+function nextTurn(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}
 
 /** An open loop's arrivals: send times (us from the load phase's start) and, for a trace, each one's prompt. */
 export interface OpenSchedule {
   timesUs: Float64Array;
-  /** Arrival i's prompt (a trace's lengths); null: the run draws its prompts in order. */
+  /** Arrival i's prompt (a trace's lengths, or the run's next); null: each request draws its own when sent (sessions). */
   promptAt: ((i: number) => PromptSpec) | null;
 }
 
@@ -78,8 +88,8 @@ export interface OpenLoopHost {
 /**
  * Sends each arrival at its time from `originUs` (absolute times: a late timer never shifts the ones
  * after it), at most `maxConcurrency` in flight: an arrival that finds no free slot waits for one and
- * keeps its scheduled time, so its wait shows as lateness and in the figures from the schedule. A
- * trace arrival's prompt is built right after the arrival before it, while the loop waits anyway.
+ * keeps its scheduled time, so its wait shows as lateness and in the figures from the schedule. An
+ * arrival's prompt is built right after the arrival before it is sent, while the loop waits anyway.
  */
 export async function runOpenLoop(
   schedule: OpenSchedule,
@@ -94,8 +104,12 @@ export async function runOpenLoop(
   while (i < timesUs.length && !host.done()) {
     const dueUs = originUs + timesUs[i];
     const waitUs = dueUs - host.nowUs();
+    if (waitUs > TURNS_BEFORE_SEND_US + 1000) {
+      await host.sleep(Math.floor((waitUs - TURNS_BEFORE_SEND_US) / 1000));
+      continue;
+    }
     if (waitUs > EARLY_SEND_TOLERANCE_US) {
-      await host.sleep(Math.max(1, Math.floor(waitUs / 1000)));
+      await (waitUs > TURNS_BEFORE_SEND_US ? host.sleep(1) : nextTurn());
       continue;
     }
     if (maxConcurrency !== undefined && host.active() >= maxConcurrency) {

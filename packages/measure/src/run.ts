@@ -313,7 +313,10 @@ class BenchmarkRun {
       issued++;
       return true;
     };
-    return runOpenLoop(openSchedule(options, this.tokenizer), originUs, options.load.maxConcurrency, {
+    const schedule = openSchedule(options, this.tokenizer);
+    // single-turn prompts are drawn ahead as a trace's are: the draw then delays no send
+    if (schedule.promptAt === null && this.sessions === null) schedule.promptAt = () => this.nextPrompt();
+    return runOpenLoop(schedule, originUs, options.load.maxConcurrency, {
       done: () => this.stopped || allIssued(),
       nowUs: () => this.nowUs(),
       active: () => this.active,
