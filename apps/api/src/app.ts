@@ -6,7 +6,7 @@ import type { ApiEnv } from '@teapot/config';
 import { Logger } from 'nestjs-pino';
 import type { DestinationStream } from 'pino';
 import { AppModule } from './app.module';
-import { ASSET_BODY_TYPES, ASSET_LIMIT_BYTES } from './assets/dto/asset.dto';
+import { ASSET_BODY_TYPES, MAX_ASSET_BYTES } from './assets/dto/asset.dto';
 import { ApiErrorFilter, BODY_LIMIT_BYTES } from './errors/api-error.filter';
 import { RequestValidationException } from './errors/request-validation.exception';
 import {
@@ -43,7 +43,7 @@ export async function createApp(
   app.use(app.get(ApiMetrics).recordRequests);
   app.use(refuseNulInUrl);
   app.use(refuseNonJsonBodies);
-  app.useBodyParser('raw', { type: ASSET_BODY_TYPES, limit: ASSET_LIMIT_BYTES });
+  app.useBodyParser('raw', { type: ASSET_BODY_TYPES, limit: MAX_ASSET_BYTES });
   app.useBodyParser('json', {
     limit: BODY_LIMIT_BYTES,
     reviver: reviveSafely,

@@ -70,6 +70,21 @@ export async function startApi(
   };
 }
 
+/**
+ * The test file's API: started (startApi) before its tests and closed after them. Register it before
+ * the file's own beforeAll hooks, which then see it started; like a `let` set in beforeAll, read it
+ * inside hooks and tests only.
+ */
+export function startApiForFile(overrides: Record<string, string> = {}): RunningApi {
+  const api = {} as RunningApi;
+  beforeAll(async () => {
+    Object.assign(api, await startApi(overrides));
+  });
+  // close is absent when the start failed: that failure is the one to report.
+  afterAll(() => api.close?.());
+  return api;
+}
+
 let unique = 0;
 
 /** A valid endpoint body; `overrides` replace fields. */
@@ -100,7 +115,7 @@ export function profileBody(
   };
 }
 
-/** POST /assets?`query` with the file as the body, as the write key. */
+/** POST /assets?`query` of a file as the body, as the write key (the answer is not checked). */
 export function uploadAsset(
   api: RunningApi,
   body: Buffer | string,

@@ -1,12 +1,20 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { created, endpointBody, profileBody, type RunningApi, startApi, uploadAsset } from './api';
+import { TEST_TOKENIZER } from '@teapot/testing';
+import { created, endpointBody, profileBody, startApiForFile, uploadAsset } from './api';
 
 const DATASET = readFileSync(
   join(__dirname, '..', '..', '..', 'packages', 'measure', 'datasets', 'teapot-chats.sharegpt.jsonl'),
 );
 const SHA = createHash('sha256').update(DATASET).digest('hex');
+const TOKENIZER = readFileSync(TEST_TOKENIZER);
+const TOKENIZER_SHA = createHash('sha256').update(TOKENIZER).digest('hex');
+/** Loads as a tokenizer, but has one lower-case word of one token: no prompt can be built from it. */
+const TINY =
+  '{"version":"1.0","added_tokens":[],"normalizer":null,"pre_tokenizer":{"type":"ByteLevel",' +
+  '"add_prefix_space":false,"trim_offsets":true,"use_regex":true},"post_processor":null,"decoder":{"type":"ByteLevel"},' +
+  '"model":{"type":"BPE","vocab":{"t":0,"e":1,"a":2,"Ġ":3,"Ġt":4,"ea":5,"Ġtea":6},"merges":["Ġ t","e a","Ġt ea"]}}';
 
 const TRACE = Buffer.from(
   [0, 1200, 1200, 3500]
@@ -18,14 +26,12 @@ const TRACE = Buffer.from(
 const TRACE_SHA = createHash('sha256').update(TRACE).digest('hex');
 const OPEN = { kind: 'open', ratePerS: 1, arrival: 'poisson', maxConcurrency: 8 };
 
-let api: RunningApi;
+const api = startApiForFile();
 let endpointId: string;
 
 beforeAll(async () => {
-  api = await startApi();
   endpointId = (await created(api, '/endpoints', endpointBody())).id as string;
 });
-afterAll(() => api?.close());
 
 function upload(
   body: Buffer | string,
@@ -33,14 +39,6 @@ function upload(
   type = 'application/x-ndjson',
 ) {
   return uploadAsset(api, body, query, type);
-}
-
-/** An upload that must be a 400 naming the body with `problem`, and store nothing. */
-async function refused(body: string, query: string, problem: string): Promise<void> {
-  const response = await upload(body, query).expect(400);
-  expect(response.body.details).toEqual([{ field: 'body', problem: expect.stringContaining(problem) }]);
-  const sha = createHash('sha256').update(body).digest('hex');
-  await api.authed.get(`/assets/${sha}`).expect(404);
 }
 
 describe('dataset assets', () => {
@@ -92,9 +90,12 @@ describe('dataset assets', () => {
       '{"conversations":[{"from":"robot","value":"x"}]}',
       'line 1: conversations[0].from: unknown role',
     ],
-  ])('refuse %s with a 400 naming the line, storing nothing', (_what, body, problem) =>
-    refused(body, 'kind=dataset&format=sharegpt', problem),
-  );
+  ])('refuse %s with a 400 naming the line, storing nothing', async (_what, body, problem) => {
+    const response = await upload(body).expect(400);
+    expect(response.body.details).toEqual([{ field: 'body', problem: expect.stringContaining(problem) }]);
+    const sha = createHash('sha256').update(body).digest('hex');
+    await api.authed.get(`/assets/${sha}`).expect(404);
+  });
 
   it('refuse an unknown format or kind (400), a JSON body (415) and a body over 32 MiB (413)', async () => {
     const format = await upload(DATASET, 'kind=dataset&format=csv').expect(400);
@@ -199,6 +200,113 @@ describe('profiles naming a dataset', () => {
   });
 });
 
+/** A file sent as application/octet-stream, as a tokenizer.json must be (a JSON body would be parsed). */
+function uploadBytes(body: Buffer | string, query = 'kind=tokenizer') {
+  return uploadAsset(api, body, query, 'application/octet-stream');
+}
+
+describe('tokenizer assets', () => {
+  it('are loaded, then stored once by SHA-256: 201, then 200; GET gives the metadata', async () => {
+    const first = await uploadBytes(TOKENIZER).expect(201);
+    expect(first.body).toMatchObject({ sha256: TOKENIZER_SHA, kind: 'tokenizer', vocabularySize: 1758 });
+    expect(first.body.sizeBytes).toBe(TOKENIZER.length);
+    expect((await uploadBytes(TOKENIZER).expect(200)).body).toEqual(first.body);
+    const meta = await api.authed.get(`/assets/${TOKENIZER_SHA}`).expect(200);
+    expect(meta.body).toMatchObject({
+      sha256: TOKENIZER_SHA,
+      kind: 'tokenizer',
+      sizeBytes: TOKENIZER.length,
+    });
+  });
+
+  it.each([
+    ['JSON that is no tokenizer', '{"weights": [1, 2, 3]}', /is not a tokenizer\.json: it needs a "model"/],
+    ['text that is not JSON', 'tokenizer.json', /is not a tokenizer\.json: not JSON/],
+    ['a tokenizer with no words to build prompts from', TINY, /has 1 lower-case words of one token each/],
+  ])('refuse %s with a 400 naming the body, storing nothing', async (_what, body, problem) => {
+    const response = await uploadBytes(body).expect(400);
+    expect(response.body.details).toEqual([{ field: 'body', problem: expect.stringMatching(problem) }]);
+    await api.authed.get(`/assets/${createHash('sha256').update(body).digest('hex')}`).expect(404);
+  });
+
+  it('refuse a dataset format on a tokenizer, and a tokenizer as a dataset', async () => {
+    const format = await uploadBytes(TOKENIZER, 'kind=tokenizer&format=sharegpt').expect(400);
+    expect(format.body.details).toEqual([{ field: 'format', problem: expect.stringContaining('datasets') }]);
+    const asDataset = await uploadBytes(TOKENIZER, 'kind=dataset&format=sharegpt').expect(400);
+    expect(asDataset.body.details[0].field).toBe('body');
+    const noFormat = await uploadBytes(DATASET, 'kind=dataset').expect(400);
+    expect(noFormat.body.details).toEqual([{ field: 'format', problem: expect.any(String) }]);
+  });
+
+  it("hold each kind to its own limit: a tokenizer may be larger than a dataset, up to the tokenizer package's", async () => {
+    // 33 MiB: over the dataset limit, within the tokenizer's; read, then refused as no tokenizer
+    const big = Buffer.alloc(33 * 1024 * 1024, 0x20);
+    expect((await uploadBytes(big, 'kind=dataset&format=sharegpt').expect(413)).body.message).toContain(
+      'larger than 32 MB',
+    );
+    expect((await uploadBytes(big).expect(400)).body.details[0].field).toBe('body');
+    const huge = Buffer.alloc(64 * 1024 * 1024 + 1, 0x20);
+    expect((await uploadBytes(huge).expect(413)).body.message).toContain('larger than 64 MB');
+  });
+});
+
+describe('profiles naming an uploaded tokenizer', () => {
+  beforeAll(async () => {
+    await uploadBytes(TOKENIZER);
+    await uploadBytes(DATASET, 'kind=dataset&format=sharegpt');
+  });
+
+  it('take it by hash, return it as sent, and switch between forms or clear it on a patch', async () => {
+    const profile = await created(
+      api,
+      '/profiles',
+      profileBody(endpointId, { tokenizer: { sha256: TOKENIZER_SHA } }),
+    );
+    expect(profile.tokenizer).toEqual({ sha256: TOKENIZER_SHA });
+    expect((await api.authed.get(`/profiles/${profile.id}`).expect(200)).body.tokenizer).toEqual({
+      sha256: TOKENIZER_SHA,
+    });
+    const path = await api.authed
+      .patch(`/profiles/${profile.id}`)
+      .send({ tokenizer: 'llama/tokenizer.json' });
+    expect(path.body.tokenizer).toBe('llama/tokenizer.json');
+    const cleared = await api.authed.patch(`/profiles/${profile.id}`).send({ tokenizer: null }).expect(200);
+    expect(cleared.body.tokenizer).toBeNull();
+    const row = await api.prisma.profile.findUniqueOrThrow({ where: { id: profile.id as string } });
+    expect(row.tokenizer).toBeNull();
+  });
+
+  it.each([
+    ['an unknown hash', { sha256: 'a'.repeat(64) }, 'tokenizer.sha256', /names no uploaded tokenizer/],
+    ['a dataset', { sha256: SHA }, 'tokenizer.sha256', /names an uploaded dataset, not a tokenizer/],
+    ['a hash that is not one', { sha256: 'xyz' }, 'tokenizer.sha256', /lowercase hex SHA-256/],
+    ['no hash', {}, 'tokenizer.sha256', /is required/],
+    ['another key', { sha256: TOKENIZER_SHA, path: 'x' }, 'tokenizer.path', /is not an allowed field/],
+    ['a number', 7, 'tokenizer', /must be a path under TEAPOT_TOKENIZER_DIR or \{"sha256"/],
+    ['an escaping path', '../x.json', 'tokenizer', /no "\.\." segment/],
+  ])('refuse %s with a 400 naming the field, storing nothing', async (_what, tokenizer, field, problem) => {
+    const before = await api.prisma.profile.count();
+    const response = await api.authed.post('/profiles').send(profileBody(endpointId, { tokenizer }));
+    expect(response.status).toBe(400);
+    expect(response.body.details).toEqual([{ field, problem: expect.stringMatching(problem) }]);
+    expect(await api.prisma.profile.count()).toBe(before);
+  });
+
+  it('document both forms in OpenAPI, with an example body', async () => {
+    const doc = (await api.http.get('/openapi.json')).body;
+    const field = doc.components.schemas.CreateProfileDto.properties.tokenizer;
+    expect(field.oneOf.map((form: { type: string }) => form.type)).toEqual(['string', 'object']);
+    expect(field.oneOf[1].properties.sha256.pattern).toBe('^[0-9a-f]{64}$');
+    const examples = doc.paths['/profiles'].post.requestBody.content['application/json'].examples;
+    expect(examples.uploadedTokenizer.value.tokenizer).toEqual({
+      sha256: expect.stringMatching(/^[0-9a-f]{64}$/),
+    });
+    expect(
+      doc.paths['/assets'].post.parameters.find((p: { name: string }) => p.name === 'kind').schema.enum,
+    ).toEqual(['dataset', 'tokenizer', 'trace']);
+  });
+});
+
 describe('trace assets', () => {
   it('are read, then stored once by TRACE_SHA-256, saying what was read', async () => {
     const first = await upload(TRACE, 'kind=trace').expect(201);
@@ -238,9 +346,14 @@ describe('trace assets', () => {
       'line 1: "TIMESTAMP" must be',
     ],
     ['an empty trace', '\n\n', 'the trace is empty'],
-  ])('refuse %s with a 400 naming the line and field, storing nothing', (_what, body, problem) =>
-    refused(body, 'kind=trace', problem),
-  );
+  ])('refuse %s with a 400 naming the line and field, storing nothing', async (_what, body, problem) => {
+    const { details } = (await upload(body, 'kind=trace').expect(400)).body;
+    expect(details).toEqual([{ field: 'body', problem: expect.stringContaining(problem) }]);
+    const stored = await api.prisma.asset.findUnique({
+      where: { sha256: createHash('sha256').update(body).digest('hex') },
+    });
+    expect(stored).toBeNull();
+  });
 });
 
 describe('profiles replaying a trace', () => {

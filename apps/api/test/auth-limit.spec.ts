@@ -1,12 +1,8 @@
 import { request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { type RunningApi, startApi } from './api';
+import { startApiForFile } from './api';
 
-let api: RunningApi;
-beforeAll(async () => {
-  api = await startApi({ TEAPOT_AUTH_FAILURES_PER_MINUTE: '5' });
-});
-afterAll(() => api?.close());
+const api = startApiForFile({ TEAPOT_AUTH_FAILURES_PER_MINUTE: '5' });
 
 /** GET `path` from a chosen loopback source address (127.0.0.0/8 all reach the API). */
 function getFrom(

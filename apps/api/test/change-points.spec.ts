@@ -1,9 +1,9 @@
 import { recomputeChangePoints } from '@teapot/analysis';
 import { ChangePointStore } from '@teapot/db';
 import { storeMeasuredRun, syntheticRunResult } from '@teapot/db/testing';
-import { created, endpointBody, profileBody, type RunningApi, startApi } from './api';
+import { created, endpointBody, profileBody, startApiForFile } from './api';
 
-let api: RunningApi;
+const api = startApiForFile();
 let endpointId: string;
 let profileId: string;
 const runIds: string[] = [];
@@ -44,7 +44,6 @@ async function storeSteppedSeries(
 let movedEndpointId: string;
 
 beforeAll(async () => {
-  api = await startApi();
   endpointId = (await created(api, '/endpoints', endpointBody())).id as string;
   profileId = (await created(api, '/profiles', profileBody(endpointId))).id as string;
   runIds.push(...(await storeSteppedSeries(endpointId, profileId)));
@@ -71,8 +70,6 @@ beforeAll(async () => {
   });
   await storeSteppedSeries(movedEndpointId, movedProfileId, { before: fp16.id, after: fp8.id });
 }, 180_000);
-
-afterAll(() => api?.close());
 
 describe('GET /change-points', () => {
   it('reports the step of the stored runs at the run where it happened', async () => {

@@ -1,9 +1,9 @@
 import { HISTOGRAM_RELATIVE_ERROR, readRunRequests } from '@teapot/db';
 import { storeMeasuredRun, syntheticRunResult } from '@teapot/db/testing';
 import { percentile, requestMetrics } from '@teapot/measure';
-import { created, endpointBody, profileBody, type RunningApi, startApi } from './api';
+import { created, endpointBody, profileBody, startApiForFile } from './api';
 
-let api: RunningApi;
+const api = startApiForFile();
 const runs = { fp16: [] as string[], fp8: [] as string[] };
 const profiles = { fp16: '', fp8: '' };
 const T0 = Date.UTC(2026, 10, 2);
@@ -31,7 +31,6 @@ async function exactItlP50(runIds: string[]): Promise<number> {
 }
 
 beforeAll(async () => {
-  api = await startApi();
   for (const quant of ['fp16', 'fp8'] as const) {
     const endpoint = await created(
       api,
@@ -58,8 +57,6 @@ beforeAll(async () => {
     }
   }
 }, 60_000);
-
-afterAll(() => api?.close());
 
 describe('POST /comparisons', () => {
   it('compares FP16 with FP8 by configuration filter: values, interval, verdicts and the roofline floor', async () => {

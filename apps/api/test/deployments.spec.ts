@@ -1,11 +1,7 @@
 import { AnalysisQueueProducer, RunQueueProducer, verificationJobId } from '@teapot/jobs';
-import { created, endpointBody, profileBody, type RunningApi, startApi } from './api';
+import { created, endpointBody, profileBody, startApiForFile } from './api';
 
-let api: RunningApi;
-beforeAll(async () => {
-  api = await startApi();
-});
-afterAll(() => api?.close());
+const api = startApiForFile();
 
 const get = (path: string) => api.authed.get(path);
 const post = (path: string, body: object) => api.authed.post(path).send(body);

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { snapshotOf } from '@teapot/contracts';
 import { storeMeasuredRun, syntheticRunResult } from '@teapot/db/testing';
 import { parse as parseYaml } from 'yaml';
-import { created, endpointBody, profileBody, type RunningApi, startApi } from './api';
+import { created, endpointBody, profileBody, startApiForFile } from './api';
 import { exportedMetrics, promqlProblems, withoutVariables, type ExportedMetrics } from './promql-check';
 
 const ROOT = path.resolve(__dirname, '../../..');
@@ -43,11 +43,10 @@ function queries(): Array<{ where: string; expr: string }> {
   return found;
 }
 
-let api: RunningApi;
+const api = startApiForFile();
 let metrics: ExportedMetrics;
 
 beforeAll(async () => {
-  api = await startApi();
   const key = (await created<{ key: string }>(api, '/api-keys', { name: 'grafana', scope: 'read' })).key;
   // One group with a measured run and a verified deployment, so every teapot_latest_* series exists.
   const endpoint = await created(api, '/endpoints', endpointBody({ config: { weightQuant: 'fp8' } }));
@@ -82,8 +81,6 @@ beforeAll(async () => {
   const scraped = await api.http.get('/metrics').set('authorization', `Bearer ${key}`).expect(200);
   metrics = exportedMetrics(scraped.text);
 }, 60_000);
-
-afterAll(() => api?.close());
 
 describe('the Grafana dashboard (deploy/grafana/dashboards/teapot.json)', () => {
   it('queries only metrics and labels the API exports, in PromQL that parses', () => {

@@ -5,14 +5,14 @@ import { waitFor } from '@teapot/testing';
 import type { PoolClient } from 'pg';
 import type { Response } from 'supertest';
 import { AnalysisAdmission } from '../src/admission/analysis-admission';
-import { created, endpointBody, type RunningApi, startApi } from './api';
+import { created, endpointBody, startApiForFile } from './api';
 
 // Admitted comparisons block on this lock (they read run_histograms) for as long as a test holds it:
 // a slow analysis on demand, while /health and GET /runs, which never read that table, must answer.
 const LOCK = 'LOCK TABLE run_histograms IN ACCESS EXCLUSIVE MODE';
 const T0 = Date.UTC(2026, 10, 2);
 
-let api: RunningApi;
+const api = startApiForFile({ TEAPOT_ANALYSIS_CONCURRENCY: '3', TEAPOT_ANALYSIS_CONCURRENCY_PER_KEY: '2' });
 let otherKey: string;
 const body = {
   baseline: { from: new Date(T0).toISOString(), config: { weightQuant: ['fp16'] } },
@@ -50,7 +50,6 @@ function compare(key: string): Promise<Response> {
 }
 
 beforeAll(async () => {
-  api = await startApi({ TEAPOT_ANALYSIS_CONCURRENCY: '3', TEAPOT_ANALYSIS_CONCURRENCY_PER_KEY: '2' });
   otherKey = (await created<{ key: string }>(api, '/api-keys', { name: 'other', scope: 'read' })).key;
   for (const [i, quant] of (['fp16', 'fp8'] as const).entries()) {
     const endpoint = await created(api, '/endpoints', endpointBody({ config: { weightQuant: quant } }));
@@ -64,8 +63,6 @@ beforeAll(async () => {
     );
   }
 }, 60_000);
-
-afterAll(() => api?.close());
 
 describe('heavy analyses (POST /comparisons)', () => {
   it('admits up to the per-key and per-process bounds, refuses the rest at once with Retry-After, cheap routes answering', async () => {

@@ -1,5 +1,5 @@
 import type { SchemaObject } from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
-import { created, endpointBody, profileBody, type RunningApi, startApi } from './api';
+import { created, endpointBody, profileBody, startApiForFile } from './api';
 import { fillPath, type Operation, operationsOf, resolve } from './routes';
 
 /** Values thrown into every field of every body. */
@@ -78,7 +78,7 @@ const HOSTILE_PATH_VALUES = [
 /** Messages that show internals instead of saying what to fix. */
 const INTERNALS = /call stack|prisma|invalid `|\bat [\w.]+ \(|SQLSTATE|ECONNREFUSED/i;
 
-let api: RunningApi;
+const api = startApiForFile();
 let operations: Operation[];
 let validParams: (op: Operation) => Record<string, string>;
 let validBody: (schema: SchemaObject) => Record<string, unknown>;
@@ -92,7 +92,6 @@ beforeEach(() => {
 });
 
 beforeAll(async () => {
-  api = await startApi();
   const endpoint = await created(api, '/endpoints', endpointBody({ config: { engine: 'vllm' } }));
   const profile = await created(api, '/profiles', profileBody(endpoint.id as string));
   const run = await created(api, '/runs', { profileId: profile.id });
@@ -182,8 +181,6 @@ beforeAll(async () => {
       (schema.required ?? []).map((name) => [name, sample(schema.properties?.[name] as SchemaObject, name)]),
     );
 }, 60_000);
-
-afterAll(() => api?.close());
 
 interface SendOptions {
   params?: Record<string, string>;

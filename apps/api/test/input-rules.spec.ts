@@ -1,11 +1,7 @@
 import { gzipSync } from 'node:zlib';
-import { created, endpointBody, profileBody, type RunningApi, startApi } from './api';
+import { created, endpointBody, profileBody, startApiForFile } from './api';
 
-let api: RunningApi;
-beforeAll(async () => {
-  api = await startApi();
-});
-afterAll(() => api?.close());
+const api = startApiForFile();
 
 const get = (path: string) => api.authed.get(path);
 const post = (path: string) => api.authed.post(path);

@@ -1,6 +1,6 @@
 import { SKIPPED_RUN_ERROR_PREFIX, snapshotOf } from '@teapot/contracts';
 import { storeMeasuredRun, syntheticRunResult } from '@teapot/db/testing';
-import { created, endpointBody, profileBody, type RunningApi, startApi } from './api';
+import { created, endpointBody, profileBody, startApiForFile } from './api';
 
 /** One sample of the exposition text: its name, labels and value. */
 interface Sample {
@@ -30,7 +30,8 @@ function find(samples: Sample[], name: string, labels: Record<string, string>): 
   );
 }
 
-let api: RunningApi;
+// Three groups shown at most: the fourth, least recently run, is counted as omitted.
+const api = startApiForFile({ TEAPOT_METRICS_MAX_GROUPS: '3' });
 let readKey: string;
 const T0 = Date.UTC(2026, 10, 2, 12);
 const MINUTE = 60_000;
@@ -72,12 +73,21 @@ const ids = {} as Record<
   'a' | 'b' | 'c',
   { endpoint: string; profile: string; name: string; profileName: string }
 >;
+/** The labels naming a seeded endpoint on a series. */
+const endpointLabels = (side: keyof typeof ids) => ({
+  endpoint: ids[side].name,
+  endpoint_id: ids[side].endpoint,
+});
+/** The labels naming a seeded endpoint and its profile on a series. */
+const profileLabels = (side: keyof typeof ids) => ({
+  ...endpointLabels(side),
+  profile: ids[side].profileName,
+  profile_id: ids[side].profile,
+});
 const latest = {} as Record<'a1' | 'a2' | 'b1', string>;
 let latestDeployment: string;
 
 beforeAll(async () => {
-  // Three groups shown at most: the fourth, least recently run, is counted as omitted.
-  api = await startApi({ TEAPOT_METRICS_MAX_GROUPS: '3' });
   readKey = (await created<{ key: string }>(api, '/api-keys', { name: 'prometheus', scope: 'read' })).key;
   for (const [key, quant] of [
     ['a', 'fp8'],
@@ -157,8 +167,6 @@ beforeAll(async () => {
   }
 }, 60_000);
 
-afterAll(() => api?.close());
-
 describe('GET /metrics', () => {
   it('needs an API key', async () => {
     const response = await api.http.get('/metrics');
@@ -181,13 +189,7 @@ describe('GET /metrics', () => {
     ];
     for (const [run, side, version] of groups) {
       const stored = await api.prisma.run.findUniqueOrThrow({ where: { id: latest[run] } });
-      const labels = {
-        endpoint: ids[side].name,
-        endpoint_id: ids[side].endpoint,
-        profile: ids[side].profileName,
-        profile_id: ids[side].profile,
-        config_version: version,
-      };
+      const labels = { ...profileLabels(side), config_version: version };
       const one = (name: string, extra: Record<string, string> = {}) => {
         const found = find(samples, name, { ...labels, ...extra });
         expect(found).toHaveLength(1);
@@ -222,8 +224,7 @@ describe('GET /metrics', () => {
       {
         name: 'teapot_latest_deployment_timestamp_seconds',
         labels: {
-          endpoint: ids.a.name,
-          endpoint_id: ids.a.endpoint,
+          ...endpointLabels('a'),
           deployment_id: latestDeployment,
           deployment: 'fp8 -> fp16',
           version: 'v2',
@@ -236,8 +237,7 @@ describe('GET /metrics', () => {
       {
         name: 'teapot_latest_deployment_verdict',
         labels: {
-          endpoint: ids.a.name,
-          endpoint_id: ids.a.endpoint,
+          ...endpointLabels('a'),
           deployment_id: latestDeployment,
           verdict: 'regressed',
         },
@@ -253,12 +253,7 @@ describe('GET /metrics', () => {
     expect(skipped).toEqual([
       {
         name: 'teapot_runs_skipped_last_day',
-        labels: {
-          endpoint: ids.a.name,
-          endpoint_id: ids.a.endpoint,
-          profile: ids.a.profileName,
-          profile_id: ids.a.profile,
-        },
+        labels: profileLabels('a'),
         value: 1,
       },
     ]);

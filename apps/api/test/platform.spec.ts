@@ -1,14 +1,11 @@
 import type { AddressInfo } from 'node:net';
 import type { OpenAPIObject } from '@nestjs/swagger';
+import { SAMPLE_CAPACITY_SEARCH } from '@teapot/contracts/testing';
 import { createApp, listen } from '../src/app';
 import { offlineOpenApiDocument } from '../src/openapi';
-import { created, endpointBody, profileBody, type RunningApi, startApi } from './api';
+import { created, endpointBody, profileBody, startApi, startApiForFile } from './api';
 
-let api: RunningApi;
-beforeAll(async () => {
-  api = await startApi();
-});
-afterAll(() => api?.close());
+const api = startApiForFile();
 
 describe('request ids', () => {
   it('honours a safe x-request-id, returns it and logs it', async () => {
@@ -119,7 +116,7 @@ describe('health', () => {
     });
   });
 
-  it('answers 503 naming Redis when it is down, and a triggered run fails visibly instead of hanging', async () => {
+  it('answers 503 naming Redis when it is down, and a triggered run or sweep fails visibly instead of hanging', async () => {
     const cut = await startApi({ REDIS_URL: 'redis://127.0.0.1:1' });
     try {
       const health = await cut.http.get('/health');
@@ -136,6 +133,25 @@ describe('health', () => {
       expect(trigger.status).toBe(503);
       const [run] = (await cut.http.get('/runs').set('authorization', cut.auth)).body.items;
       expect(run).toMatchObject({ status: 'failed', error: expect.stringContaining('Could not be queued') });
+
+      const sweepProfile = await created(
+        cut,
+        '/profiles',
+        profileBody(endpoint.id as string, { sweep: SAMPLE_CAPACITY_SEARCH }),
+      );
+      const start = await cut.http
+        .post('/sweeps')
+        .set('authorization', cut.auth)
+        .send({ profileId: sweepProfile.id });
+      expect(start.status).toBe(503);
+      expect(start.body.message).toMatch(
+        /^The sweep queue \(Redis\) is unavailable, so sweep \S+ was recorded as failed/,
+      );
+      const [sweep] = (await cut.http.get('/sweeps').set('authorization', cut.auth)).body.items;
+      expect(sweep).toMatchObject({
+        status: 'failed',
+        error: expect.stringContaining('Could not be queued'),
+      });
     } finally {
       await cut.close();
     }

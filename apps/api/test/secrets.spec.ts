@@ -1,16 +1,11 @@
 import { decryptHeaders } from '@teapot/config';
-import { created, endpointBody, profileBody, type RunningApi, startApi } from './api';
+import { created, endpointBody, profileBody, startApiForFile } from './api';
 
 const TOKEN = 'sk-live-7f3a9c1e5b2d4f6a8c0e';
 const ORG = 'org-secret-ab12cd34';
 
-let api: RunningApi;
+const api = startApiForFile();
 const bodies: string[] = [];
-
-beforeAll(async () => {
-  api = await startApi();
-});
-afterAll(() => api?.close());
 
 async function call(method: 'get' | 'post' | 'patch', path: string, body?: object) {
   const request = api.authed[method](path);

@@ -1,14 +1,10 @@
 import { decryptHeaders } from '@teapot/config';
 import { storeMeasuredRun, syntheticRunResult } from '@teapot/db/testing';
-import { created, endpointBody, type RunningApi, startApi } from './api';
+import { created, endpointBody, startApiForFile } from './api';
 
 const TOKEN = 'metrics-token-5e1f0c9a';
 
-let api: RunningApi;
-beforeAll(async () => {
-  api = await startApi();
-});
-afterAll(() => api?.close());
+const api = startApiForFile();
 
 describe("an endpoint's metricsUrl and metricsHeaders", () => {
   it('are stored (headers encrypted, names shown masked, values never returned), replaced and cleared', async () => {

@@ -1,13 +1,13 @@
 import { SAMPLE_CAPACITY_SEARCH } from '@teapot/contracts/testing';
 import { storeMeasuredRun, syntheticRunResult } from '@teapot/db/testing';
 import { advanceSweepJobId, SweepQueueProducer } from '@teapot/jobs';
-import { created, endpointBody, profileBody, type RunningApi, startApi } from './api';
+import { created, endpointBody, profileBody, startApiForFile } from './api';
 
 /*
  * Capacity over time: finished capacity searches stored as the worker ends them, read through
  * GET /trends (metric=capacity / cost_per_mtok) and judged by POST /comparisons/sweeps.
  */
-let api: RunningApi;
+const api = startApiForFile();
 let endpointId: string;
 let profileId: string;
 const configs: Record<string, string> = {};
@@ -42,7 +42,6 @@ const fp16Sweeps: string[] = [];
 const fp8Sweeps: string[] = [];
 
 beforeAll(async () => {
-  api = await startApi();
   endpointId = (await created(api, '/endpoints', endpointBody({ config: { weightQuant: 'fp16' } })))
     .id as string;
   configs.fp16 = (await api.prisma.servingConfig.findFirstOrThrow({ where: { endpointId } })).id;
@@ -66,8 +65,6 @@ beforeAll(async () => {
     fp8Sweeps.push(await finishedSweep('fp8', day, capacity, cost));
   }
 }, 60_000);
-
-afterAll(() => api?.close());
 
 const range = { from: new Date(T0).toISOString(), to: new Date(T0 + 7 * DAY).toISOString() };
 

@@ -6,7 +6,7 @@ import { SAMPLE_CAPACITY_SEARCH } from '@teapot/contracts/testing';
 import { persistRunResult, SweepStore } from '@teapot/db';
 import { syntheticRunResult } from '@teapot/db/testing';
 import { advanceSweepJobId, SweepQueueProducer } from '@teapot/jobs';
-import { created, endpointBody, profileBody, type RunningApi, startApi, uploadAsset } from './api';
+import { created, endpointBody, profileBody, startApiForFile, uploadAsset } from './api';
 
 const SHIPPED_DATASET = join(
   __dirname,
@@ -21,18 +21,16 @@ const SHIPPED_DATASET = join(
 
 const RATES = { kind: 'points', dimension: 'rate', points: [1, 2, 4, 8] };
 
-let api: RunningApi;
+const api = startApiForFile();
 let store: SweepStore;
 let endpointId: string;
 
 beforeAll(async () => {
-  api = await startApi();
   store = new SweepStore(api.prisma);
   endpointId = (
     await created(api, '/endpoints', endpointBody({ config: { gpuCount: 2, usdPerGpuHour: 2.5 } }))
   ).id as string;
 });
-afterAll(() => api?.close());
 
 const sweepProfile = (overrides: Record<string, unknown> = {}, endpoint = endpointId) =>
   created<{ id: string; endpointId: string; sweep: unknown }>(
@@ -73,6 +71,7 @@ describe('sweep profiles', () => {
       'multiTurn',
       'sharedPrefix',
       'dataset',
+      'uploadedTokenizer',
       'trace',
       'points',
     ]);
@@ -85,7 +84,12 @@ describe('sweep profiles', () => {
     // and the trace example the trace POST /assets example uploads
     const trace = doc.paths['/assets'].post.requestBody.content['application/x-ndjson'].examples.trace.value;
     await uploadAsset(api, trace, 'kind=trace').expect(201);
-    for (const { value } of Object.values(examples) as Array<{ value: Record<string, unknown> }>) {
+    // uploadedTokenizer names the reader's own upload by hash (assets.spec checks its shape)
+    const { uploadedTokenizer: _, ...creatable } = examples as Record<
+      string,
+      { value: Record<string, unknown> }
+    >;
+    for (const { value } of Object.values(creatable)) {
       await created(api, '/profiles', { ...value, endpointId, name: `${value.name}-${Math.random()}` });
     }
   });

@@ -2,9 +2,9 @@ import { STATISTICS } from '@teapot/contracts';
 import { HISTOGRAM_RELATIVE_ERROR, readRunRequests } from '@teapot/db';
 import { storeMeasuredRun, syntheticRunResult } from '@teapot/db/testing';
 import { percentile, requestMetrics } from '@teapot/measure';
-import { created, endpointBody, profileBody, type RunningApi, startApi } from './api';
+import { created, endpointBody, profileBody, startApiForFile } from './api';
 
-let api: RunningApi;
+const api = startApiForFile();
 let endpointId: string;
 const runIds: string[] = [];
 const DAY = 86_400_000;
@@ -21,7 +21,6 @@ async function get(query: Record<string, string | string[]>) {
 }
 
 beforeAll(async () => {
-  api = await startApi();
   const endpoint = await created(
     api,
     '/endpoints',
@@ -41,8 +40,6 @@ beforeAll(async () => {
     runIds.push(runId);
   }
 }, 60_000);
-
-afterAll(() => api?.close());
 
 describe('GET /trends', () => {
   it('answers a daily P99 ITL over every token of the day, within the histogram error', async () => {

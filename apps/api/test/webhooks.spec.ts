@@ -1,15 +1,13 @@
 import { decryptSecret } from '@teapot/config';
-import { created, endpointBody, type RunningApi, startApi } from './api';
+import { created, endpointBody, startApiForFile } from './api';
 
-let api: RunningApi;
+const api = startApiForFile();
 let endpointId: string;
 const bodies: string[] = [];
 
 beforeAll(async () => {
-  api = await startApi();
   endpointId = (await created(api, '/endpoints', endpointBody())).id as string;
 });
-afterAll(() => api?.close());
 
 async function call(method: 'get' | 'post' | 'patch' | 'delete', path: string, body?: object) {
   const request = api.authed[method](path);

@@ -4,15 +4,14 @@ import type { StackOptions } from './args';
 import { measureCapacities, renderCapacities } from './capacity-demo';
 import { DEMO_USD_PER_GPU_HOUR, type DemoQuant, type RegisteredEndpoint } from './demo';
 import { announceSlowerDeployment } from './deployment-demo';
+import { renderDeploymentWebhook, renderUnannouncedVerdict } from './deployment-report';
 import {
   describeMethod,
   medianFigures,
   ratios,
   renderComparison,
-  renderDeploymentWebhook,
   renderTable,
   renderTrend,
-  renderUnannouncedVerdict,
   type EndpointRow,
 } from './report';
 import { StackError, StackInterrupted } from './session';

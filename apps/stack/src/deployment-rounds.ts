@@ -7,8 +7,8 @@ import type { LocalWebhookReceiver } from './webhook-receiver';
 /**
  * Repeated deployments against two simulated endpoints, through the REST API, the worker processes
  * and a local receiver that verifies every signature: how often a slower configuration is caught
- * and how often an unchanged one raises a false alarm. The stack's deployment-rounds test runs a
- * few rounds; `npm run bench:deployments` runs 20 and prints both rates.
+ * and how often an unchanged one raises a false alarm. `npm run bench:deployments` runs 20 rounds
+ * (apps/stack/bench) and prints both rates.
  */
 export interface RoundsSetup {
   api: TeapotApiClient;

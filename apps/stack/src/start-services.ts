@@ -64,7 +64,7 @@ export async function prepare(
 
 /**
  * Starts the simulators (FP16 on `simulatorPorts[0]`, FP8 on `[1]`), the workers and the API at once
- * and returns a client once all are up; the deployment-rounds test starts the same services.
+ * and returns a client once all are up; the deployment-rounds bench starts the same services.
  */
 export async function startServices(
   session: StackSession,

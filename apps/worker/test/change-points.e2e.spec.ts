@@ -9,7 +9,6 @@ import { startSimulator, type RunningSimulator } from '@teapot/simulator';
 import {
   closeInOrder,
   REDIS_URL,
-  seedEndpoint,
   seedWebhookSubscription,
   seedManualRun,
   seedProfile,
@@ -17,7 +16,7 @@ import {
   waitForRunToFinish,
 } from '@teapot/testing';
 import { createWorkerApp } from '../src';
-import { createWorld, type WorkerWorld } from './support/harness';
+import { createWorld, seedSimulatedEndpoint, type WorkerWorld } from './support/harness';
 
 const HOUR = 3_600_000;
 const STORED = 29;
@@ -44,7 +43,7 @@ describe('change-points queue: change points recomputed as runs arrive', () => {
     runs = new RunQueueProducer({ redis: REDIS_URL, prefix: world.prefix });
     changePoints = new ChangePointQueueProducer({ redis: REDIS_URL, prefix: world.prefix });
     queue = world.queue<ChangePointsJobData>(QUEUE_NAMES['change-points']);
-    endpointId = await seedEndpoint(world, { baseUrl: sim.baseUrl, model: sim.deployment.model.name });
+    endpointId = await seedSimulatedEndpoint(world, sim);
     profileId = await seedProfile(world, endpointId, { requests: 10, outputTokens: 20 });
     await seedWebhookSubscription(world, {
       url: 'https://hooks.example.com/teapot',

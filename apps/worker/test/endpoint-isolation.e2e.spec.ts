@@ -12,7 +12,7 @@ import {
 import { createWorkerApp } from '../src';
 import { WorkerMetrics } from '../src/metrics/worker-metrics';
 import { streamingEndpoint, type LocalEndpoint } from './support/local-endpoint';
-import { createWorld, type WorkerWorld } from './support/harness';
+import { createWorld, seedSimulatedEndpoint, type WorkerWorld } from './support/harness';
 
 /** An endpoint whose streams never end: a token every 100 ms, forever (never stalled, never done). */
 function endlessServer(): Promise<LocalEndpoint> {
@@ -63,10 +63,7 @@ describe('one endless endpoint does not hold the measuring slot for its whole ti
         data: { status: 'succeeded', durationUs: 1_000_000n, finishedAt: new Date() },
       });
     }
-    const goodEndpoint = await seedEndpoint(world, {
-      baseUrl: sim.baseUrl,
-      model: sim.deployment.model.name,
-    });
+    const goodEndpoint = await seedSimulatedEndpoint(world, sim);
     const endlessRun = await seedManualRun(world, endlessProfile);
     const goodRun = await seedManualRun(world, await seedProfile(world, goodEndpoint, { requests: 2 }));
     await producer.enqueueRun(endlessRun);

@@ -11,7 +11,7 @@ import {
   waitFor,
   waitForRunToFinish,
 } from '@teapot/testing';
-import { WorkerProcess, createWorld, type WorkerWorld } from './support/harness';
+import { WorkerProcess, createWorld, seedSimulatedEndpoint, type WorkerWorld } from './support/harness';
 
 describe('worker processes sharing one Redis and Postgres', () => {
   let world: WorkerWorld;
@@ -68,10 +68,7 @@ describe('worker processes sharing one Redis and Postgres', () => {
   });
 
   it('never runs one endpoint from two workers at once', async () => {
-    const endpointId = await seedEndpoint(world, {
-      baseUrl: fast.baseUrl,
-      model: fast.deployment.model.name,
-    });
+    const endpointId = await seedSimulatedEndpoint(world, fast);
     const before = await Promise.all(['worker-1', 'worker-2'].map((id) => contention(workers.get(id)!)));
     const runIds = await Promise.all(Array.from({ length: 6 }, () => manualRun(endpointId, 4)));
     const rows = await Promise.all(runIds.map((id) => finished(id)));
@@ -99,10 +96,7 @@ describe('worker processes sharing one Redis and Postgres', () => {
   }, 40_000);
 
   it('enqueues each slot once with two schedulers running', async () => {
-    const endpointId = await seedEndpoint(world, {
-      baseUrl: fast.baseUrl,
-      model: fast.deployment.model.name,
-    });
+    const endpointId = await seedSimulatedEndpoint(world, fast);
     const profileId = await seedProfile(world, endpointId, { intervalS: 1, requests: 2 });
     await new Promise((resolve) => setTimeout(resolve, 5_500));
     await world.db.prisma.profile.update({ where: { id: profileId }, data: { enabled: false } });
@@ -123,10 +117,7 @@ describe('worker processes sharing one Redis and Postgres', () => {
   }, 30_000);
 
   it('finishes the run of a worker killed with SIGKILL on another worker, once', async () => {
-    const endpointId = await seedEndpoint(world, {
-      baseUrl: slow.baseUrl,
-      model: slow.deployment.model.name,
-    });
+    const endpointId = await seedSimulatedEndpoint(world, slow);
     const runId = await manualRun(endpointId, 6);
     const running = await waitFor('the run to start', async () => {
       const row = await runOf(runId);
@@ -159,10 +150,7 @@ describe('worker processes sharing one Redis and Postgres', () => {
     await Promise.all([...workers.values()].map((worker) => worker.stop('SIGTERM')));
     workers.clear();
     const worker = await spawnWorker(id, { SHUTDOWN_GRACE_MS: '300', WORKER_QUEUES: 'runs' });
-    const endpointId = await seedEndpoint(world, {
-      baseUrl: slow.baseUrl,
-      model: slow.deployment.model.name,
-    });
+    const endpointId = await seedSimulatedEndpoint(world, slow);
     const served = slow.stats().groundTruthResponses;
     const runId = await manualRun(endpointId, 40, 10);
     await waitFor('the run to start', async () => (await runOf(runId)).status === 'running');

@@ -5,18 +5,10 @@ import type { ServerDiagnostics } from '@teapot/contracts';
 import type { Run } from '@teapot/db';
 import { RunQueueProducer } from '@teapot/jobs';
 import { startSimulator, type RunningSimulator } from '@teapot/simulator';
-import {
-  closeInOrder,
-  REDIS_URL,
-  seedEndpoint,
-  seedManualRun,
-  seedProfile,
-  waitForRunToFinish,
-  writeHugeBody,
-} from '@teapot/testing';
+import { closeInOrder, REDIS_URL, writeHugeBody } from '@teapot/testing';
 import type { HostResolver } from '@teapot/webhooks';
 import { createWorkerApp } from '../src';
-import { createWorld, type WorkerWorld } from './support/harness';
+import { createWorld, runOnce, type WorkerWorld } from './support/harness';
 
 const MODEL = 'llama-8b';
 
@@ -117,18 +109,18 @@ describe('server metrics scraped while a run measures', () => {
     await closeInOrder(app, producer, sim, world);
   });
 
-  async function measure(metricsUrl: string, requests: number, outputTokens = 20): Promise<Run> {
-    const endpointId = await seedEndpoint(world, {
-      baseUrl: sim.baseUrl,
-      model: MODEL,
-      metricsUrl,
-      metricsHeaders: { authorization: 'Bearer metrics-token' },
-    });
-    const profileId = await seedProfile(world, endpointId, { requests, outputTokens, concurrency: 2 });
-    const runId = await seedManualRun(world, profileId);
-    await producer.enqueueRun(runId);
-    return waitForRunToFinish(world, runId);
-  }
+  const measure = (metricsUrl: string, requests: number, outputTokens = 20): Promise<Run> =>
+    runOnce(
+      world,
+      producer,
+      {
+        baseUrl: sim.baseUrl,
+        model: MODEL,
+        metricsUrl,
+        metricsHeaders: { authorization: 'Bearer metrics-token' },
+      },
+      { requests, outputTokens, concurrency: 2 },
+    );
 
   it('derives the figures exactly from counters that move (and reset) during the run', async () => {
     const run = await measure(`${metricsBase}/metrics`, 8, 64);

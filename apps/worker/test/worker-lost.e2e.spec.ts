@@ -1,7 +1,7 @@
 import { WORKER_DEFAULTS, RunQueueProducer } from '@teapot/jobs';
 import { startSimulator, type RunningSimulator } from '@teapot/simulator';
-import { closeInOrder, REDIS_URL, seedEndpoint, seedManualRun, seedProfile, waitFor } from '@teapot/testing';
-import { WorkerProcess, createWorld, type WorkerWorld } from './support/harness';
+import { closeInOrder, REDIS_URL, seedManualRun, seedProfile, waitFor } from '@teapot/testing';
+import { WorkerProcess, createWorld, seedSimulatedEndpoint, type WorkerWorld } from './support/harness';
 
 /**
  * Workers SIGKILLed while measuring one run, as often as its job allows: the run ends `failed` as
@@ -46,10 +46,7 @@ describe('a run whose worker dies more often than its job allows', () => {
   });
 
   it('ends the run failed as worker_lost, naming how many times its worker died', async () => {
-    const endpointId = await seedEndpoint(world, {
-      baseUrl: slow.baseUrl,
-      model: slow.deployment.model.name,
-    });
+    const endpointId = await seedSimulatedEndpoint(world, slow);
     const profileId = await seedProfile(world, endpointId, { requests: 200, outputTokens: 40 });
     const runId = await seedManualRun(world, profileId);
     await producer.enqueueRun(runId);

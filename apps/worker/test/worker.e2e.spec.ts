@@ -19,7 +19,7 @@ import {
   waitFor,
   waitForRunToFinish,
 } from '@teapot/testing';
-import { createWorld, type WorkerWorld } from './support/harness';
+import { createWorld, seedSimulatedEndpoint, type WorkerWorld } from './support/harness';
 
 const DATASET = readFileSync(
   join(__dirname, '..', '..', '..', 'packages', 'measure', 'datasets', 'teapot-chats.sharegpt.jsonl'),
@@ -53,7 +53,7 @@ describe('worker (in process): schedule -> measure -> store', () => {
   afterAll(() => closeInOrder(app, producer, sim, world));
 
   it('runs a profile every 2 s and stores per-token data that matches what the simulator sent', async () => {
-    const endpointId = await seedEndpoint(world, { baseUrl: sim.baseUrl, model: sim.deployment.model.name });
+    const endpointId = await seedSimulatedEndpoint(world, sim);
     const profileId = await seedProfile(world, endpointId, { intervalS: 2, requests: 10, outputTokens: 20 });
     const runs = await waitFor(
       'two scheduled runs to finish',
@@ -154,7 +154,7 @@ describe('worker (in process): schedule -> measure -> store', () => {
       expect(records.map((r) => r.error?.kind)).toEqual([expected[name], expected[name], expected[name]]);
     }
     // Still serving: a healthy endpoint's run succeeds after all that.
-    const healthy = await seedEndpoint(world, { baseUrl: sim.baseUrl, model: sim.deployment.model.name });
+    const healthy = await seedSimulatedEndpoint(world, sim);
     const runId = await seedManualRun(world, await seedProfile(world, healthy, { requests: 2 }));
     await producer.enqueueRun(runId);
     expect((await finished(runId)).status).toBe('succeeded');
@@ -171,7 +171,7 @@ describe('worker (in process): schedule -> measure -> store', () => {
   });
 
   it('waits for a busy endpoint, and skips a scheduled slot that cannot start before the next one', async () => {
-    const endpointId = await seedEndpoint(world, { baseUrl: sim.baseUrl, model: sim.deployment.model.name });
+    const endpointId = await seedSimulatedEndpoint(world, sim);
     const lockKey = `${world.prefix}:teapot:endpoint-lock:${endpointId}`;
     const redis = createRedis(REDIS_URL);
     try {
@@ -273,10 +273,7 @@ describe('worker (in process): schedule -> measure -> store', () => {
     // Slow enough (L4) that the database can be cut while the run measures.
     const slow = await startSimulator({ gpu: 'l4', model: 'llama-8b', spinUs: 0 });
     try {
-      const endpointId = await seedEndpoint(world, {
-        baseUrl: slow.baseUrl,
-        model: slow.deployment.model.name,
-      });
+      const endpointId = await seedSimulatedEndpoint(world, slow);
       const runId = await seedManualRun(
         world,
         await seedProfile(world, endpointId, { requests: 4, outputTokens: 20 }),
@@ -320,10 +317,7 @@ describe('worker (in process): schedule -> measure -> store', () => {
       await proxy.cut();
       await new Promise((resolve) => setTimeout(resolve, 2_000));
       await proxy.restore();
-      const endpointId = await seedEndpoint(world, {
-        baseUrl: sim.baseUrl,
-        model: sim.deployment.model.name,
-      });
+      const endpointId = await seedSimulatedEndpoint(world, sim);
       const runId = await seedManualRun(world, await seedProfile(world, endpointId, { requests: 2 }));
       await outageProducer.enqueueRun(runId);
       const row = await finished(runId);
@@ -342,10 +336,7 @@ describe('worker (in process): schedule -> measure -> store', () => {
       requests: number,
       load?: Record<string, unknown>,
     ) {
-      const endpointId = await seedEndpoint(world, {
-        baseUrl: sim.baseUrl,
-        model: sim.deployment.model.name,
-      });
+      const endpointId = await seedSimulatedEndpoint(world, sim);
       const profileId = await seedProfile(world, endpointId, { workload, requests, concurrency: 2, load });
       const runId = await seedManualRun(world, profileId);
       await producer.enqueueRun(runId);

@@ -30,39 +30,34 @@ describe('formatProgress', () => {
 });
 
 describe('ProgressReporter', () => {
-  function stream(isTTY: boolean) {
+  /** What a reporter wrote for updates at the given clock times (ms), then finish(). */
+  function written(isTTY: boolean, updates: Array<[atMs: number, over?: Partial<Progress>]>): string[] {
     const writes: string[] = [];
-    return { writes, isTTY, columns: 200, write: (text: string) => writes.push(text) };
+    let now = 0;
+    const reporter = new ProgressReporter(
+      { isTTY, columns: 200, write: (text: string) => writes.push(text) },
+      undefined,
+      () => now,
+    );
+    for (const [atMs, over] of updates) {
+      now = atMs;
+      reporter.update(progress(over));
+    }
+    reporter.finish();
+    return writes;
   }
 
   it('redraws one terminal line at most every 100 ms and clears it at the end', () => {
-    let now = 0;
-    const tty = stream(true);
-    const reporter = new ProgressReporter(tty, undefined, () => now);
-    reporter.update(progress());
-    now = 50;
-    reporter.update(progress());
-    now = 120;
-    reporter.update(progress({ completed: 40 }));
-    reporter.finish();
-    expect(tty.writes).toHaveLength(3);
-    expect(tty.writes[0].startsWith('\r[############............] 32/64 requests')).toBe(true);
-    expect(tty.writes[0].endsWith('\x1b[K')).toBe(true);
-    expect(tty.writes[1]).toContain('42/64 requests');
-    expect(tty.writes[2]).toBe('\r\x1b[K');
+    const writes = written(true, [[0], [50], [120, { completed: 40 }]]);
+    expect(writes).toHaveLength(3);
+    expect(writes[0].startsWith('\r[############............] 32/64 requests')).toBe(true);
+    expect(writes[0].endsWith('\x1b[K')).toBe(true);
+    expect(writes[1]).toContain('42/64 requests');
+    expect(writes[2]).toBe('\r\x1b[K');
   });
 
   it('writes a plain line every 5 s when stderr is not a terminal', () => {
-    let now = 0;
-    const log = stream(false);
-    const reporter = new ProgressReporter(log, undefined, () => now);
-    reporter.update(progress());
-    now = 4000;
-    reporter.update(progress());
-    now = 5000;
-    reporter.update(progress());
-    reporter.finish();
-    expect(log.writes).toEqual([
+    expect(written(false, [[0], [4000], [5000]])).toEqual([
       'teapot bench: 32/64 requests · 2 failed · 8 in flight · 1200 tok/s · 3.2 s\n',
       'teapot bench: 32/64 requests · 2 failed · 8 in flight · 1200 tok/s · 3.2 s\n',
     ]);

@@ -155,3 +155,15 @@ describe('a snapshot queued before profiles had a tokenizer', () => {
     expect(parseProfileSnapshot(older).tokenizer).toBeNull();
   });
 });
+
+describe("a snapshot's tokenizer", () => {
+  it('is a path or an upload by SHA-256, and nothing else', () => {
+    const sha256 = 'ab'.repeat(32);
+    expect(parseProfileSnapshot(sampleSnapshot({ tokenizer: { sha256 } })).tokenizer).toEqual({ sha256 });
+    expect(parseProfileSnapshot(sampleSnapshot({ tokenizer: 'a/tokenizer.json' })).tokenizer).toBe(
+      'a/tokenizer.json',
+    );
+    for (const tokenizer of [{ sha256: 'xyz' }, { sha256, path: 'a' }, 7, ''])
+      expect(() => parseProfileSnapshot({ ...sampleSnapshot(), tokenizer })).toThrow(/tokenizer/);
+  });
+});

@@ -3,6 +3,7 @@ import {
   DEFAULT_TRANSPORT,
   TRANSPORTS,
   type Load,
+  type ProfileTokenizer,
   type ProfileWorkload,
   type Slo,
 } from '@teapot/run-definitions';
@@ -25,6 +26,12 @@ const datasetFilters = {
   sample: positiveInt.optional(),
   sampleSeed: z.number().int().min(0).optional(),
 };
+
+/** A path under the worker's TEAPOT_TOKENIZER_DIR, or an uploaded tokenizer.json by SHA-256. */
+const tokenizerSchema: z.ZodType<ProfileTokenizer> = z.union([
+  z.string().min(1),
+  z.strictObject({ sha256: z.string().regex(/^[0-9a-f]{64}$/) }),
+]);
 
 /** A profile's workload; `dataset-asset` and `trace-asset` name an uploaded file, read when the run is measured. */
 const workloadSchema: z.ZodType<ProfileWorkload> = z.discriminatedUnion('kind', [
@@ -110,8 +117,8 @@ export const profileSnapshotSchema = z
     forceOutputLength: z.boolean(),
     // snapshots queued before profiles had a transport read as the default
     transport: z.enum(TRANSPORTS).default(DEFAULT_TRANSPORT),
-    // a path under the worker's TEAPOT_TOKENIZER_DIR; snapshots queued before profiles had one read as none
-    tokenizer: z.string().nullable().default(null),
+    // snapshots queued before profiles had one read as none
+    tokenizer: tokenizerSchema.nullable().default(null),
     slo: sloSchema,
     scheduleCron: z.string().nullable(),
     scheduleIntervalS: positiveInt.nullable(),

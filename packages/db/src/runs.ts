@@ -32,17 +32,7 @@ export async function createQueuedRun(
   trigger: RunTrigger,
   options: { deploymentId?: string } = {},
 ): Promise<Run> {
-  const configs = await latestServingConfigIds(prisma, [profile.endpointId]);
-  return prisma.run.create({
-    data: {
-      endpointId: profile.endpointId,
-      configId: configs.get(profile.endpointId) ?? null,
-      profileId: profile.id,
-      profileSnapshot: snapshotOf(profile),
-      trigger,
-      deploymentId: options.deploymentId ?? null,
-    },
-  });
+  return prisma.run.create({ data: await queuedFrom(prisma, profile, trigger, options) });
 }
 
 /**
@@ -57,18 +47,27 @@ export async function createQueuedSweep(
   options: { deploymentId?: string } = {},
 ): Promise<Sweep> {
   if (profile.sweep === null) throw new Error(`profile ${profile.id} is not a sweep profile (no sweep set)`);
-  const configs = await latestServingConfigIds(prisma, [profile.endpointId]);
   return prisma.sweep.create({
-    data: {
-      endpointId: profile.endpointId,
-      configId: configs.get(profile.endpointId) ?? null,
-      profileId: profile.id,
-      spec: profile.sweep,
-      profileSnapshot: snapshotOf(profile),
-      trigger,
-      deploymentId: options.deploymentId ?? null,
-    },
+    data: { ...(await queuedFrom(prisma, profile, trigger, options)), spec: profile.sweep },
   });
+}
+
+/** What a queued run and a queued sweep both pin when queued: the endpoint's live configuration and the profile as it is now. */
+async function queuedFrom(
+  prisma: Pick<PrismaClient, 'servingConfig'>,
+  profile: Profile,
+  trigger: RunTrigger,
+  options: { deploymentId?: string },
+) {
+  const configs = await latestServingConfigIds(prisma, [profile.endpointId]);
+  return {
+    endpointId: profile.endpointId,
+    configId: configs.get(profile.endpointId) ?? null,
+    profileId: profile.id,
+    profileSnapshot: snapshotOf(profile),
+    trigger,
+    deploymentId: options.deploymentId ?? null,
+  };
 }
 
 /**

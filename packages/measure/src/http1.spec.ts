@@ -114,21 +114,40 @@ async function rawServer(responses: Array<string[]>): Promise<{
   };
 }
 
-async function exchange(
-  pieces: string[],
-  request: StreamRequestOptions = REQUEST,
-): Promise<Seen & { raw: string; host: string }> {
-  const server = await rawServer([pieces]);
-  const pool = new Http1Pool(server.url, { connections: 1, keepAliveMs: 1000 });
+type RawServer = Awaited<ReturnType<typeof rawServer>>;
+
+/** Runs `use` on a pool over a raw server answering `responses`; both are closed after, pass or fail. */
+async function withPool<T>(
+  responses: Array<string[]>,
+  options: ConstructorParameters<typeof Http1Pool>[1],
+  use: (pool: Http1Pool, server: RawServer) => Promise<T>,
+): Promise<T> {
+  const server = await rawServer(responses);
+  const pool = new Http1Pool(server.url, options);
   try {
-    const { handler, done } = recorder();
-    pool.dispatch(request, handler);
-    const seen = await done;
-    return { ...seen, raw: server.requests[0] ?? '', host: server.url.host };
+    return await use(pool, server);
   } finally {
     await pool.destroy();
     await server.close();
   }
+}
+
+/** Dispatches one request and waits for the exchange to end. */
+function send(pool: Http1Pool, request: StreamRequestOptions = REQUEST): Promise<Seen> {
+  const { handler, done } = recorder();
+  pool.dispatch(request, handler);
+  return done;
+}
+
+async function exchange(
+  pieces: string[],
+  request: StreamRequestOptions = REQUEST,
+): Promise<Seen & { raw: string; host: string }> {
+  return withPool([pieces], { connections: 1, keepAliveMs: 1000 }, async (pool, server) => ({
+    ...(await send(pool, request)),
+    raw: server.requests[0] ?? '',
+    host: server.url.host,
+  }));
 }
 
 const SSE_HEAD = 'HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ntransfer-encoding: chunked\r\n\r\n';
@@ -148,19 +167,15 @@ describe('Http1Pool: request', () => {
   });
 
   it("writes each request's own line and headers when they change from one request to the next", async () => {
-    const server = await rawServer([[SSE_HEAD, '0\r\n\r\n']]);
-    const pool = new Http1Pool(server.url, { connections: 1, keepAliveMs: 1000 });
     const other: StreamRequestOptions = {
       path: '/v2/completions?x=1',
       method: 'POST',
       headers: { 'x-other': 'yes' },
       body: '{}',
     };
-    try {
+    await withPool([[SSE_HEAD, '0\r\n\r\n']], { connections: 1, keepAliveMs: 1000 }, async (pool, server) => {
       for (const request of [REQUEST, REQUEST, other, { ...other, headers: { 'x-third': '3' } }]) {
-        const { handler, done } = recorder();
-        pool.dispatch(request, handler);
-        await done;
+        await send(pool, request);
       }
       const heads = server.requests.map((raw) => raw.split('\r\n\r\n')[0].split('\r\n'));
       expect(heads.map((lines) => lines[0])).toEqual([
@@ -175,10 +190,7 @@ describe('Http1Pool: request', () => {
       expect(heads[3]).toContain('x-third: 3');
       expect(heads[3]).not.toContain('x-other: yes');
       expect(heads[3]).toContain('content-length: 2');
-    } finally {
-      await pool.destroy();
-      await server.close();
-    }
+    });
   });
 });
 
@@ -268,94 +280,83 @@ describe('Http1Pool: response framing', () => {
 
 describe('Http1Pool: connections', () => {
   it('reuses a kept-alive connection and never opens more than the limit', async () => {
-    const server = await rawServer([[SSE_HEAD, chunk('data: x\n\n') + '0\r\n\r\n']]);
-    const pool = new Http1Pool(server.url, { connections: 2, keepAliveMs: 5000 });
-    try {
-      const all = Array.from({ length: 6 }, () => recorder());
-      for (const { handler } of all) pool.dispatch(REQUEST, handler);
-      const seen = await Promise.all(all.map((r) => r.done));
-      expect(seen.every((s) => s.body === 'data: x\n\n' && s.ended)).toBe(true);
-      expect(server.requests).toHaveLength(6);
-      expect(server.connections()).toBe(2);
-    } finally {
-      await pool.destroy();
-      await server.close();
-    }
+    await withPool(
+      [[SSE_HEAD, chunk('data: x\n\n') + '0\r\n\r\n']],
+      { connections: 2, keepAliveMs: 5000 },
+      async (pool, server) => {
+        const all = Array.from({ length: 6 }, () => recorder());
+        for (const { handler } of all) pool.dispatch(REQUEST, handler);
+        const seen = await Promise.all(all.map((r) => r.done));
+        expect(seen.every((s) => s.body === 'data: x\n\n' && s.ended)).toBe(true);
+        expect(server.requests).toHaveLength(6);
+        expect(server.connections()).toBe(2);
+      },
+    );
   });
 
   it('hands a request dispatched as a response ends the connection that response is releasing', async () => {
     // A response's connection is released after the poll phase (releaseSoon); a request that comes
     // before that, here from inside the ending read's callback, must not open a second connection.
-    const server = await rawServer([[SSE_HEAD, chunk('data: x\n\n') + '0\r\n\r\n']]);
-    const pool = new Http1Pool(server.url, { connections: null, keepAliveMs: 5000 });
-    try {
-      const all = Array.from({ length: 4 }, () => recorder());
-      all.forEach(({ handler }, i) => {
-        const next = all[i + 1];
-        const onResponseEnd = handler.onResponseEnd!.bind(handler);
-        handler.onResponseEnd = (controller, trailers) => {
-          onResponseEnd(controller, trailers);
-          if (next) pool.dispatch(REQUEST, next.handler);
-        };
-      });
-      pool.dispatch(REQUEST, all[0].handler);
-      const seen = await Promise.all(all.map((r) => r.done));
-      expect(seen.every((s) => s.body === 'data: x\n\n' && s.ended)).toBe(true);
-      expect(server.requests).toHaveLength(4);
-      expect(server.connections()).toBe(1);
-    } finally {
-      await pool.destroy();
-      await server.close();
-    }
+    await withPool(
+      [[SSE_HEAD, chunk('data: x\n\n') + '0\r\n\r\n']],
+      { connections: null, keepAliveMs: 5000 },
+      async (pool, server) => {
+        const all = Array.from({ length: 4 }, () => recorder());
+        all.forEach(({ handler }, i) => {
+          const next = all[i + 1];
+          const onResponseEnd = handler.onResponseEnd!.bind(handler);
+          handler.onResponseEnd = (controller, trailers) => {
+            onResponseEnd(controller, trailers);
+            if (next) pool.dispatch(REQUEST, next.handler);
+          };
+        });
+        pool.dispatch(REQUEST, all[0].handler);
+        const seen = await Promise.all(all.map((r) => r.done));
+        expect(seen.every((s) => s.body === 'data: x\n\n' && s.ended)).toBe(true);
+        expect(server.requests).toHaveLength(4);
+        expect(server.connections()).toBe(1);
+      },
+    );
   });
 
   it('opens a new connection after `connection: close`, and when the keep-alive hint has run out', async () => {
-    const server = await rawServer([
+    const answers = [
       ['HTTP/1.1 200 OK\r\nconnection: close\r\ncontent-length: 1\r\n\r\na'],
       ['HTTP/1.1 200 OK\r\nkeep-alive: timeout=1\r\ncontent-length: 1\r\n\r\nb'],
       ['HTTP/1.1 200 OK\r\ncontent-length: 1\r\n\r\nc'],
-    ]);
-    const pool = new Http1Pool(server.url, { connections: 1, keepAliveMs: 5000 });
-    try {
-      for (const expected of ['a', 'b', 'c']) {
-        const { handler, done } = recorder();
-        pool.dispatch(REQUEST, handler);
-        expect((await done).body).toBe(expected);
-      }
+    ];
+    await withPool(answers, { connections: 1, keepAliveMs: 5000 }, async (pool, server) => {
+      for (const expected of ['a', 'b', 'c']) expect((await send(pool)).body).toBe(expected);
       // a: closed by the server; b: timeout=1 s leaves no margin, so the client closes it
       expect(server.connections()).toBe(3);
-    } finally {
-      await pool.destroy();
-      await server.close();
-    }
+    });
   });
 
   it('an abort before the request is written keeps the connection; after, it closes it', async () => {
-    const server = await rawServer([[SSE_HEAD, chunk('data: x\n\n')]]);
-    const pool = new Http1Pool(server.url, { connections: 1, keepAliveMs: 5000 });
-    try {
-      const { handler, seen, done } = recorder();
-      pool.dispatch(REQUEST, {
-        ...handler,
-        onResponseData: (controller, data) => {
-          handler.onResponseData!(controller, data);
-          controller.abort(new Error('enough'));
-        },
-      });
-      const first = await done;
-      expect(first.error?.message).toBe('enough');
-      expect(seen.body).toBe('data: x\n\n');
-      const second = recorder();
-      pool.dispatch(REQUEST, {
-        ...second.handler,
-        onRequestStart: (controller) => controller.abort(new Error('never mind')),
-      });
-      expect((await second.done).error?.message).toBe('never mind');
-      expect(server.requests).toHaveLength(1);
-    } finally {
-      await pool.destroy();
-      await server.close();
-    }
+    await withPool(
+      [[SSE_HEAD, chunk('data: x\n\n')]],
+      { connections: 1, keepAliveMs: 5000 },
+      async (pool, server) => {
+        const { handler, seen, done } = recorder();
+        pool.dispatch(REQUEST, {
+          ...handler,
+          onResponseData: (controller, data) => {
+            handler.onResponseData!(controller, data);
+            controller.abort(new Error('enough'));
+          },
+        });
+        const first = await done;
+        expect(first.error?.message).toBe('enough');
+        expect(seen.body).toBe('data: x\n\n');
+        const second = recorder();
+        pool.dispatch(REQUEST, {
+          ...second.handler,
+          onRequestStart: (controller) => controller.abort(new Error('never mind')),
+        });
+        expect((await second.done).error?.message).toBe('never mind');
+        expect(server.requests).toHaveLength(1);
+      },
+    );
   });
 
   it('fails queued and running exchanges when destroyed', async () => {

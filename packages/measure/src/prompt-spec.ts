@@ -33,7 +33,10 @@ export interface PromptSpec {
   outputTokens: number;
   /** Prompt tokens asked for (synthetic) or counted by the run's tokenizer; null for dataset prompts without one. */
   targetPromptTokens: number | null;
-  /** Words of the prompt as sent, and of those the ones that repeat an earlier prompt's start. */
+  /**
+   * Words of the prompt as sent, and of those the ones that repeat an earlier prompt's start: the
+   * reuse share's units. A shared-prefix workload with a tokenizer counts its tokens here instead.
+   */
   promptWords: number;
   reusableWords: number;
   /** The session and turn (0 = first) of session workloads; null otherwise. */

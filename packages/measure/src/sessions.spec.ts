@@ -1,8 +1,11 @@
 import { countWords } from './prompt-spec';
 import { mulberry32 } from './random';
+import { RunTokenizer } from './run-tokenizer';
 import { SessionPlan, type SessionTurn, type TurnOutcome } from './sessions';
 import { interleavedPrefixOrder, sharedPrefixPrompts } from './shared-prefix';
 import type { Workload } from './types';
+import { TEST_TOKENIZER } from '@teapot/testing-base';
+import { readTokenizerFile } from '@teapot/tokenizer';
 
 type MultiTurn = Extract<Workload, { kind: 'multi-turn' }>;
 
@@ -165,5 +168,26 @@ describe('shared prefixes', () => {
     expect(more.filter((s) => s.reusableWords === 0)).toHaveLength(4);
     expect(more.some((s) => prefixes.has(s.prompt.split(' ').slice(0, 32).join(' ')))).toBe(false);
     expect(Array.from({ length: 20 }, sharedPrefixPrompts(workload, 3))).toEqual(specs);
+  });
+
+  it('with a tokenizer: prefix and suffix are its one-token words, counted in its tokens', () => {
+    const tokenizer = RunTokenizer.load(readTokenizerFile(TEST_TOKENIZER));
+    const specs = Array.from({ length: 20 }, sharedPrefixPrompts(workload, 3, tokenizer));
+    const vocabulary = new Set(tokenizer.words.words.map((word) => word.trim()));
+    for (const spec of specs) {
+      expect(tokenizer.count(spec.prompt)).toBe(40);
+      expect(spec.targetPromptTokens).toBe(40);
+      expect(
+        spec.prompt
+          .trim()
+          .split(' ')
+          .every((word) => vocabulary.has(word)),
+      ).toBe(true);
+    }
+    expect(specs.reduce((sum, s) => sum + s.reusableWords, 0)).toBe(4 * 4 * 32);
+    // drawn from the tokenizer's words, not the word list used without one
+    expect(specs.map((s) => s.prompt)).not.toEqual(
+      Array.from({ length: 20 }, sharedPrefixPrompts(workload, 3)).map((s) => s.prompt),
+    );
   });
 });

@@ -1,4 +1,5 @@
 import { deriveSeed, mulberry32, type Random } from './random';
+import type { RunTokenizer } from './run-tokenizer';
 import type { Workload } from './types';
 import { singleTurnSpec, syntheticPrompt, type PromptSpec } from './prompt-spec';
 
@@ -27,15 +28,26 @@ export function interleavedPrefixOrder(prefixes: number, uses: number, random: R
 }
 
 /**
- * Requests sharing P prefixes of L words, each prefix used by M requests with a suffix of its own.
+ * Requests sharing P prefixes of L tokens, each prefix used by M requests with a suffix of its own.
  * After P x M requests a new set of P prefixes is drawn, so every prefix is used exactly M times; a
- * prefix's first use is a miss for any cache, its other uses could hit its L words.
+ * prefix's first use is a miss for any cache, its other uses could hit its L tokens. Without a
+ * tokenizer a token is a word; with one, prefix and suffix are its one-token words (PromptWords), so
+ * the prompt is exactly L + S of its tokens and the reuse share is in the tokens a server caches.
  */
-export function sharedPrefixPrompts(workload: SharedPrefixWorkload, seed: number): () => PromptSpec {
+export function sharedPrefixPrompts(
+  workload: SharedPrefixWorkload,
+  seed: number,
+  tokenizer?: RunTokenizer,
+): () => PromptSpec {
   const { prefixes, prefixTokens, requestsPerPrefix, suffixTokens, outputTokens } = workload;
   const orderRandom = mulberry32(deriveSeed(seed, 4));
   const suffixRandom = mulberry32(deriveSeed(seed, 5));
   const prefixSeed = deriveSeed(seed, 6);
+  const text = tokenizer
+    ? (tokens: number, random: Random) => tokenizer.words.prompt(tokens, random)
+    : syntheticPrompt;
+  // byte-level words carry their leading space; elsewhere (words, SentencePiece) text starts without one
+  const joiner = tokenizer?.words.spaceFirst ? '' : ' ';
   let generation = -1;
   let order: number[] = [];
   let texts: string[] = [];
@@ -46,7 +58,7 @@ export function sharedPrefixPrompts(workload: SharedPrefixWorkload, seed: number
       generation++;
       order = interleavedPrefixOrder(prefixes, requestsPerPrefix, orderRandom);
       texts = Array.from({ length: prefixes }, (_, p) =>
-        syntheticPrompt(prefixTokens, mulberry32(deriveSeed(prefixSeed, generation * prefixes + p))),
+        text(prefixTokens, mulberry32(deriveSeed(prefixSeed, generation * prefixes + p))),
       );
       used = new Array<boolean>(prefixes).fill(false);
       at = 0;
@@ -54,8 +66,13 @@ export function sharedPrefixPrompts(workload: SharedPrefixWorkload, seed: number
     const p = order[at++];
     const reusable = used[p] ? prefixTokens : 0;
     used[p] = true;
-    const words = prefixTokens + suffixTokens;
-    const prompt = `${texts[p]} ${syntheticPrompt(suffixTokens, suffixRandom)}`;
-    return singleTurnSpec(prompt, outputTokens, words, words, reusable);
+    const prompt = `${texts[p]}${joiner}${text(suffixTokens, suffixRandom)}`;
+    if (!tokenizer) {
+      const words = prefixTokens + suffixTokens;
+      return singleTurnSpec(prompt, outputTokens, words, words, reusable);
+    }
+    // words that merge across spaces (never seen on a real tokenizer) make the join inexact: count it
+    const tokens = tokenizer.words.separable ? prefixTokens + suffixTokens : tokenizer.count(prompt);
+    return singleTurnSpec(prompt, outputTokens, tokens, tokens, reusable);
   };
 }

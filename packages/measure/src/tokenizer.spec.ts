@@ -20,6 +20,8 @@ interface Measured {
   /** Output tokens the simulator sent, by response id. */
   sent: Map<string, number>;
   serverResponses: number;
+  /** The engine's prefix-cache counters (prompt tokens looked up, and found). */
+  prefixCache: { queries: number; hits: number };
 }
 
 /** Runs against a fresh simulator, on a measuring thread as the worker and the CLI do. */
@@ -51,7 +53,9 @@ async function measure(
           content.reduce((n, e) => n + e.tokens, 0),
         );
     }
-    return { result, sent, serverResponses: sim.stats().groundTruthResponses };
+    const { engine, groundTruthResponses } = sim.stats();
+    const { prefixCacheQueries: queries, prefixCacheHits: hits } = engine.counters;
+    return { result, sent, serverResponses: groundTruthResponses, prefixCache: { queries, hits } };
   } finally {
     await sim.close();
   }
@@ -131,6 +135,34 @@ describe('a run with the model tokenizer, against the simulator counting with th
         expect(r.targetPromptTokens).toBeGreaterThan(10);
         expect(r.promptTokens).toBe(r.targetPromptTokens);
       }
+    },
+  );
+
+  it.each(CASES)(
+    "shared prefixes in the tokenizer's tokens: the reuse share reported is the server's hit rate (%s, %s)",
+    async (_, apiKind, file) => {
+      const workload = {
+        kind: 'shared-prefix',
+        prefixes: 3,
+        prefixTokens: 96,
+        requestsPerPrefix: 4,
+        suffixTokens: 20,
+        outputTokens: 4,
+      } as const;
+      // concurrency 1: each prefix's first use has finished (and is cached) before its reuse
+      const { result, prefixCache } = await measure({ tokenizer: file, prefixCaching: true }, apiKind, file, {
+        workload,
+        requests: 12,
+        load: { kind: 'closed', concurrency: 1 },
+      });
+      const measured = result.requests.filter((r) => !r.warmup);
+      expect(measured.map((r) => [r.outcome, r.targetPromptTokens, r.promptTokens])).toEqual(
+        Array(12).fill(['ok', 116, 116]),
+      );
+      const reuse = result.summary.workload!.expectedReuseShare!;
+      expect(reuse).toBeCloseTo((3 / 4) * (96 / 116), 9);
+      const hitRate = prefixCache.hits / prefixCache.queries;
+      expect(Math.abs(reuse - hitRate)).toBeLessThanOrEqual(0.02);
     },
   );
 

@@ -43,6 +43,7 @@ export {
   type DatasetFilters,
   type DatasetFormat,
   type DatasetSource,
+  type ProfileTokenizer,
   type ProfileWorkload,
   type SessionOptions,
   type ThinkTime,

@@ -25,7 +25,7 @@ export function turnSummary(requests: RequestRecord[]): TurnSummary {
   };
 }
 
-/** What a run sent: its kind, sessions or prefixes, dataset or trace, and the share of prompt words a prefix cache could reuse. */
+/** What a run sent: its kind, sessions or prefixes, dataset or trace, and the share of prompt words (tokens) a prefix cache could reuse. */
 export function workloadReport(
   workload: Workload,
   sent: { sessions: number | undefined; promptWords: number; reusableWords: number },

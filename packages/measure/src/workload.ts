@@ -111,7 +111,7 @@ export const DEFAULT_DATASET_OUTPUT_TOKENS = 256;
  */
 export function promptSource(workload: Workload, seed: number, tokenizer?: RunTokenizer): () => PromptSpec {
   if (workload.kind === 'synthetic') return syntheticPrompts({ ...workload, seed }, tokenizer);
-  if (workload.kind === 'shared-prefix') return sharedPrefixPrompts(workload, seed);
+  if (workload.kind === 'shared-prefix') return sharedPrefixPrompts(workload, seed, tokenizer);
   if (workload.kind === 'trace') {
     // in trace order; an open loop asks for each arrival's own (openLoopSchedule)
     const prompt = tracePrompts(workload, seed, tokenizer);

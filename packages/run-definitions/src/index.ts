@@ -10,6 +10,7 @@ export {
   type DatasetFormat,
   type DatasetSource,
   type Load,
+  type ProfileTokenizer,
   type ProfileWorkload,
   type SessionOptions,
   type Slo,

@@ -163,6 +163,12 @@ export type ProfileWorkload =
       speed?: number;
     };
 
+/**
+ * A profile's tokenizer.json: a path under the worker's TEAPOT_TOKENIZER_DIR, or a file uploaded with
+ * POST /assets (kind tokenizer), named by its SHA-256 as a `dataset-asset` workload names a dataset.
+ */
+export type ProfileTokenizer = string | { sha256: string };
+
 /** How requests are issued: a fixed number in flight, or arrivals at a rate. */
 export type Load =
   | { kind: 'closed'; concurrency: number }

@@ -10,7 +10,7 @@ import { mulberry32 } from '@teapot/random';
 import { deriveSeed, geometricLength } from './rng';
 import type { ServerMetrics } from './metrics';
 import { promptBlockHashes } from './block-pool';
-import { promptAcceptance, promptTokenIds } from './prompt-tokens';
+import { promptAcceptance, promptReader, promptTokenIds, type PromptReader } from './prompt-tokens';
 import type { Settings } from './settings';
 
 export interface CompletionsOptions {
@@ -64,7 +64,8 @@ export class Completions {
       this.refuseStreamOptions(id, api, arrivedNs);
     }
     const { maxModelLen, vocabulary } = this.options.settings;
-    const request = parseCompletionRequest(api, body, maxModelLen, vocabulary.count);
+    const reader = promptReader(vocabulary);
+    const request = parseCompletionRequest(api, body, maxModelLen, reader.count);
     if (request.model !== undefined && request.model !== this.options.modelName) {
       throw new ApiError(
         404,
@@ -93,7 +94,7 @@ export class Completions {
       stopsAtEos,
       wordOffset: Math.floor(random() * vocabulary.words.length),
       fault: rejectStreamOptions ? null : fault,
-      ...this.mechanisms(api, body as Record<string, unknown>, trace),
+      ...this.mechanisms(api, body as Record<string, unknown>, trace, reader),
     });
   }
 
@@ -102,10 +103,11 @@ export class Completions {
     api: ApiKind,
     body: Record<string, unknown>,
     trace: ResponseTrace,
+    reader: PromptReader,
   ): { promptBlockHashes?: number[]; draftAcceptance?: number } {
     const { prefixCaching, speculativeTokens, draftAcceptance } = this.options.settings;
     if (!prefixCaching && speculativeTokens === 0) return {};
-    const ids = promptTokenIds(api, body);
+    const ids = promptTokenIds(api, body, reader.ids);
     if (speculativeTokens > 0)
       trace.serving.draftAcceptance = promptAcceptance(ids, this.options.seed, draftAcceptance);
     return {

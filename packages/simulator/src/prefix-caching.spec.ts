@@ -1,3 +1,5 @@
+import { TEST_TOKENIZER } from '@teapot/testing-base';
+import { ModelTokenizer } from '@teapot/tokenizer';
 import { sampleValue, scrape } from '../test/scrape';
 import { post } from '../test/sse-client';
 import { streamChat, withSimulator, words } from '../test/simulator';
@@ -96,6 +98,35 @@ describe('prefix caching', () => {
     expect((await prefillNs(false)) / (await prefillNs(true))).toBeGreaterThan(3);
   });
 });
+
+describe('prefix caching with a tokenizer', () => {
+  it("blocks the prompt's token ids, so hits are whole blocks of the model's tokens, not of words", async () => {
+    const tokenizer = ModelTokenizer.fromFile(TEST_TOKENIZER);
+    // "s0 s1 ..." are several tokens each, so words and tokens give different blocks
+    const system = { role: 'system', content: words(100, 's') };
+    const questions = Array.from({ length: 4 }, (_, q) => ({ role: 'user', content: words(12, `q${q}x`) }));
+    const ids = questions.map((q) => [...tokenizer.encode(system.content), ...tokenizer.encode(q.content)]);
+    // vLLM's rule in tokens: the whole blocks of the longest prefix shared with an earlier prompt, one token left to compute
+    const expectedHits = ids.map((mine, i) => {
+      const shared = Math.max(0, ...ids.slice(0, i).map((other) => commonPrefix(mine, other)));
+      return 16 * Math.floor(Math.min(shared, mine.length - 1) / 16);
+    });
+    expect(expectedHits[1]).not.toBe(16 * Math.floor(100 / 16));
+    await withSimulator({ prefixCaching: true, tokenizer: TEST_TOKENIZER }, async (sim) => {
+      const truths: GroundTruth[] = [];
+      for (const question of questions) truths.push((await chat(sim, [system, question])).truth);
+      expect(truths.map((t) => t.serving.prefixCacheQueryTokens)).toEqual(ids.map((i) => i.length));
+      expect(truths.map((t) => t.serving.prefixCacheHitTokens)).toEqual(expectedHits);
+      expect(expectedHits.slice(1).every((hits) => hits > 0)).toBe(true);
+    });
+  });
+});
+
+function commonPrefix(a: readonly number[], b: readonly number[]): number {
+  let n = 0;
+  while (n < a.length && n < b.length && a[n] === b[n]) n++;
+  return n;
+}
 
 describe('prefix caching with preemption', () => {
   it('shares blocks among sequences that are preempted and recomputed, and leaks none', async () => {

@@ -1,19 +1,48 @@
 import { mulberry32 } from '@teapot/random';
 import type { ApiKind } from './openai-request';
 import { deriveSeed } from './rng';
+import type { OutputVocabulary } from './vocabulary';
+
+/** How one request's prompt texts are read: counted (validation) and as token ids (prefix cache, drafts). */
+export interface PromptReader {
+  count(text: string): number;
+  ids(text: string): readonly number[];
+}
+
+/**
+ * A reader for one request. Without a tokenizer a prompt token is a whitespace-separated word, its id a
+ * hash of its text. With one, the ids are the tokenizer's, so the prefix cache's 16-token blocks (and
+ * its hit rate) are in the model's tokens, the unit clients count reuse in; each text is encoded once,
+ * for its count and its ids alike (encoding is the costly part, on the event loop that serves streams).
+ */
+export function promptReader(vocabulary: OutputVocabulary): PromptReader {
+  const { encode } = vocabulary;
+  if (encode === undefined) return { count: vocabulary.count, ids: wordIds };
+  const encoded = new Map<string, number[]>();
+  const ids = (text: string): number[] => {
+    let known = encoded.get(text);
+    if (known === undefined) encoded.set(text, (known = encode(text)));
+    return known;
+  };
+  return { count: (text) => ids(text).length, ids };
+}
 
 /**
  * The identities of a validated request's prompt tokens, in order, as the prefix cache and the
- * speculative decoder see them: each whitespace-separated word (the simulator's prompt token) as a
- * 32-bit hash of its text, or a completions prompt's own token ids. Chat reads every message's text
- * in order (roles and templates left out), so a conversation resent with one more turn starts with
- * the previous turn's tokens, and a shared system prompt with the same ones.
+ * speculative decoder see them: each text's ids (`readIds`: words hashed, or the tokenizer's), or a
+ * completions prompt's own token ids. Chat reads every message's text in order (roles and templates
+ * left out), so a conversation resent with one more turn starts with the previous turn's tokens, and a
+ * shared system prompt with the same ones.
  */
-export function promptTokenIds(api: ApiKind, body: Record<string, unknown>): number[] {
+export function promptTokenIds(
+  api: ApiKind,
+  body: Record<string, unknown>,
+  readIds: (text: string) => readonly number[] = wordIds,
+): number[] {
   const ids: number[] = [];
   const addText = (text: unknown): void => {
     if (typeof text !== 'string') return;
-    for (const word of text.match(/\S+/g) ?? []) ids.push(wordId(word));
+    for (const id of readIds(text)) ids.push(id);
   };
   if (api === 'completions') {
     let prompt = body.prompt;
@@ -31,6 +60,10 @@ export function promptTokenIds(api: ApiKind, body: Record<string, unknown>): num
       }
   }
   return ids;
+}
+
+function wordIds(text: string): number[] {
+  return (text.match(/\S+/g) ?? []).map(wordId);
 }
 
 /** FNV-1a over the word's UTF-16 code units. */

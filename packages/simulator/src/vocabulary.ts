@@ -8,6 +8,8 @@ export interface OutputVocabulary {
   spaceFirst: boolean;
   /** Prompt tokens of a text. */
   count(text: string): number;
+  /** A text's token ids, with a tokenizer (the prefix cache blocks these); absent: words stand for tokens. */
+  encode?: (text: string) => number[];
 }
 
 /** Output text: every token is one word of this fixed vocabulary with a leading space. */
@@ -45,7 +47,12 @@ export function tokenizerVocabulary(path: string): OutputVocabulary {
       `tokenizer ${tokenizer.identity.name}: its words merge across spaces, so streamed text cannot be one token per word`,
     );
   }
-  return { words: words.words, spaceFirst: words.spaceFirst, count: (text) => tokenizer.count(text) };
+  return {
+    words: words.words,
+    spaceFirst: words.spaceFirst,
+    count: (text) => tokenizer.count(text),
+    encode: (text) => tokenizer.encode(text),
+  };
 }
 
 /**

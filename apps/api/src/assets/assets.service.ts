@@ -7,14 +7,16 @@ import {
   TraceError,
   type DatasetFormat,
 } from '@teapot/measure';
+import { ModelTokenizer, PromptWords, TokenizerFileError } from '@teapot/tokenizer';
+import { entityTooLarge } from '../errors/api-error.filter';
 import { RequestValidationException } from '../errors/request-validation.exception';
 import { PrismaService } from '../prisma/prisma.service';
-import type {
-  AssetContents,
-  AssetDto,
-  AssetKind,
-  UploadAssetQueryDto,
-  UploadedAssetDto,
+import {
+  ASSET_LIMIT_BYTES,
+  type AssetDto,
+  type AssetKindName,
+  type UploadAssetQueryDto,
+  type UploadedAssetDto,
 } from './dto/asset.dto';
 
 const UTF8 = new TextDecoder('utf-8', { fatal: true });
@@ -53,19 +55,6 @@ export function asBadRequest<T>(field: string, read: () => T): T {
   }
 }
 
-/** What an upload's response says of the file: conversations and turns, or a trace's lines and span. */
-function contentsOf(query: UploadAssetQueryDto, body: Buffer): AssetContents {
-  if (query.kind === 'trace') {
-    const { format, requests } = readTrace(body, 'body');
-    return { traceFormat: format, lines: requests.length, spanS: requests[requests.length - 1].atMs / 1000 };
-  }
-  if (query.format === undefined)
-    throw new RequestValidationException([{ field: 'format', problem: 'is required for a dataset' }]);
-  const conversations = readDataset(body, query.format, 'body');
-  const turns = conversations.reduce((sum, c) => sum + c.turns.length, 0);
-  return { conversations: conversations.length, turns };
-}
-
 @Injectable()
 export class AssetsService {
   private readonly store: AssetStore;
@@ -84,9 +73,16 @@ export class AssetsService {
       throw new RequestValidationException([
         { field: 'body', problem: 'is empty: send the file as the body' },
       ]);
-    const contents = contentsOf(query, body);
+    // the parser reads up to the largest kind's limit; a body sent without Content-Length is held to its own here
+    if (body.length > ASSET_LIMIT_BYTES[query.kind]) throw entityTooLarge(ASSET_LIMIT_BYTES[query.kind]);
+    const facts =
+      query.kind === 'tokenizer'
+        ? readTokenizer(body, query)
+        : query.kind === 'trace'
+          ? traceFacts(body, query)
+          : datasetFacts(body, query);
     const { asset, created } = await this.store.put(query.kind, mediaType, body);
-    return { asset: { ...assetDto(asset), ...contents }, created };
+    return { asset: { ...assetDto(asset), ...facts }, created };
   }
 
   async get(sha256: string): Promise<AssetDto> {
@@ -96,9 +92,60 @@ export class AssetsService {
   }
 
   /** A stored file's bytes of the kind a profile names it as; null when there is none. */
-  async bytesOf(sha256: string, kind: AssetKind): Promise<Buffer | null> {
+  async bytesOf(sha256: string, kind: AssetKindName): Promise<Buffer | null> {
     const meta = await this.store.meta(sha256);
     if (meta === null || meta.kind !== kind) return null;
     return this.store.bytes(sha256);
   }
+
+  /** The kind of the asset stored under `sha256`; null when there is none. */
+  async kindOf(sha256: string): Promise<AssetKindName | null> {
+    return (await this.store.meta(sha256))?.kind ?? null;
+  }
+}
+
+function datasetFacts(
+  body: Buffer,
+  query: UploadAssetQueryDto,
+): Pick<UploadedAssetDto, 'conversations' | 'turns'> {
+  const conversations = readDataset(body, query.format!, 'body');
+  return {
+    conversations: conversations.length,
+    turns: conversations.reduce((n, c) => n + c.turns.length, 0),
+  };
+}
+
+function traceFacts(
+  body: Buffer,
+  query: UploadAssetQueryDto,
+): Pick<UploadedAssetDto, 'traceFormat' | 'lines' | 'spanS'> {
+  if (query.format !== undefined)
+    throw new RequestValidationException([
+      { field: 'format', problem: 'is for datasets: leave it out when uploading a trace' },
+    ]);
+  const { format, requests } = readTrace(body, 'body');
+  return { traceFormat: format, lines: requests.length, spanS: requests[requests.length - 1].atMs / 1000 };
+}
+
+/**
+ * An upload of kind tokenizer must load as one (JSON, a known model type, a vocabulary, an encode
+ * that works) and give the one-token words prompts are built from, as every run will: a 400 naming
+ * the body otherwise, so a profile can never name a tokenizer its runs cannot use.
+ */
+function readTokenizer(body: Buffer, query: UploadAssetQueryDto): Pick<UploadedAssetDto, 'vocabularySize'> {
+  if (query.format !== undefined)
+    throw new RequestValidationException([
+      { field: 'format', problem: 'is for datasets: leave it out when uploading a tokenizer' },
+    ]);
+  let tokenizer: ModelTokenizer;
+  try {
+    tokenizer = ModelTokenizer.fromBytes(body, 'the file');
+    new PromptWords(tokenizer);
+  } catch (error) {
+    if (!(error instanceof Error)) throw error;
+    const problem =
+      error instanceof TokenizerFileError ? error.message : `is no usable tokenizer: ${error.message}`;
+    throw new RequestValidationException([{ field: 'body', problem }]);
+  }
+  return { vocabularySize: tokenizer.vocabulary().size };
 }

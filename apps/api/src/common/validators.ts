@@ -1,4 +1,3 @@
-import { invalidTokenizerPath } from '@teapot/tokenizer';
 import { CronExpressionParser } from 'cron-parser';
 import { registerDecorator, ValidateIf, type ValidationOptions } from 'class-validator';
 import { invalidRequestHeader } from '@teapot/measure';
@@ -128,15 +127,6 @@ function depthOf(value: unknown, limit: number): number {
 }
 
 /** Registers a validator whose check returns the problem, or null when the value is fine. */
-/** A profile's tokenizer: a path under TEAPOT_TOKENIZER_DIR that cannot leave it (invalidTokenizerPath). */
-export function IsTokenizerPath(options?: ValidationOptions): PropertyDecorator {
-  return custom('isTokenizerPath', options, (value) =>
-    typeof value === 'string'
-      ? invalidTokenizerPath(value)
-      : 'must be a string (a path under TEAPOT_TOKENIZER_DIR)',
-  );
-}
-
 function custom(
   name: string,
   options: ValidationOptions | undefined,

@@ -16,6 +16,7 @@ import {
 } from '@teapot/db';
 import { AnalysisQueueProducer, RunQueueProducer, SweepQueueProducer } from '@teapot/jobs';
 import { keysetPage, type Page } from '../common/pagination';
+import { ENQUEUE_TIMEOUT_MS } from '../common/launch';
 import { withTimeout } from '../common/timeout';
 import { parseTimestamp } from '../common/parse';
 import {
@@ -28,7 +29,6 @@ import type { CreateDeploymentDto, DeploymentDto, ListDeploymentsQueryDto } from
 import { orNotFound } from '../common/not-found';
 import { pick } from '../common/pick';
 
-const ENQUEUE_TIMEOUT_MS = 2_000;
 /** Clocks disagree a little: an effectiveAt this far ahead of ours is still "now". */
 const FUTURE_SKEW_MS = 60_000;
 

@@ -103,6 +103,15 @@ interface BodyParserError {
   limit?: number;
 }
 
+/** A 413 said as the body parser says it, for a limit checked outside the parser (an asset kind's own). */
+export function entityTooLarge(limit: number): Error & BodyParserError {
+  return Object.assign(new Error(`request entity too large (limit ${limit} bytes)`), {
+    type: 'entity.too.large',
+    status: 413,
+    limit,
+  });
+}
+
 function isBodyParserError(error: unknown): error is BodyParserError {
   const candidate = error as Partial<BodyParserError> | null;
   return typeof candidate?.type === 'string' && typeof candidate.status === 'number';

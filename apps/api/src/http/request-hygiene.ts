@@ -1,6 +1,7 @@
 import { BadRequestException, UnsupportedMediaTypeException } from '@nestjs/common';
 import type { NextFunction, Request, Response } from 'express';
-import { ASSET_BODY_TYPES } from '../assets/dto/asset.dto';
+import { ASSET_BODY_TYPES, assetLimitOf } from '../assets/dto/asset.dto';
+import { entityTooLarge } from '../errors/api-error.filter';
 
 /** Where files are uploaded (AssetsController). */
 export const ASSET_UPLOAD_PATH = '/assets';
@@ -61,11 +62,15 @@ export function refuseNonJsonBodies(request: Request, _response: Response, next:
     request.headers['transfer-encoding'] !== undefined || Number(request.headers['content-length'] ?? 0) > 0;
   if (!hasBody) return next();
   if (request.method === 'POST' && request.path === ASSET_UPLOAD_PATH) {
-    // the one route whose body is a file, read as bytes (up to ASSET_LIMIT_BYTES), never as JSON
-    if (request.headers['content-encoding'] === undefined && request.is(ASSET_BODY_TYPES)) return next();
+    // the one route whose body is a file, read as bytes (up to its kind's limit), never as JSON
+    if (request.headers['content-encoding'] === undefined && request.is(ASSET_BODY_TYPES)) {
+      const limit = assetLimitOf(request.query.kind);
+      // refused before a byte is read when the length is declared; the service checks a chunked body
+      return next(Number(request.headers['content-length'] ?? 0) > limit ? entityTooLarge(limit) : undefined);
+    }
     return next(
       new UnsupportedMediaTypeException(
-        `Send the file uncompressed as ${ASSET_BODY_TYPES.join(' or ')} (a JSON array file as application/octet-stream).`,
+        `Send the file uncompressed as ${ASSET_BODY_TYPES.join(' or ')} (a JSON file, a tokenizer.json or a dataset array, as application/octet-stream).`,
       ),
     );
   }

@@ -5,7 +5,13 @@ import { API_ENV } from '../env/env.module';
 import { checkThresholds } from '@teapot/analysis';
 import type { SweepSpec } from '@teapot/contracts';
 import { Prisma, type Profile } from '@teapot/db';
-import { measuredWorkload, type Load, type ProfileWorkload, type Slo } from '@teapot/measure';
+import {
+  measuredWorkload,
+  type Load,
+  type ProfileTokenizer,
+  type ProfileWorkload,
+  type Slo,
+} from '@teapot/measure';
 import { asBadRequest, AssetsService, readDataset } from '../assets/assets.service';
 import { keysetPage, type Page } from '../common/pagination';
 import type { ProblemDetail } from '../errors/error-body';
@@ -49,7 +55,7 @@ export class ProfilesService {
   }
 
   async create(input: CreateProfileDto): Promise<ProfileDto> {
-    this.checkTokenizer(input.tokenizer);
+    await this.checkTokenizer(input.tokenizer);
     assertCoherent({
       requestCount: input.requestCount ?? null,
       durationS: input.durationS ?? null,
@@ -63,7 +69,7 @@ export class ProfilesService {
       throw new MissingReferenceException([{ field: 'endpointId', problem: 'names no endpoint' }]);
     assertTraceLoad(input.workload, input.load, input.sweep ?? null);
     await this.assertAssetUsable(input.workload, input.seed ?? null);
-    const { workload, load, slo, comparisonThresholds, sweep, ...fields } = input;
+    const { workload, load, slo, comparisonThresholds, sweep, tokenizer, ...fields } = input;
     // A sweep is checked against the row as stored (database defaults in), and rolled back if it does not fit.
     const profile = await this.prisma.$transaction(async (tx) =>
       assertSweepFits(
@@ -72,7 +78,8 @@ export class ProfilesService {
             ...fields,
             workload: toJson(workload),
             load: toJson(load),
-            ...sweepData(sweep),
+            sweep: nullableJson(sweep),
+            tokenizer: nullableJson(tokenizer),
             ...(slo ? { slo: toJson(slo) } : {}),
             ...(comparisonThresholds ? { comparisonThresholds: toJson(comparisonThresholds) } : {}),
           },
@@ -94,7 +101,7 @@ export class ProfilesService {
   /** Checks the profile as it will be after the change, so a patch cannot break its coherence. */
   async update(id: string, input: UpdateProfileDto): Promise<ProfileDto> {
     const current = await this.find(id);
-    this.checkTokenizer(input.tokenizer);
+    await this.checkTokenizer(input.tokenizer);
     // Keys and values against the metric catalogue; the error filter makes it a 400 naming the key.
     if (input.comparisonThresholds) checkThresholds(input.comparisonThresholds, 'comparisonThresholds');
     assertCoherent({
@@ -110,7 +117,7 @@ export class ProfilesService {
       input.sweep === undefined ? current.sweep : input.sweep,
     );
     if (input.workload) await this.assertAssetUsable(input.workload, input.seed ?? current.seed);
-    const { workload, load, slo, comparisonThresholds, sweep, ...fields } = input;
+    const { workload, load, slo, comparisonThresholds, sweep, tokenizer, ...fields } = input;
     const profile = await this.prisma.$transaction(async (tx) =>
       assertSweepFits(
         await tx.profile.update({
@@ -119,7 +126,8 @@ export class ProfilesService {
             ...fields,
             ...(workload ? { workload: toJson(workload) } : {}),
             ...(load ? { load: toJson(load) } : {}),
-            ...sweepData(sweep),
+            sweep: nullableJson(sweep),
+            tokenizer: nullableJson(tokenizer),
             ...(slo ? { slo: toJson(slo) } : {}),
             ...(comparisonThresholds ? { comparisonThresholds: toJson(comparisonThresholds) } : {}),
           },
@@ -136,12 +144,23 @@ export class ProfilesService {
   }
 
   /**
-   * Where this API can see TEAPOT_TOKENIZER_DIR, the tokenizer must be there and be a tokenizer (a 400
-   * naming the field); the worker reads it again at every run, from its own directory.
+   * An uploaded tokenizer must be stored as one (a 400 naming `tokenizer.sha256` otherwise: it was
+   * checked to load when uploaded). A path is checked where this API can see TEAPOT_TOKENIZER_DIR
+   * (a 400 naming `tokenizer`); the worker reads it again at every run, from its own directory.
    */
-  private checkTokenizer(tokenizer: string | null | undefined): void {
+  private async checkTokenizer(tokenizer: ProfileTokenizer | null | undefined): Promise<void> {
+    if (tokenizer === null || tokenizer === undefined) return;
+    if (typeof tokenizer !== 'string') {
+      const kind = await this.assets.kindOf(tokenizer.sha256);
+      if (kind === 'tokenizer') return;
+      const problem =
+        kind === null
+          ? 'names no uploaded tokenizer (upload it with POST /assets?kind=tokenizer first)'
+          : `names an uploaded ${kind}, not a tokenizer (upload the tokenizer.json with POST /assets?kind=tokenizer)`;
+      throw new RequestValidationException([{ field: 'tokenizer.sha256', problem }]);
+    }
     const dir = this.env.TEAPOT_TOKENIZER_DIR;
-    if (tokenizer === null || tokenizer === undefined || dir === undefined) return;
+    if (dir === undefined) return;
     try {
       const source = readTokenizerIn(dir, tokenizer);
       ModelTokenizer.fromBytes(source.bytes, source.name);
@@ -188,12 +207,12 @@ function assertTraceLoad(workload: ProfileWorkload, load: Load, sweep: unknown):
   if (problems.length) throw new RequestValidationException(problems);
 }
 
-/** `sweep` as Prisma input: absent leaves it, null clears it (SQL NULL), a spec (already parsed) is stored. */
-function sweepData(sweep: SweepSpec | null | undefined): {
-  sweep?: Prisma.InputJsonObject | typeof Prisma.DbNull;
-} {
-  if (sweep === undefined) return {};
-  return { sweep: sweep === null ? Prisma.DbNull : toJson(sweep) };
+/** A nullable Json column as Prisma input: absent leaves it, null clears it (SQL NULL), a value is stored. */
+function nullableJson(
+  value: object | string | null | undefined,
+): Prisma.InputJsonValue | typeof Prisma.DbNull | undefined {
+  if (value === undefined) return undefined;
+  return value === null ? Prisma.DbNull : (JSON.parse(JSON.stringify(value)) as Prisma.InputJsonValue);
 }
 
 /**
@@ -243,5 +262,6 @@ export function toProfileDto(profile: Profile): ProfileDto {
     slo: profile.slo as Slo,
     comparisonThresholds: profile.comparisonThresholds as Record<string, number>,
     sweep: profile.sweep as SweepSpec | null,
+    tokenizer: profile.tokenizer as ProfileTokenizer | null,
   };
 }

@@ -1,27 +1,19 @@
-import { ConflictException, Injectable, Logger, ServiceUnavailableException } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { HEADLINES, type ClientDiagnostics, type HeadlineFigures } from '@teapot/contracts';
 import { createQueuedRun, type Prisma, type Run, type ServingConfig } from '@teapot/db';
 import { RunQueueProducer } from '@teapot/jobs';
 import type { ClientHealth, RunSummary } from '@teapot/measure';
 import { timeParameter } from '../common/parse';
 import { keysetPage, type Page } from '../common/pagination';
-import {
-  MissingReferenceException,
-  RequestValidationException,
-} from '../errors/request-validation.exception';
-import { withTimeout } from '../common/timeout';
+import { enqueueOrFail, launchableProfile } from '../common/launch';
 import { PrismaService } from '../prisma/prisma.service';
 import type { ListRunsQueryDto, RunDetailDto, RunDto } from './dto/run.dto';
 import type { ServerDiagnosticsDto } from './dto/server-metrics.dto';
 import { orNotFound } from '../common/not-found';
 import { pick } from '../common/pick';
 
-const ENQUEUE_TIMEOUT_MS = 2_000;
-
 @Injectable()
 export class RunsService {
-  private readonly logger = new Logger(RunsService.name);
-
   constructor(
     private readonly prisma: PrismaService,
     private readonly queue: RunQueueProducer,
@@ -29,45 +21,19 @@ export class RunsService {
 
   /** Queues a run of the profile with the endpoint's live configuration; the worker takes it from there. */
   async trigger(profileId: string): Promise<RunDetailDto> {
-    const profile = await this.prisma.profile.findUnique({
-      where: { id: profileId },
-      include: { endpoint: true },
-    });
-    if (!profile) throw new MissingReferenceException([{ field: 'profileId', problem: 'names no profile' }]);
-    if (profile.sweep !== null) {
-      // A run is one load; a sweep is many runs with an outcome of its own, so it has its own resource.
-      throw new RequestValidationException([
-        {
-          field: 'profileId',
-          problem: `names a sweep profile: start a sweep of it with POST /sweeps {"profileId": "${profileId}"}`,
-        },
-      ]);
-    }
-    if (profile.endpoint.archivedAt) {
-      throw new ConflictException(
-        `Endpoint ${profile.endpointId} is archived; restore it (PATCH /endpoints/${profile.endpointId} {"archived": false}) to run it.`,
-      );
-    }
-    const { endpoint: _endpoint, ...row } = profile;
-    const queued = await createQueuedRun(this.prisma, row, 'manual');
+    const profile = await launchableProfile(this.prisma, profileId, 'run');
+    const queued = await createQueuedRun(this.prisma, profile, 'manual');
     const run = { ...queued, config: await this.configOf(queued) };
-    try {
-      await withTimeout(this.queue.enqueueRun(run.id), ENQUEUE_TIMEOUT_MS, 'Redis');
-    } catch (error) {
-      this.logger.error(error);
-      await this.prisma.run.update({
-        where: { id: run.id },
-        data: {
-          status: 'failed',
-          finishedAt: new Date(),
-          error: 'Could not be queued: Redis did not accept the job.',
-          errorClass: 'internal',
-        },
-      });
-      throw new ServiceUnavailableException(
-        `The run queue (Redis) is unavailable, so run ${run.id} was recorded as failed; retry once /health shows redis up.`,
-      );
-    }
+    await enqueueOrFail(
+      'run',
+      run.id,
+      () => this.queue.enqueueRun(run.id),
+      (error) =>
+        this.prisma.run.update({
+          where: { id: run.id },
+          data: { status: 'failed', finishedAt: new Date(), error, errorClass: 'internal' },
+        }),
+    );
     return toRunDetail(run);
   }
 

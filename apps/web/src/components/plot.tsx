@@ -78,6 +78,34 @@ export function Plot({ data, options, height, label, deps = [] }: PlotProps) {
   return <div class="plot" ref={container} role="img" aria-label={label} />;
 }
 
+export interface RunTimePlotProps extends Pick<PlotProps, 'data' | 'height' | 'label'> {
+  /** The y axes, left first (themed here). */
+  axes: uPlot.Axis[];
+  /** One per column of `data` after the first (the seconds). */
+  series: uPlot.Series[];
+  /** Scales besides x, for a second y axis. */
+  scales?: uPlot.Scales;
+}
+
+/** A plot over one run: x is seconds from the run's start, a number rather than a date. */
+export function RunTimePlot({ data, height, label, axes, series, scales = {} }: RunTimePlotProps) {
+  return (
+    <Plot
+      label={label}
+      height={height}
+      data={data}
+      options={(theme) => ({
+        scales: { x: { time: false }, ...scales },
+        axes: [
+          themedAxis(theme, { label: 's from the run start' }),
+          ...axes.map((axis) => themedAxis(theme, axis)),
+        ],
+        series: [{ label: 's' }, ...series],
+      })}
+    />
+  );
+}
+
 export interface VerticalStyle {
   colour: string;
   dash: number[];

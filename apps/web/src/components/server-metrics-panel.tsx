@@ -2,7 +2,7 @@ import { useMemo } from 'preact/hooks';
 import { get, type Schemas } from '../api/client';
 import { formatMs } from '../shape/format';
 import { useApi } from '../use-api';
-import { Plot, themedAxis } from './plot';
+import { RunTimePlot } from './plot';
 import { Show } from './states';
 
 type ServerMetrics = Schemas['RunServerMetricsDto'];
@@ -39,25 +39,21 @@ function ServerChart({ metrics }: { metrics: ServerMetrics }) {
     ] as [number[], ...Array<Array<number | null>>];
   }, [metrics]);
   return (
-    <Plot
+    <RunTimePlot
       label="The server's running and waiting requests, preemptions and KV-cache usage over the run"
       height={220}
       data={data}
-      options={(theme) => ({
-        scales: { x: { time: false }, pct: { range: [0, 100] } },
-        axes: [
-          themedAxis(theme, { label: 's from the run start' }),
-          themedAxis(theme, { label: 'requests, preemptions', size: 60 }),
-          themedAxis(theme, { label: 'KV cache %', scale: 'pct', side: 1, grid: { show: false } }),
-        ],
-        series: [
-          { label: 's' },
-          { label: 'running', stroke: '#1c7ed6', width: 1.5 },
-          { label: 'waiting', stroke: '#f08c00', width: 1.5 },
-          { label: 'preemptions so far', stroke: '#e64980', width: 1.5, dash: [4, 3] },
-          { label: 'KV cache %', stroke: '#2f9e44', width: 1.5, scale: 'pct' },
-        ],
-      })}
+      scales={{ pct: { range: [0, 100] } }}
+      axes={[
+        { label: 'requests, preemptions', size: 60 },
+        { label: 'KV cache %', scale: 'pct', side: 1, grid: { show: false } },
+      ]}
+      series={[
+        { label: 'running', stroke: '#1c7ed6', width: 1.5 },
+        { label: 'waiting', stroke: '#f08c00', width: 1.5 },
+        { label: 'preemptions so far', stroke: '#e64980', width: 1.5, dash: [4, 3] },
+        { label: 'KV cache %', stroke: '#2f9e44', width: 1.5, scale: 'pct' },
+      ]}
     />
   );
 }

@@ -1,6 +1,6 @@
 import { useMemo } from 'preact/hooks';
 import { get, type Schemas } from '../api/client';
-import { Plot, themedAxis } from '../components/plot';
+import { RunTimePlot } from '../components/plot';
 import { RunDiagnostics } from '../components/run-diagnostics';
 import { ServerMetricsPanel } from '../components/server-metrics-panel';
 import { Empty, Show } from '../components/states';
@@ -54,29 +54,21 @@ function ItlTimeline({ requests, p99Ms }: { requests: RunRequest[]; p99Ms: numbe
     return <Empty>No successful request carried two token chunks: no ITL to draw.</Empty>;
   return (
     <>
-      <Plot
+      <RunTimePlot
         label="ITL of every token against time"
         height={320}
         data={data}
-        options={(theme) => ({
-          scales: { x: { time: false }, y: { distr: 3 } },
-          axes: [
-            themedAxis(theme, {
-              label: 's from the run start',
-            }),
-            themedAxis(theme, { label: 'ITL (ms, log)', size: 60 }),
-          ],
-          series: [
-            { label: 's' },
-            {
-              label: 'ITL per token',
-              stroke: '#1c7ed6',
-              paths: () => null,
-              points: { show: true, size: 3, stroke: '#1c7ed6', fill: '#1c7ed6' },
-            },
-            { label: 'run P99', stroke: '#e8590c', dash: [6, 4], width: 1.5, points: { show: false } },
-          ],
-        })}
+        scales={{ y: { distr: 3 } }}
+        axes={[{ label: 'ITL (ms, log)', size: 60 }]}
+        series={[
+          {
+            label: 'ITL per token',
+            stroke: '#1c7ed6',
+            paths: () => null,
+            points: { show: true, size: 3, stroke: '#1c7ed6', fill: '#1c7ed6' },
+          },
+          { label: 'run P99', stroke: '#e8590c', dash: [6, 4], width: 1.5, points: { show: false } },
+        ]}
       />
       <p class="hint">
         {timeline.timeS.length} tokens of {timeline.requests} successful requests (warm-up left out), each at

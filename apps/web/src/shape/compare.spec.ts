@@ -131,22 +131,23 @@ describe('cdfPlotData', () => {
     samples,
     points: points.map(([value, fraction]) => ({ value, fraction })),
   });
+  /** The plot data of two sides' ITL distributions, in ms. */
+  const itlPlot = (baseline: ReturnType<typeof side>, candidate: ReturnType<typeof side>) =>
+    cdfPlotData({ metric: 'itl', unit: 'ms', baseline, candidate });
 
   it('puts both CDFs on one sorted x, each null where only the other has a point', () => {
-    const plot = cdfPlotData({
-      metric: 'itl',
-      unit: 'ms',
-      baseline: side(1200, [
+    const plot = itlPlot(
+      side(1200, [
         [5, 0],
         [6, 0.5],
         [9, 1],
       ]),
-      candidate: side(34000, [
+      side(34000, [
         [4, 0],
         [6, 0.7],
         [7.5, 1],
       ]),
-    });
+    );
     expect(plot?.data).toEqual([
       [4, 5, 6, 7.5, 9],
       [null, 0, 0.5, null, 1],
@@ -156,22 +157,18 @@ describe('cdfPlotData', () => {
   });
 
   it('leaves zero out (a log axis has no place for it) and draws nothing when a side is empty', () => {
-    const plot = cdfPlotData({
-      metric: 'itl',
-      unit: 'ms',
-      baseline: side(10, [
+    const plot = itlPlot(
+      side(10, [
         [0, 0.2],
         [3, 1],
       ]),
-      candidate: side(10, [[2, 1]]),
-    });
+      side(10, [[2, 1]]),
+    );
     expect(plot?.data).toEqual([
       [2, 3],
       [null, 1],
       [1, null],
     ]);
-    expect(
-      cdfPlotData({ metric: 'itl', unit: 'ms', baseline: side(0, []), candidate: side(10, [[2, 1]]) }),
-    ).toBeNull();
+    expect(itlPlot(side(0, []), side(10, [[2, 1]]))).toBeNull();
   });
 });

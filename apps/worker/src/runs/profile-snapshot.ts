@@ -2,31 +2,41 @@ import { parseProfileSnapshot, type ProfileSnapshot } from '@teapot/contracts';
 import { assetOf, measuredWorkload, type RunOptions, type Target } from '@teapot/measure';
 import { readTokenizerIn, TokenizerFileError, type TokenizerSource } from '@teapot/tokenizer';
 
-/** Reads an uploaded file's bytes by SHA-256; null when none is stored. */
-export type AssetReader = (sha256: string) => Promise<Buffer | null>;
+/** Where a run's files come from: uploads by SHA-256, and the worker's TEAPOT_TOKENIZER_DIR. */
+export interface RunFiles {
+  /** An uploaded dataset's or trace's bytes; null when none is stored. */
+  upload(sha256: string): Promise<Buffer | null>;
+  /** An uploaded tokenizer.json; throws TokenizerFileError when none is stored. */
+  tokenizer(sha256: string): Promise<TokenizerSource>;
+  tokenizerDir?: string;
+}
 
 /**
  * Measurement options from a run's stored snapshot; throws InvalidSnapshotError naming a bad field,
- * a DatasetError or TraceError when the dataset or trace the profile names cannot be read, TokenizerFileError when its
- * tokenizer cannot be read under `tokenizerDir` (TEAPOT_TOKENIZER_DIR).
+ * a DatasetError or TraceError when the dataset or trace the profile names cannot be read, TokenizerFileError
+ * when its tokenizer cannot be read (under TEAPOT_TOKENIZER_DIR, or as an upload).
  */
 export async function runOptionsFromSnapshot(
   value: unknown,
   target: Target,
-  readAsset: AssetReader,
-  tokenizerDir?: string,
+  files: RunFiles,
 ): Promise<RunOptions> {
   const snapshot = parseProfileSnapshot(value);
-  const { workload } = snapshot;
+  const { workload, tokenizer } = snapshot;
   const sha256 = assetOf(workload);
-  const file = sha256 === null ? null : await readAsset(sha256);
+  const file = sha256 === null ? null : await files.upload(sha256);
   const options = runOptionsOf(snapshot, target, file?.toString('utf8') ?? null);
-  if (snapshot.tokenizer !== null) options.tokenizer = tokenizerOf(snapshot.tokenizer, tokenizerDir);
+  if (tokenizer !== null) {
+    options.tokenizer =
+      typeof tokenizer === 'string'
+        ? tokenizerIn(tokenizer, files.tokenizerDir)
+        : await files.tokenizer(tokenizer.sha256);
+  }
   return options;
 }
 
 /** The profile's tokenizer file, read at run time: the directory is this worker's, not the API's. */
-function tokenizerOf(name: string, dir: string | undefined): TokenizerSource {
+function tokenizerIn(name: string, dir: string | undefined): TokenizerSource {
   if (dir === undefined) {
     throw new TokenizerFileError(
       `the profile names tokenizer "${name}", but this worker has no TEAPOT_TOKENIZER_DIR to read it from`,

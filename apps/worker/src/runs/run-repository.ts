@@ -9,6 +9,7 @@ import {
 } from '@teapot/db';
 import type { RunResult } from '@teapot/measure';
 import { PrismaService } from '../prisma/prisma.service';
+import { TokenizerAssets } from './tokenizer-assets';
 
 export interface RunToProcess {
   id: string;
@@ -50,7 +51,17 @@ export interface RunToProcess {
 /** The worker's reads and guarded writes of runs. Every write names the attempt it belongs to. */
 @Injectable()
 export class RunRepository {
-  constructor(private readonly prisma: PrismaService) {}
+  /** Uploaded tokenizers this process has read, kept for the next runs of the same model. */
+  readonly tokenizers: TokenizerAssets;
+
+  constructor(private readonly prisma: PrismaService) {
+    this.tokenizers = new TokenizerAssets(async (sha256) => {
+      const store = new AssetStore(this.prisma);
+      const meta = await store.meta(sha256);
+      const bytes = meta === null ? null : await store.bytes(sha256);
+      return meta === null || bytes === null ? null : { kind: meta.kind, bytes };
+    });
+  }
 
   /** An uploaded file's bytes (a dataset a profile names), or null. */
   assetBytes(sha256: string): Promise<Buffer | null> {

@@ -229,12 +229,11 @@ export class RunProcessor implements QueueProcessorHooks {
 
     let options: RunOptions;
     try {
-      options = await runOptionsFromSnapshot(
-        run.profileSnapshot,
-        this.target(run),
-        (sha256) => this.runs.assetBytes(sha256),
-        this.env.TEAPOT_TOKENIZER_DIR,
-      );
+      options = await runOptionsFromSnapshot(run.profileSnapshot, this.target(run), {
+        upload: (sha256) => this.runs.assetBytes(sha256),
+        tokenizer: (sha256) => this.runs.tokenizers.source(sha256),
+        tokenizerDir: this.env.TEAPOT_TOKENIZER_DIR,
+      });
     } catch (error) {
       if (error instanceof EndpointConfigError)
         return this.endUnmeasured({ ...run, attempts: attempt }, 'failed', error.message, 'config');

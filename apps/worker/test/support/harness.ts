@@ -14,6 +14,7 @@ import {
 } from '@teapot/testing';
 import { seedEndpoint, seedManualRun, seedProfile, waitForRunToFinish } from '@teapot/testing';
 import { storeMeasuredRun, syntheticRunResult } from '@teapot/db/testing';
+import type { RunningSimulator } from '@teapot/simulator';
 
 export interface WorkerWorld extends TestWorld {
   /** Environment for a worker in this world, with timings short enough for tests; overrides win. */
@@ -52,6 +53,11 @@ export async function createWorld(): Promise<WorkerWorld> {
         ...overrides,
       }),
   };
+}
+
+/** An endpoint on a running simulator: its URL and the model it serves. */
+export function seedSimulatedEndpoint(world: TestWorld, sim: RunningSimulator): Promise<string> {
+  return seedEndpoint(world, { baseUrl: sim.baseUrl, model: sim.deployment.model.name });
 }
 
 /** A manual run of a profile (or of `requests` requests) against a new endpoint, queued and waited for until it ends. */

@@ -20,10 +20,10 @@ import {
   IsBoundedJsonObject,
   IsCronExpression,
   IsName,
-  IsTokenizerPath,
   MIN_SCHEDULE_INTERVAL_S,
 } from '../../common/validators';
-import { MAX_TOKENIZER_PATH_LENGTH } from '@teapot/tokenizer';
+import type { ProfileTokenizer } from '@teapot/measure';
+import { TokenizerField, TokenizerProperty } from './tokenizer-field';
 import {
   ClosedLoadDto,
   DatasetWorkloadDto,
@@ -162,20 +162,8 @@ export class CreateProfileDto {
   @IsIn(TRANSPORTS)
   transport?: Transport;
 
-  @ApiPropertyOptional({
-    type: String,
-    nullable: true,
-    maxLength: MAX_TOKENIZER_PATH_LENGTH,
-    example: 'llama-3.1-8b/tokenizer.json',
-    description:
-      "The model's Hugging Face tokenizer.json, a path relative to TEAPOT_TOKENIZER_DIR (no `..`, no absolute path; " +
-      'checked there when the API has the directory, and read by the worker at every run). Synthetic prompts are then ' +
-      "exactly `inputTokens` of the model's tokens and output the server reports no usage for is counted with it. " +
-      'null (default): word-count prompts and the server usage only.',
-  })
-  @IsOptional()
-  @IsTokenizerPath()
-  tokenizer?: string | null;
+  @TokenizerField()
+  tokenizer?: ProfileTokenizer | null;
 
   @ApiPropertyOptional({ type: SloDto })
   @IsAbsentOr()
@@ -267,8 +255,7 @@ export class ProfileDto {
   @ApiProperty() stallTimeoutMs!: number;
   @ApiProperty() forceOutputLength!: boolean;
   @ApiProperty({ enum: TRANSPORTS }) transport!: Transport;
-  @ApiProperty({ type: String, nullable: true, example: 'llama-3.1-8b/tokenizer.json' }) tokenizer!:
-    string | null;
+  @TokenizerProperty() tokenizer!: ProfileTokenizer | null;
   @ApiProperty({ type: SloDto }) slo!: Slo;
   @ApiProperty({
     type: 'object',

@@ -177,6 +177,17 @@ export const PROFILE_BODY_EXAMPLES = {
       requestCount: 500,
     },
   },
+  uploadedTokenizer: {
+    summary:
+      "Prompts of exactly 512 of the model's tokens, counted with its tokenizer.json uploaded once (POST /assets?kind=tokenizer)",
+    value: {
+      ...EXAMPLE_PROFILE,
+      name: 'chat-exact-tokens',
+      workload: { kind: 'synthetic', inputTokens: 512, outputTokens: 256 },
+      tokenizer: { sha256: '3f0d24e0d0e5b0a2b1d9c6d1e51e8d5b8c8f3d9b9e3a3b1c5f2f0a9d6e7c8b4a' },
+      requestCount: 200,
+    },
+  },
   trace: {
     summary:
       "The trace of POST /assets' example (?kind=trace) replayed at twice its speed, at most 64 requests in flight",

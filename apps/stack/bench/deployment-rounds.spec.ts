@@ -3,10 +3,13 @@ import { describeRounds, runDeploymentRounds, type RoundsResult } from '../src/d
 import { startTestStack, type TestStack } from '../src/testing';
 import { LocalWebhookReceiver } from '../src/webhook-receiver';
 
-// A round takes ~15 s on a quiet machine (9 runs), so the suite runs 3; `npm run bench:deployments`
-// runs this file with 20 rounds (TEAPOT_DEPLOYMENT_ROUNDS) and prints both rates. The minimum effect
-// is 0.25 here: on a test machine shared by many processes TTFT P50 moves by up to ~15% between runs.
-const ROUNDS = Number(process.env.TEAPOT_DEPLOYMENT_ROUNDS ?? 3);
+// `npm run bench:deployments` runs this file with 20 rounds (TEAPOT_DEPLOYMENT_ROUNDS) and prints both
+// rates. It is a benchmark, not part of `npm test`: a false-alarm rate is a property of many rounds,
+// and a few rounds on a machine shared with the rest of the suite measure the machine (one disrupted
+// run moves ITL P99 by x4). The suite checks each verdict's path once (stack.e2e, the CLI's deploy
+// e2e, the worker's deployment-verification e2e). The minimum effect is 0.25: on a test machine
+// shared by many processes TTFT P50 moves by up to ~15% between runs.
+const ROUNDS = Number(process.env.TEAPOT_DEPLOYMENT_ROUNDS ?? 20);
 const THRESHOLD = Number(process.env.TEAPOT_DEPLOYMENT_THRESHOLD ?? 0.25);
 const RUNS_PER_PROFILE = 3;
 
