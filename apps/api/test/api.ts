@@ -116,7 +116,12 @@ export function profileBody(
 }
 
 /** POST /assets?`query` of a file as the body, as the write key (the answer is not checked). */
-export function uploadAsset(api: RunningApi, body: Buffer | string, query: string, type: string) {
+export function uploadAsset(
+  api: RunningApi,
+  body: Buffer | string,
+  query: string,
+  type = 'application/x-ndjson',
+) {
   return api.http
     .post(`/assets?${query}`)
     .set('authorization', api.auth)

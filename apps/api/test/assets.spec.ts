@@ -16,6 +16,16 @@ const TINY =
   '"add_prefix_space":false,"trim_offsets":true,"use_regex":true},"post_processor":null,"decoder":{"type":"ByteLevel"},' +
   '"model":{"type":"BPE","vocab":{"t":0,"e":1,"a":2,"Ġ":3,"Ġt":4,"ea":5,"Ġtea":6},"merges":["Ġ t","e a","Ġt ea"]}}';
 
+const TRACE = Buffer.from(
+  [0, 1200, 1200, 3500]
+    .map((ms, i) =>
+      JSON.stringify({ timestamp: ms, input_length: 100 + i, output_length: 20, hash_ids: [i] }),
+    )
+    .join('\n') + '\n',
+);
+const TRACE_SHA = createHash('sha256').update(TRACE).digest('hex');
+const OPEN = { kind: 'open', ratePerS: 1, arrival: 'poisson', maxConcurrency: 8 };
+
 const api = startApiForFile();
 let endpointId: string;
 
@@ -293,6 +303,117 @@ describe('profiles naming an uploaded tokenizer', () => {
     });
     expect(
       doc.paths['/assets'].post.parameters.find((p: { name: string }) => p.name === 'kind').schema.enum,
-    ).toEqual(['dataset', 'tokenizer']);
+    ).toEqual(['dataset', 'tokenizer', 'trace']);
+  });
+});
+
+describe('trace assets', () => {
+  it('are read, then stored once by TRACE_SHA-256, saying what was read', async () => {
+    const first = await upload(TRACE, 'kind=trace').expect(201);
+    expect(first.body).toEqual({
+      sha256: TRACE_SHA,
+      kind: 'trace',
+      mediaType: 'application/x-ndjson',
+      sizeBytes: TRACE.length,
+      createdAt: expect.any(String),
+      traceFormat: 'mooncake',
+      lines: 4,
+      spanS: 3.5,
+    });
+    expect((await upload(TRACE, 'kind=trace').expect(200)).body).toEqual(first.body);
+  });
+
+  it.each([
+    [
+      'a line that is not JSON',
+      '{"timestamp_ms":0,"input_tokens":1,"output_tokens":1}\n{oops',
+      'line 2: not valid JSON',
+    ],
+    [
+      'a negative length',
+      '{"timestamp_ms":0,"input_tokens":-4,"output_tokens":1}',
+      'line 1: "input_tokens" must be a positive integer',
+    ],
+    ['a missing length', '{"Timestamp":0,"Request tokens":4}', 'line 1: "Response tokens" is missing'],
+    [
+      'timestamps out of order',
+      '{"timestamp":5,"input_length":1,"output_length":1}\n{"timestamp":4,"input_length":1,"output_length":1}',
+      'line 2: "timestamp" is earlier than the line before it',
+    ],
+    [
+      'an unknown timestamp',
+      '{"TIMESTAMP":"yesterday","ContextTokens":1,"GeneratedTokens":1}',
+      'line 1: "TIMESTAMP" must be',
+    ],
+    ['an empty trace', '\n\n', 'the trace is empty'],
+  ])('refuse %s with a 400 naming the line and field, storing nothing', async (_what, body, problem) => {
+    const { details } = (await upload(body, 'kind=trace').expect(400)).body;
+    expect(details).toEqual([{ field: 'body', problem: expect.stringContaining(problem) }]);
+    const stored = await api.prisma.asset.findUnique({
+      where: { sha256: createHash('sha256').update(body).digest('hex') },
+    });
+    expect(stored).toBeNull();
+  });
+});
+
+describe('profiles replaying a trace', () => {
+  const workload = { kind: 'trace-asset', sha256: TRACE_SHA, speed: 2 };
+
+  it('take a stored trace by hash with an open load, kept as sent', async () => {
+    await upload(TRACE, 'kind=trace');
+    const profile = await created<{ id: string; workload: unknown }>(
+      api,
+      '/profiles',
+      profileBody(endpointId, { workload, load: OPEN }),
+    );
+    expect(profile.workload).toEqual(workload);
+    // a change of load must keep it open
+    const closed = await api.authed
+      .patch(`/profiles/${profile.id}`)
+      .send({ load: { kind: 'closed', concurrency: 2 } })
+      .expect(400);
+    expect(closed.body.details).toEqual([
+      { field: 'load.kind', problem: expect.stringContaining('must be open') },
+    ]);
+  });
+
+  it.each([
+    ['a closed load', { load: { kind: 'closed', concurrency: 2 } }, 'load.kind', 'must be open'],
+    [
+      'an unknown hash',
+      { workload: { ...workload, sha256: 'b'.repeat(64) } },
+      'workload.sha256',
+      'names no uploaded trace',
+    ],
+    [
+      'a speed of 0',
+      { workload: { ...workload, speed: 0 } },
+      'workload.speed',
+      'must not be less than 0.001',
+    ],
+    [
+      'a sweep',
+      { sweep: { kind: 'points', dimension: 'rate', points: [1, 2] } },
+      'sweep',
+      'cannot vary the load of a trace-asset workload',
+    ],
+  ])('refuse %s, naming the field', async (_what, change, field, problem) => {
+    await upload(TRACE, 'kind=trace');
+    const response = await api.authed
+      .post('/profiles')
+      .send(profileBody(endpointId, { workload, load: OPEN, ...change }));
+    expect([400, 404, 422]).toContain(response.status);
+    expect(response.body.details).toEqual([{ field, problem: expect.stringContaining(problem) }]);
+  });
+
+  it('refuse a dataset named as a trace', async () => {
+    const dataset = Buffer.from('{"conversations":[{"from":"human","value":"hi"}]}\n');
+    const sha256 = (await upload(dataset, 'kind=dataset&format=sharegpt').expect(201)).body.sha256 as string;
+    const response = await api.authed
+      .post('/profiles')
+      .send(profileBody(endpointId, { workload: { kind: 'trace-asset', sha256 }, load: OPEN }));
+    expect(response.body.details).toEqual([
+      { field: 'workload.sha256', problem: expect.stringContaining('names no uploaded trace') },
+    ]);
   });
 });

@@ -6,7 +6,7 @@ import { SAMPLE_CAPACITY_SEARCH } from '@teapot/contracts/testing';
 import { persistRunResult, SweepStore } from '@teapot/db';
 import { syntheticRunResult } from '@teapot/db/testing';
 import { advanceSweepJobId, SweepQueueProducer } from '@teapot/jobs';
-import { created, endpointBody, profileBody, startApiForFile } from './api';
+import { created, endpointBody, profileBody, startApiForFile, uploadAsset } from './api';
 
 const SHIPPED_DATASET = join(
   __dirname,
@@ -71,6 +71,8 @@ describe('sweep profiles', () => {
       'multiTurn',
       'sharedPrefix',
       'dataset',
+      'uploadedTokenizer',
+      'trace',
       'points',
     ]);
     // the dataset example names the dataset teapot ships
@@ -79,7 +81,15 @@ describe('sweep profiles', () => {
       .set('authorization', api.auth)
       .set('content-type', 'application/x-ndjson')
       .send(readFileSync(SHIPPED_DATASET));
-    for (const { value } of Object.values(examples) as Array<{ value: Record<string, unknown> }>) {
+    // and the trace example the trace POST /assets example uploads
+    const trace = doc.paths['/assets'].post.requestBody.content['application/x-ndjson'].examples.trace.value;
+    await uploadAsset(api, trace, 'kind=trace').expect(201);
+    // uploadedTokenizer names the reader's own upload by hash (assets.spec checks its shape)
+    const { uploadedTokenizer: _, ...creatable } = examples as Record<
+      string,
+      { value: Record<string, unknown> }
+    >;
+    for (const { value } of Object.values(creatable)) {
       await created(api, '/profiles', { ...value, endpointId, name: `${value.name}-${Math.random()}` });
     }
   });

@@ -331,9 +331,13 @@ describe('worker (in process): schedule -> measure -> store', () => {
   }, 30_000);
 
   describe('session workloads: a stored dataset -> sessions -> per-turn records', () => {
-    async function measured(workload: Record<string, unknown>, requests: number) {
+    async function measured(
+      workload: Record<string, unknown>,
+      requests: number,
+      load?: Record<string, unknown>,
+    ) {
       const endpointId = await seedSimulatedEndpoint(world, sim);
-      const profileId = await seedProfile(world, endpointId, { workload, requests, concurrency: 2 });
+      const profileId = await seedProfile(world, endpointId, { workload, requests, concurrency: 2, load });
       const runId = await seedManualRun(world, profileId);
       await producer.enqueueRun(runId);
       const row = await finished(runId);
@@ -397,6 +401,45 @@ describe('worker (in process): schedule -> measure -> store', () => {
         reusablePromptTokens: 2 * 2 * 32,
         expectedReuseShare: (2 * 2 * 32) / (6 * 48),
       });
+    });
+
+    it('replays the trace a profile names by hash, and stores its facts and the figures from the schedule', async () => {
+      const lines = [0, 30, 60, 65, 70].map((ms, i) =>
+        JSON.stringify({ timestamp: 5_000 + ms, input_length: 12 + i, output_length: 4 + i }),
+      );
+      const { asset } = await new AssetStore(world.db).put(
+        'trace',
+        'application/x-ndjson',
+        Buffer.from(lines.join('\n')),
+      );
+      const { row, summary, records } = await measured(
+        { kind: 'trace-asset', sha256: asset.sha256, speed: 2 },
+        5,
+        {
+          kind: 'open',
+          ratePerS: 1,
+          arrival: 'poisson',
+          maxConcurrency: 1,
+        },
+      );
+      expect(row.status).toBe('succeeded');
+      const sent = [...records].sort((a, b) => a.scheduledUs - b.scheduledUs);
+      expect(sent.map((r) => r.promptTokens)).toEqual([12, 13, 14, 15, 16]);
+      expect(sent.map((r) => r.outputTokens)).toEqual([4, 5, 6, 7, 8]);
+      expect(sent.map((r) => Math.round((r.scheduledUs - sent[0].scheduledUs) / 1000))).toEqual([
+        0, 15, 30, 33, 35,
+      ]);
+      expect(summary.workload?.trace).toEqual({
+        sha256: asset.sha256,
+        format: 'mooncake',
+        lines: 5,
+        spanS: 0.07,
+        speed: 2,
+      });
+      // one request in flight at a time: the later lines waited for a slot, and only the schedule counts it
+      expect(summary.sendLateness).toMatchObject({ sent: 5 });
+      expect(summary.sendLateness!.late).toBeGreaterThan(0);
+      expect(summary.ttftFromScheduleMs!.max).toBeGreaterThan(summary.ttftMs!.max);
     });
 
     it('fails a run whose dataset is not stored, saying which', async () => {

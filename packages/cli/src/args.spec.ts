@@ -190,6 +190,31 @@ describe('parseBenchArgs', () => {
     expect(() => parseBenchArgs(argv)).toThrow(message);
   });
 
+  it('takes a trace with its speed and an optional cap on requests in flight', () => {
+    const args = parseBenchArgs(['--trace', 't.jsonl', '--trace-speed', '2.5', '--max-concurrency', '8']);
+    expect(args.workload).toEqual({ kind: 'trace', path: 't.jsonl', speed: 2.5 });
+    expect(args.load).toMatchObject({ kind: 'open', maxConcurrency: 8 });
+    // replayed whole unless --requests or --duration cut it
+    expect(args.requests).toBeUndefined();
+    expect(parseBenchArgs(['--trace', 't.jsonl']).workload).toEqual({
+      kind: 'trace',
+      path: 't.jsonl',
+      speed: 1,
+    });
+  });
+
+  it.each([
+    [['--trace', 't.jsonl', '--rate', '5'], '--rate cannot be combined with --trace'],
+    [['--trace', 't.jsonl', '--concurrency', '5'], '--concurrency cannot be combined with --trace'],
+    [['--trace', 't.jsonl', '--input-tokens', '5'], '--input-tokens cannot be combined with --trace'],
+    [['--trace', 't.jsonl', '--dataset', 'p.jsonl'], '--dataset and --trace are alternatives'],
+    [['--trace', 't.jsonl', '--trace-speed', '0'], '--trace-speed: expected a number > 0, got "0"'],
+    [['--trace-speed', '2'], '--trace-speed sets the replay speed of a --trace FILE'],
+    [['--trace', ''], '--trace: expected a file path'],
+  ])('refuses trace flags that do not fit: %j', (argv, message) => {
+    expect(() => parseBenchArgs(argv)).toThrow(message);
+  });
+
   it('takes a dataset with a default output length', () => {
     expect(parseBenchArgs(['--dataset', 'p.jsonl', '--output-tokens', '64']).workload).toEqual({
       kind: 'dataset',

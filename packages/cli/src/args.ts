@@ -145,7 +145,10 @@ export function benchArgsOf(values: Values, env: NodeJS.ProcessEnv): BenchArgs {
     simulator,
     workload: parseWorkload(values, BENCH_DEFAULTS),
     load: parseLoad(values),
-    requests: requests ?? (durationS === undefined ? BENCH_DEFAULTS.requests : undefined),
+    // a trace without either is replayed whole (loadWorkload knows its length)
+    requests:
+      requests ??
+      (durationS === undefined && values.trace === undefined ? BENCH_DEFAULTS.requests : undefined),
     durationS,
     warmupRequests: wholeNumber('--warmup', values.warmup, 0) ?? 0,
     seed: wholeNumber('--seed', values.seed, 0),
@@ -246,6 +249,16 @@ function parseSimulator(values: Values): SimulatorChoice {
 }
 
 function parseLoad(values: Values): Load {
+  if (values.trace !== undefined) {
+    for (const flag of ['concurrency', 'rate', 'arrival', 'burstiness'] as const)
+      if (values[flag] !== undefined)
+        throw new UsageError(
+          `--${flag} cannot be combined with --trace: the trace's timestamps are the arrivals (cap requests in flight with --max-concurrency)`,
+        );
+    const maxConcurrency = wholeNumber('--max-concurrency', values['max-concurrency'], 1);
+    // the rate is the trace's own, set when the file is read (loadWorkload)
+    return { kind: 'open', ratePerS: 1, arrival: 'constant', maxConcurrency };
+  }
   if (values.rate === undefined) {
     for (const flag of ['arrival', 'burstiness', 'max-concurrency'] as const)
       if (values[flag] !== undefined)

@@ -79,6 +79,35 @@ describe('teapot bench against a simulator URL', () => {
     expect(io.out() + io.err()).not.toContain('s3cr3t-value');
   });
 
+  it('replays a trace on its timestamps with its lengths, and reports its sends against the schedule', async () => {
+    const trace = join(world.dir, 'trace.jsonl');
+    const lines = [0, 40, 80, 90].map((ms, i) =>
+      JSON.stringify({ Timestamp: ms / 1000, 'Request tokens': 10 + i, 'Response tokens': 3 + i }),
+    );
+    await writeFile(trace, lines.join('\n') + '\n');
+    const path = join(world.dir, 'trace-result.json');
+    const io = captureIo();
+    const argv = ['bench', '--url', world.simulator.baseUrl, '--trace', trace, '--trace-speed', '2'];
+    expect(await runCli([...argv, '--json', path, '--raw'], io)).toBe(EXIT.ok);
+    expect(io.out()).toMatch(/^trace +4 lines over 0\.1 s \(burstgpt\), replayed at 2x$/m);
+    expect(io.out()).toMatch(/^sends +\d of 4 over 1 ms behind schedule/m);
+    expect(io.out()).toMatch(/^from schedule +TTFT p50 [\d.]+/m);
+    const result = JSON.parse(await readFile(path, 'utf8')) as {
+      requests: Array<JsonRequest & { scheduledUs: number }>;
+    };
+    const sent = [...result.requests].sort((a, b) => a.scheduledUs - b.scheduledUs);
+    expect(sent.map((r) => r.promptTokens)).toEqual([10, 11, 12, 13]);
+    expect(sent.map((r) => r.outputTokens)).toEqual([3, 4, 5, 6]);
+    expect(sent.map((r) => Math.round((r.scheduledUs - sent[0].scheduledUs) / 1000))).toEqual([
+      0, 20, 40, 45,
+    ]);
+
+    await writeFile(trace, lines[0] + '\n' + lines[2] + '\n' + lines[1] + '\n');
+    const bad = captureIo();
+    expect(await runCli(argv, bad)).toBe(EXIT.error);
+    expect(bad.err()).toContain(`--trace ${trace}: line 3: "Timestamp" is earlier than the line before it`);
+  });
+
   it('finds the model from /v1/models and reads prompts from a JSONL dataset', async () => {
     const dataset = join(world.dir, 'prompts.jsonl');
     await writeFile(

@@ -4,7 +4,7 @@ import { parseBenchArgs, type BenchArgs } from './args';
 import { sweep } from './sweep';
 import { parseSweepArgs } from './sweep-args';
 import { BenchError } from './bench-error';
-import { loadTokenizer, loadWorkload, openTarget } from './target';
+import { loadTokenizer, loadWorkload, openTarget, runLoad } from './target';
 import { BENCH_HELP, SWEEP_HELP, USAGE } from './help';
 import { DEPLOY_HELP, VERDICT_HELP } from './deploy/gate-help';
 import { parseDeployArgs, parseVerdictArgs } from './deploy/gate-args';
@@ -87,8 +87,8 @@ async function bench(args: BenchArgs, io: CliIo): Promise<number> {
     const options: RunOptions = {
       target: { baseUrl, apiKind: args.apiKind, model, headers: args.headers },
       workload,
-      load: args.load,
-      requests: args.requests,
+      load: runLoad(args, workload),
+      requests: args.requests ?? (workload.kind === 'trace' ? workload.requests.length : undefined),
       durationS: args.durationS,
       warmupRequests: args.warmupRequests,
       seed: args.seed,
@@ -115,7 +115,7 @@ async function bench(args: BenchArgs, io: CliIo): Promise<number> {
       apiKind: args.apiKind,
       model,
       simulator: simulated,
-      load: args.load,
+      load: options.load,
       workload: args.workload,
       forceOutputLength: args.forceOutputLength,
       summary: result.summary,

@@ -29,7 +29,13 @@ Load (one of)
   --rate R                  open loop: R requests/s from precomputed send times
     --arrival A             poisson (default), gamma or constant
     --burstiness B          gamma shape; < 1 is burstier, 1 is Poisson (implies --arrival gamma)
-    --max-concurrency N     cap on requests in flight; later arrivals wait
+    --max-concurrency N     cap on requests in flight; later arrivals wait (TTFT/E2E "from schedule" count the wait)
+  --trace FILE              replay a JSONL trace: each line's timestamp is its send time (open loop), its lengths
+                            the prompt and output; teapot {"timestamp_ms","input_tokens","output_tokens"},
+                            Mooncake {"timestamp" (ms),"input_length","output_length"}, BurstGPT {"Timestamp" (s),
+                            "Request tokens","Response tokens"} or Azure {"TIMESTAMP" (datetime or s),
+                            "ContextTokens","GeneratedTokens"}; times relative to the first line
+    --trace-speed X         replay X times as fast (default 1); --requests/--duration cut the trace
 Length (one of)
   --requests N              measured requests, warm-up excluded (default ${d.requests})
   --duration S              stop issuing after S seconds; requests still running are left out

@@ -52,7 +52,7 @@ export function renderReport(report: BenchReport): string {
   lines.push(`teapot bench · ${report.baseUrl} · ${report.apiKind} · ${report.model}`);
   if (report.simulator) lines.push(`simulated: ${report.simulator}`);
   lines.push(
-    `load: ${describeLoad(report.load)} · workload: ${describeWorkload(report.workload, report.forceOutputLength)}`,
+    `load: ${describeLoad(report.load, report.workload)} · workload: ${describeWorkload(report.workload, report.forceOutputLength)}`,
   );
   if (report.aborted) lines.push('ABORTED before the end: the figures cover the requests that finished.');
   lines.push('');
@@ -83,7 +83,7 @@ export function renderReport(report: BenchReport): string {
     facts.push(['goodput', `${fixed(summary.goodputRps, 2)} req/s meet every latency SLO${share}`]);
   }
   facts.push(['requests', describeRequests(requests)]);
-  facts.push(...describeSent(summary));
+  facts.push(...describeSent(summary), ...describeSchedule(summary));
   facts.push(['tokens', describeTokens(report)]);
   facts.push(['counted by', describeTokenCounts(report)]);
   const tokenizer = describeTokenizer(summary);
@@ -125,10 +125,12 @@ export function renderReport(report: BenchReport): string {
   return lines.join('\n') + '\n';
 }
 
-export function describeLoad(load: Load): string {
+export function describeLoad(load: Load, workload?: WorkloadChoice): string {
   if (load.kind === 'closed') return `closed loop, ${load.concurrency} in flight`;
   const shape = load.arrival === 'gamma' ? `gamma (burstiness ${load.burstiness ?? 1})` : load.arrival;
   const cap = load.maxConcurrency === undefined ? '' : `, at most ${load.maxConcurrency} in flight`;
+  if (workload?.kind === 'trace')
+    return `open loop on the trace's timestamps at ${workload.speed}x, ${fixed(load.ratePerS, 2)} req/s on average${cap}`;
   return `open loop, ${load.ratePerS} req/s ${shape}${cap}`;
 }
 
@@ -145,6 +147,8 @@ function describeWorkload(workload: WorkloadChoice, forced: boolean): string {
         `${workload.prefixes} prefixes of ${workload.prefixTokens} tokens x ${workload.requestsPerPrefix} uses, ` +
         lengths(workload.suffixTokens, workload.outputTokens).replace(' in', ' suffix')
       );
+    case 'trace':
+      return `trace ${workload.path}: each line's time, prompt length and ${output} length`;
     default: {
       const perPrompt =
         workload.outputTokens === undefined ? '' : `, ${workload.outputTokens} ${output} tokens`;
@@ -158,7 +162,11 @@ function describeWorkload(workload: WorkloadChoice, forced: boolean): string {
 function describeSent(summary: RunSummary): Array<[string, string]> {
   const facts: Array<[string, string]> = [];
   const sent = summary.workload;
-  if (sent === undefined || sent.kind === 'synthetic' || sent.kind === 'dataset') return facts;
+  if (sent?.trace !== undefined) {
+    const { lines, spanS, speed, format } = sent.trace;
+    facts.push(['trace', `${lines} lines over ${fixed(spanS, 1)} s (${format}), replayed at ${speed}x`]);
+  }
+  if (sent === undefined || ['synthetic', 'dataset', 'trace'].includes(sent.kind)) return facts;
   const parts: string[] = [];
   if (sent.sessions !== undefined) parts.push(`${sent.sessions} sessions`);
   if (sent.dataset !== undefined)
@@ -180,6 +188,27 @@ function describeSent(summary: RunSummary): Array<[string, string]> {
       .join(', ');
     facts.push(['TTFT p50', `first turns ${ms(turns.firstTtftMs.p50)} ms${later} · by turn ${byTurn}`]);
   }
+  return facts;
+}
+
+/** An open loop's sends against their schedule, and the latency a user arriving on schedule saw. */
+function describeSchedule(summary: RunSummary): Array<[string, string]> {
+  const late = summary.sendLateness;
+  if (late === undefined) return [];
+  const facts: Array<[string, string]> = [
+    [
+      'sends',
+      `${late.late} of ${late.sent} over ${late.thresholdMs} ms behind schedule · lateness p50 ${ms(late.p50Ms)} ms · ` +
+        `p99 ${ms(late.p99Ms)} ms · max ${ms(late.maxMs)} ms`,
+    ],
+  ];
+  const ttft = summary.ttftFromScheduleMs;
+  const e2e = summary.e2eFromScheduleMs;
+  if (ttft && e2e)
+    facts.push([
+      'from schedule',
+      `TTFT p50 ${ms(ttft.p50)} · p99 ${ms(ttft.p99)} ms · E2E p50 ${ms(e2e.p50)} · p99 ${ms(e2e.p99)} ms (waits for a slot included)`,
+    ]);
   return facts;
 }
 

@@ -62,6 +62,10 @@ describe('parseSweepArgs', () => {
     ['--slo output_tokens_per_s=100', '--slo output_tokens_per_s'],
     ['--concurrency 8', '--concurrency: a sweep sets the load of each point'],
     ['--rate 8', '--rate: a sweep sets the load'],
+    [
+      '--points 1,2 --trace t.jsonl',
+      '--trace: a trace brings its own arrival times, which a sweep cannot vary',
+    ],
     ['--points 1,2 --lowest 1', '--lowest belongs to a capacity search'],
     ['--slo-preset mlperf-llama2-70b-server --min-good-share 1.5', '--min-good-share'],
     ['--slo-preset mlperf-llama2-70b-server --dimension speed', '--dimension'],

@@ -79,6 +79,10 @@ export function parseSweepArgs(argv: string[], env: NodeJS.ProcessEnv = {}): Swe
         `--${flag}: a sweep sets the load of each point; use --points or --lowest/--highest`,
       );
   }
+  if (values.trace !== undefined)
+    throw new UsageError(
+      '--trace: a trace brings its own arrival times, which a sweep cannot vary; replay it with teapot bench (--trace-speed scales it)',
+    );
   // the arrival process shapes every rate point; bench's own parser would ask for --rate
   const { arrival: arrivalFlag, burstiness: burstinessFlag, ...benchValues } = values;
   const bench = benchArgsOf(benchValues, env);

@@ -1,6 +1,15 @@
 import { createHash } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
-import { loadDataset, parseJsonlPrompts, type TokenizerSource, type Workload } from '@teapot/measure';
+import { readFile, stat } from 'node:fs/promises';
+import {
+  loadDataset,
+  loadTrace,
+  parseJsonlPrompts,
+  TRACE_LIMITS,
+  traceRatePerS,
+  type Load,
+  type TokenizerSource,
+  type Workload,
+} from '@teapot/measure';
 import { ModelTokenizer, readTokenizerFile, TokenizerFileError } from '@teapot/tokenizer';
 import type { BenchArgs } from './args';
 import { BenchError } from './bench-error';
@@ -83,18 +92,33 @@ function describeSimulator(simulator: BuiltInSimulator, args: BenchArgs): string
   return `${simulator.deployment}${batch} · chunked prefill ${chunkedPrefill ? 'on' : 'off'} · ${perToken} ms/token at batch 1`;
 }
 
-/** The workload: the one the flags describe, or the --dataset file read into prompts or conversations. */
+/** The bytes of a --dataset or --trace file, or a BenchError naming the flag. */
+async function readInput(flag: string, path: string, limitBytes = Infinity): Promise<Buffer> {
+  try {
+    const { size } = await stat(path);
+    if (size > limitBytes)
+      throw new BenchError(`${flag} ${path}: ${size} bytes, over the limit of ${limitBytes}`);
+    return await readFile(path);
+  } catch (error) {
+    if (error instanceof BenchError) throw error;
+    throw new BenchError(`${flag}: cannot read ${path} (${(error as NodeJS.ErrnoException).code ?? error})`);
+  }
+}
+
+/** The workload: the one the flags describe, or the --dataset or --trace file read into one. */
 export async function loadWorkload(args: BenchArgs): Promise<Workload> {
   const choice = args.workload;
-  if (choice.kind !== 'dataset' && choice.kind !== 'conversations') return choice;
-  let bytes: Buffer;
-  try {
-    bytes = await readFile(choice.path);
-  } catch (error) {
-    throw new BenchError(
-      `--dataset: cannot read ${choice.path} (${(error as NodeJS.ErrnoException).code ?? error})`,
-    );
+  if (choice.kind === 'trace') {
+    const bytes = await readInput('--trace', choice.path, TRACE_LIMITS.bytes);
+    const sha256 = createHash('sha256').update(bytes).digest('hex');
+    try {
+      return loadTrace(bytes.toString('utf8'), { sha256, speed: choice.speed });
+    } catch (error) {
+      throw new BenchError(`--trace ${choice.path}: ${error instanceof Error ? error.message : error}`);
+    }
   }
+  if (choice.kind !== 'dataset' && choice.kind !== 'conversations') return choice;
+  const bytes = await readInput('--dataset', choice.path);
   const text = bytes.toString('utf8');
   try {
     if (choice.kind === 'dataset')
@@ -106,6 +130,12 @@ export async function loadWorkload(args: BenchArgs): Promise<Workload> {
   } catch (error) {
     throw new BenchError(`--dataset ${choice.path}: ${error instanceof Error ? error.message : error}`);
   }
+}
+
+/** The run's load: a trace's own mean rate (after its speed) in place of the placeholder the flags give. */
+export function runLoad(args: BenchArgs, workload: Workload): Load {
+  if (workload.kind !== 'trace' || args.load.kind !== 'open') return args.load;
+  return { ...args.load, ratePerS: traceRatePerS(workload) };
 }
 
 /** The --tokenizer file, read and checked before anything starts (a bad file is one line, exit 1). */

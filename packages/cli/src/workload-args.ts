@@ -11,7 +11,8 @@ export type WorkloadChoice =
       format: DatasetFormat;
       outputTokens?: number;
       filters: DatasetFilters;
-    } & SessionOptions);
+    } & SessionOptions)
+  | { kind: 'trace'; path: string; speed: number };
 
 const VALUE_FLAGS = [
   'input-tokens',
@@ -28,6 +29,8 @@ const VALUE_FLAGS = [
   'think-time',
   'think-time-distribution',
   'shared-prefix',
+  'trace',
+  'trace-speed',
 ] as const;
 
 /** The flags that shape a bench's workload (all take a value but --actual-answers). */
@@ -92,6 +95,21 @@ function sharedPrefix(text: string): { prefixes: number; prefixTokens: number; r
   return { prefixes, prefixTokens, requestsPerPrefix };
 }
 
+/** `--trace FILE [--trace-speed X]`: every request's time and lengths come from the file. */
+function traceChoice(values: Values): WorkloadChoice {
+  refuse(
+    values,
+    ['input-tokens', 'output-tokens', 'system-tokens', ...DATASET_FILTER_FLAGS, ...SESSION_FLAGS],
+    "cannot be combined with --trace: each request's lengths come from its line",
+  );
+  if (values.trace === '') throw new UsageError('--trace: expected a file path');
+  return {
+    kind: 'trace',
+    path: values.trace!,
+    speed: positiveNumber('--trace-speed', values['trace-speed']) ?? 1,
+  };
+}
+
 /** The workload the flags describe; UsageError for flags that do not go together. */
 export function parseWorkload(
   values: Values,
@@ -99,8 +117,10 @@ export function parseWorkload(
 ): WorkloadChoice {
   const outputTokens = wholeNumber('--output-tokens', values['output-tokens'], 1);
   const inputTokens = wholeNumber('--input-tokens', values['input-tokens'], 1);
-  const kinds = given(values, ['dataset', 'multi-turn', 'shared-prefix']);
+  const kinds = given(values, ['dataset', 'multi-turn', 'shared-prefix', 'trace']);
   if (kinds.length > 1) throw new UsageError(`${kinds.join(' and ')} are alternatives: pick one workload`);
+  if (values.trace !== undefined) return traceChoice(values);
+  refuse(values, ['trace-speed'], 'sets the replay speed of a --trace FILE');
   if (values.dataset !== undefined) {
     if (inputTokens !== undefined)
       throw new UsageError(

@@ -125,6 +125,7 @@ describe('parseProfileSnapshot', () => {
       outputTokens: 4,
     },
     { kind: 'dataset-asset', sha256: 'ab'.repeat(32), format: 'openai', sample: 5, actualAnswers: true },
+    { kind: 'trace-asset', sha256: 'cd'.repeat(32), speed: 2 },
   ])('keeps a $kind workload as stored', (workload) => {
     expect(parseProfileSnapshot({ ...stored(), workload }).workload).toEqual(workload);
   });
@@ -136,6 +137,15 @@ describe('parseProfileSnapshot', () => {
         workload: { kind: 'dataset-asset', sha256: 'x', format: 'sharegpt' },
       }),
     ).toThrow(/workload\.sha256/);
+  });
+
+  it('refuses a trace-asset workload with a speed of 0, naming the field', () => {
+    expect(() =>
+      parseProfileSnapshot({
+        ...stored(),
+        workload: { kind: 'trace-asset', sha256: 'cd'.repeat(32), speed: 0 },
+      }),
+    ).toThrow(/workload\.speed/);
   });
 });
 

@@ -33,7 +33,7 @@ const tokenizerSchema: z.ZodType<ProfileTokenizer> = z.union([
   z.strictObject({ sha256: z.string().regex(/^[0-9a-f]{64}$/) }),
 ]);
 
-/** A profile's workload; `dataset-asset` names an uploaded dataset, read when the run is measured. */
+/** A profile's workload; `dataset-asset` and `trace-asset` name an uploaded file, read when the run is measured. */
 const workloadSchema: z.ZodType<ProfileWorkload> = z.discriminatedUnion('kind', [
   z.object({
     kind: z.literal('synthetic'),
@@ -70,6 +70,11 @@ const workloadSchema: z.ZodType<ProfileWorkload> = z.discriminatedUnion('kind', 
     outputTokens: positiveInt.optional(),
     ...datasetFilters,
     ...sessionOptions,
+  }),
+  z.object({
+    kind: z.literal('trace-asset'),
+    sha256: z.string().regex(/^[0-9a-f]{64}$/),
+    speed: positive.optional(),
   }),
 ]);
 

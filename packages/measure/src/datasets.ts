@@ -252,14 +252,13 @@ export function loadDataset(
 
 type DatasetAssetWorkload = Extract<ProfileWorkload, { kind: 'dataset-asset' }>;
 
-/** The run's workload from a profile's: a named dataset is read (`text`, its file) into conversations. */
-export function measuredWorkload(workload: ProfileWorkload, seed: number, text: string | null): Workload {
-  if (workload.kind !== 'dataset-asset') return workload;
+/** The run's workload from a profile's `dataset-asset`: the named file (`text`) read into conversations. */
+export function conversationsFromAsset(
+  workload: DatasetAssetWorkload,
+  text: string | null,
+  seed: number,
+): Workload {
   if (text === null) throw new DatasetError('workload.sha256', `dataset ${workload.sha256} is not stored`);
-  return conversationsFromFile(workload, text, seed);
-}
-
-function conversationsFromFile(workload: DatasetAssetWorkload, text: string, seed: number): Workload {
   const { sha256, format, outputTokens, thinkTime, actualAnswers, ...filters } = workload;
   const { conversations, source } = loadDataset(text, {
     format,

@@ -22,10 +22,12 @@ export {
   DATASET_LIMITS,
   DatasetError,
   loadDataset,
-  measuredWorkload,
   parseConversations,
   selectConversations,
 } from './datasets';
+export { assetOf, measuredWorkload } from './profile-workload';
+export { traceRatePerS } from './open-loop';
+export { checkTraceSpeed, loadTrace, parseTrace, TRACE_LIMITS, TraceError } from './trace';
 export { turnSummary } from './workload-report';
 export { SATURATION } from './client-health';
 export { ClientConfigError } from './client-config-error';

@@ -1,5 +1,6 @@
 import type { TokenizerIdentity } from '@teapot/tokenizer';
 import { PromptCounts } from './prompt-counts';
+import { scheduleSummary } from './schedule-metrics';
 import { percentileSummary } from './stats';
 import type { ErrorClass, RequestMetrics, RequestRecord, RunSummary, Slo, TokenCountSource } from './types';
 
@@ -105,11 +106,12 @@ function spanOfRequestsUs(measured: RequestRecord[]): number {
  * count; latency metrics use successful requests only; failed requests are counted by class;
  * incomplete requests (cut off at the end of a duration-bounded or aborted run) only by number.
  * `durationUs` is the measured wall time for the rates (runBenchmark passes it); without it, the span
- * from the first measured start to the last measured arrival is used.
+ * from the first measured start to the last measured arrival is used. `openLoop`: the requests had
+ * scheduled send times, so the summary adds send lateness and TTFT/E2E from the schedule.
  */
 export function summarize(
   requests: RequestRecord[],
-  opts: { slo?: Slo; durationUs?: number; tokenizer?: TokenizerIdentity | null } = {},
+  opts: { slo?: Slo; durationUs?: number; tokenizer?: TokenizerIdentity | null; openLoop?: boolean } = {},
 ): RunSummary {
   const measured = requests.filter((r) => !r.warmup);
   const succeeded = measured.filter((r) => r.outcome === 'ok');
@@ -175,6 +177,7 @@ export function summarize(
     itlMs: percentileSummary(itl),
     interChunkMs: percentileSummary(interChunk),
     e2eMs: percentileSummary(e2e),
+    ...(opts.openLoop ? scheduleSummary(measured, succeeded, perRequest) : {}),
     outputTokens,
     ...prompts.summary(),
     outputTokensPerS: perSecond(outputTokens),

@@ -1,4 +1,5 @@
 import { invalidRequestHeader } from './request-headers';
+import { checkTraceSpeed } from './trace';
 import { TRANSPORTS, type RunOptions, type Workload } from './types';
 
 function requirePositiveInteger(name: string, value: number | undefined, allowZero = false): void {
@@ -48,6 +49,10 @@ export function validateRunOptions(options: RunOptions): URL {
     if (options.load.arrival === 'gamma') requirePositive('load.burstiness', options.load.burstiness ?? 1);
   }
   validateWorkload(options.workload);
+  if (options.workload.kind === 'trace' && options.load.kind !== 'open')
+    throw new RangeError(
+      'a trace workload sends on its own timestamps: use an open load (its maxConcurrency caps requests in flight)',
+    );
   return url;
 }
 
@@ -92,6 +97,10 @@ function validateWorkload(workload: Workload): void {
       requirePositiveInteger('workload.requestsPerPrefix', workload.requestsPerPrefix);
       requirePositiveInteger('workload.suffixTokens', workload.suffixTokens);
       requirePositiveInteger('workload.outputTokens', workload.outputTokens);
+      return;
+    case 'trace':
+      if (workload.requests.length === 0) throw new RangeError('workload.requests is empty');
+      checkTraceSpeed(workload.speed ?? 1, 'workload.speed');
       return;
     default:
       throw new TypeError(`unknown workload kind ${JSON.stringify((workload as { kind: unknown }).kind)}`);

@@ -1,6 +1,6 @@
-import { arrivalSchedule } from './arrivals';
 import { judgeClientHealth, watchClientHealth, type ClientLoad } from './client-health';
 import { summarize } from './metrics';
+import { openRatePerS, openSchedule, runOpenLoop } from './open-loop';
 import { ConnectBackoff } from './connect-backoff';
 import { deriveSeed, mulberry32 } from './random';
 import { validateRunOptions } from './run-options';
@@ -30,8 +30,6 @@ import { turnSummary, workloadReport } from './workload-report';
 import { objectArray } from './speed/object-array';
 
 const PROGRESS_INTERVAL_MS = 200;
-/** An arrival this close to its send time goes now: timers only have millisecond resolution. */
-const EARLY_SEND_TOLERANCE_US = 200;
 const KEEP_ALIVE_MS = 60_000;
 
 function noPrompt(): PromptSpec {
@@ -206,7 +204,8 @@ class BenchmarkRun {
     const durationUs = Math.max(0, Math.round(measuredEndUs - measuredStartUs));
     this.tokenizer?.countOutputs(requests);
     const tokenizer = this.tokenizer?.identity ?? null;
-    const summary = summarize(requests, { slo: options.slo, durationUs, tokenizer });
+    const openLoop = options.load.kind === 'open';
+    const summary = summarize(requests, { slo: options.slo, durationUs, tokenizer, openLoop });
     const client = judgeClientHealth(clientLoad);
     const { streamOptions } = this.context;
     return {
@@ -262,7 +261,7 @@ class BenchmarkRun {
   private connectionsAhead(): number {
     const { load } = this.options;
     if (load.kind === 'closed') return Math.min(load.concurrency, this.options.requests ?? load.concurrency);
-    return load.maxConcurrency ?? Math.min(64, Math.ceil(load.ratePerS));
+    return load.maxConcurrency ?? Math.min(64, Math.ceil(openRatePerS(this.options)));
   }
 
   /** Stops issuing and cuts off whatever is still running: those requests are `incomplete`. */
@@ -303,50 +302,31 @@ class BenchmarkRun {
     });
   }
 
-  private async openLoop(originUs: number): Promise<void> {
+  /** Arrivals start sessions (session workloads) or send one request each; see runOpenLoop. */
+  private openLoop(originUs: number): Promise<void> {
     const { options } = this;
-    if (options.load.kind !== 'open') return;
-    const { ratePerS, arrival, burstiness, maxConcurrency } = options.load;
-    const schedule = arrivalSchedule({
-      ratePerS,
-      arrival,
-      burstiness,
-      seed: deriveSeed(options.seed ?? 0, 2),
-      count: options.requests,
-      durationS: options.durationS,
-    });
-    const running: Array<Promise<void>> = [];
+    if (options.load.kind !== 'open') return Promise.resolve();
     let issued = 0;
+    const allIssued = () => options.requests !== undefined && issued >= options.requests;
     const claim = (): boolean => {
-      if (this.stopped || (options.requests !== undefined && issued >= options.requests)) return false;
+      if (this.stopped || allIssued()) return false;
       issued++;
       return true;
     };
-    let i = 0;
-    // arrivals start sessions (session workloads) or send one request each
-    while (i < schedule.length && !this.stopped) {
-      if (options.requests !== undefined && issued >= options.requests) break;
-      const dueUs = originUs + schedule[i];
-      const waitUs = dueUs - this.nowUs();
-      if (waitUs > EARLY_SEND_TOLERANCE_US) {
-        await this.sleep(Math.max(1, Math.floor(waitUs / 1000)));
-        continue;
-      }
-      if (maxConcurrency !== undefined && this.active >= maxConcurrency) {
-        await this.sleep(null);
-        continue;
-      }
-      const scheduledUs = Math.round(dueUs);
-      running.push(
-        new Promise((done) => {
-          if (this.sessions !== null) this.sessions.run(false, scheduledUs, claim, () => done());
-          else if (claim()) this.issue(false, scheduledUs, () => done());
-          else done();
-        }),
-      );
-      i++;
-    }
-    await Promise.all(running);
+    const schedule = openSchedule(options, this.tokenizer);
+    // single-turn prompts are drawn ahead as a trace's are: the draw then delays no send
+    if (schedule.promptAt === null && this.sessions === null) schedule.promptAt = () => this.nextPrompt();
+    return runOpenLoop(schedule, originUs, options.load.maxConcurrency, {
+      done: () => this.stopped || allIssued(),
+      nowUs: () => this.nowUs(),
+      active: () => this.active,
+      sleep: (ms) => this.sleep(ms),
+      start: (scheduledUs, prompt, ended) => {
+        if (this.sessions !== null) this.sessions.run(false, scheduledUs, claim, ended);
+        else if (claim()) this.issue(false, scheduledUs, ended, prompt);
+        else ended();
+      },
+    });
   }
 
   /** Waits `ms`, or (null) until a request finishes; either way wakes early when the run stops. */

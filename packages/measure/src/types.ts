@@ -47,7 +47,12 @@ export {
   type ProfileWorkload,
   type SessionOptions,
   type ThinkTime,
+  type SendLateness,
+  type TraceFormat,
+  type TraceRequest,
+  type TraceSource,
   DATASET_FORMATS,
+  TRACE_FORMATS,
 } from '@teapot/run-definitions';
 
 export type ApiKind = 'chat' | 'completions';

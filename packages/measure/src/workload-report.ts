@@ -25,7 +25,7 @@ export function turnSummary(requests: RequestRecord[]): TurnSummary {
   };
 }
 
-/** What a run sent: its kind, sessions or prefixes, dataset, and the share of prompt words (tokens) a prefix cache could reuse. */
+/** What a run sent: its kind, sessions or prefixes, dataset or trace, and the share of prompt words (tokens) a prefix cache could reuse. */
 export function workloadReport(
   workload: Workload,
   sent: { sessions: number | undefined; promptWords: number; reusableWords: number },
@@ -39,5 +39,6 @@ export function workloadReport(
   if (sent.sessions !== undefined) report.sessions = sent.sessions;
   if (workload.kind === 'shared-prefix') report.prefixes = workload.prefixes;
   if (workload.kind === 'conversations' && workload.source !== undefined) report.dataset = workload.source;
+  if (workload.kind === 'trace' && workload.source !== undefined) report.trace = workload.source;
   return report;
 }

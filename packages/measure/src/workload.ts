@@ -29,14 +29,34 @@ export function syntheticPrompts(
 ): () => PromptSpec {
   const random = mulberry32(deriveSeed(options.seed ?? 0, 1));
   const jitter = options.lengthJitter ?? 0;
+  const spec = promptOfLength(random, tokenizer);
+  return () => {
+    const inputTokens = jittered(options.inputTokens, jitter, random);
+    return spec(inputTokens, jittered(options.outputTokens, jitter, random));
+  };
+}
+
+/** A single-turn spec of a random prompt of `inputTokens`: exact in the tokenizer's tokens, else in words. */
+function promptOfLength(random: Random, tokenizer?: RunTokenizer) {
   const text = tokenizer
     ? (tokens: number) => tokenizer.words.prompt(tokens, random)
     : (tokens: number) => syntheticPrompt(tokens, random);
-  return () => {
-    const inputTokens = jittered(options.inputTokens, jitter, random);
-    const outputTokens = jittered(options.outputTokens, jitter, random);
+  return (inputTokens: number, outputTokens: number): PromptSpec => {
     const prompt = text(inputTokens);
     return singleTurnSpec(prompt, outputTokens, inputTokens, countWords(prompt), 0);
+  };
+}
+
+type TraceWorkload = Extract<Workload, { kind: 'trace' }>;
+
+/** The prompt of a trace's request `i` (cycling past its end): its input length, max_tokens its output length. */
+export function tracePrompts(workload: TraceWorkload, seed: number, tokenizer?: RunTokenizer) {
+  const spec = promptOfLength(mulberry32(deriveSeed(seed, 1)), tokenizer);
+  const { requests } = workload;
+  if (requests.length === 0) throw new RangeError('trace workload has no requests');
+  return (i: number): PromptSpec => {
+    const request = requests[i % requests.length];
+    return spec(request.inputTokens, request.outputTokens);
   };
 }
 
@@ -84,7 +104,7 @@ export function parseJsonlPrompts(text: string): DatasetPrompt[] {
 export const DEFAULT_DATASET_OUTPUT_TOKENS = 256;
 
 /**
- * The run's single-turn prompts in issue order: synthetic from the seed, shared prefixes, or the
+ * The run's single-turn prompts in issue order: synthetic from the seed, shared prefixes, a trace's, or the
  * dataset cycled (a prompt sent again counts as reusable in full). Session workloads: sessions.ts. A
  * dataset's prompts are counted with the tokenizer here, once, before the first request: never on the
  * send path.
@@ -92,6 +112,12 @@ export const DEFAULT_DATASET_OUTPUT_TOKENS = 256;
 export function promptSource(workload: Workload, seed: number, tokenizer?: RunTokenizer): () => PromptSpec {
   if (workload.kind === 'synthetic') return syntheticPrompts({ ...workload, seed }, tokenizer);
   if (workload.kind === 'shared-prefix') return sharedPrefixPrompts(workload, seed, tokenizer);
+  if (workload.kind === 'trace') {
+    // in trace order; an open loop asks for each arrival's own (openLoopSchedule)
+    const prompt = tracePrompts(workload, seed, tokenizer);
+    let next = 0;
+    return () => prompt(next++);
+  }
   if (workload.kind !== 'dataset') throw new TypeError(`a ${workload.kind} workload is sent in sessions`);
   const { prompts } = workload;
   if (prompts.length === 0) throw new RangeError('dataset workload has no prompts');

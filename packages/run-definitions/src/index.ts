@@ -2,6 +2,7 @@ export { percentile } from './percentile';
 export {
   DATASET_FORMATS,
   DEFAULT_TRANSPORT,
+  TRACE_FORMATS,
   TRANSPORTS,
   type Conversation,
   type ConversationTurn,
@@ -14,6 +15,9 @@ export {
   type SessionOptions,
   type Slo,
   type ThinkTime,
+  type TraceFormat,
+  type TraceRequest,
+  type TraceSource,
   type Transport,
   type Workload,
 } from './profile';
@@ -25,6 +29,7 @@ export type {
   RequestMetrics,
   PromptTokenSource,
   RunSummary,
+  SendLateness,
   TokenCountSource,
   TurnSummary,
   WorkloadReport,

@@ -56,6 +56,28 @@ export interface DatasetFilters {
   sampleSeed?: number;
 }
 
+export const TRACE_FORMATS = ['teapot', 'mooncake', 'burstgpt', 'azure'] as const;
+export type TraceFormat = (typeof TRACE_FORMATS)[number];
+
+/** One line of a trace: when it arrives (ms after the trace's first line) and the lengths it asks for. */
+export interface TraceRequest {
+  atMs: number;
+  inputTokens: number;
+  outputTokens: number;
+}
+
+/** Where a `trace` workload came from and how it was replayed, kept with the run to say what was sent. */
+export interface TraceSource {
+  /** SHA-256 (hex) of the uploaded or read file. */
+  sha256: string;
+  format: TraceFormat;
+  /** Requests in the file, and the time from its first to its last, seconds (before the speed factor). */
+  lines: number;
+  spanS: number;
+  /** Replay speed: 2 sends the trace twice as fast (gaps halved). */
+  speed: number;
+}
+
 /** How a session-based workload treats the answers and the pauses between turns. */
 export interface SessionOptions {
   thinkTime?: ThinkTime;
@@ -110,9 +132,20 @@ export type Workload =
       /** Each request's own suffix after its prefix. */
       suffixTokens: number;
       outputTokens: number;
+    }
+  | {
+      kind: 'trace';
+      /**
+       * Requests in arrival order: each is sent at atMs / speed after the load phase starts (an open
+       * load's own arrival process is not used), with a prompt of inputTokens and max_tokens outputTokens.
+       */
+      requests: TraceRequest[];
+      /** Replay speed, default 1: 2 halves every gap. */
+      speed?: number;
+      source?: TraceSource;
     };
 
-/** A profile's workload: a measured one, or a `conversations` workload still naming an uploaded dataset. */
+/** A profile's workload: a measured one, or one still naming an uploaded dataset or trace. */
 export type ProfileWorkload =
   | Workload
   | ({
@@ -122,7 +155,13 @@ export type ProfileWorkload =
       format: DatasetFormat;
       outputTokens?: number;
     } & DatasetFilters &
-      SessionOptions);
+      SessionOptions)
+  | {
+      kind: 'trace-asset';
+      /** SHA-256 of a trace uploaded with POST /assets (kind `trace`). */
+      sha256: string;
+      speed?: number;
+    };
 
 /**
  * A profile's tokenizer.json: a path under the worker's TEAPOT_TOKENIZER_DIR, or a file uploaded with

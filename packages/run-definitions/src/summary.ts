@@ -1,4 +1,4 @@
-import type { DatasetSource } from './profile';
+import type { DatasetSource, TraceSource } from './profile';
 
 /**
  * What a run reports: its summary (stored as `runs.summary` and read by every report) and the
@@ -33,6 +33,15 @@ export interface RunSummary {
   /** Raw gaps between consecutive token-carrying chunks. */
   interChunkMs: PercentileSummary | null;
   e2eMs: PercentileSummary | null;
+  /**
+   * Open-loop runs: TTFT and E2E from each request's scheduled send time, not from when it was written:
+   * they include the time a request waited for a free slot (maxConcurrency) or a late client, which
+   * the figures from the write leave out (coordinated omission). Absent for closed loops.
+   */
+  ttftFromScheduleMs?: PercentileSummary | null;
+  e2eFromScheduleMs?: PercentileSummary | null;
+  /** Open-loop runs: how late requests were written after their scheduled time. */
+  sendLateness?: SendLateness;
   outputTokens: number;
   promptTokens: number;
   /** Output tokens per second of measured wall time (first start to last end). */
@@ -65,6 +74,18 @@ export interface RunSummary {
   workload?: WorkloadReport;
 }
 
+/** Open-loop send lateness over the measured requests sent: write time minus scheduled time. */
+export interface SendLateness {
+  sent: number;
+  /** Sends later than thresholdMs after their scheduled time. */
+  late: number;
+  thresholdMs: number;
+  /** Lateness percentiles, ms (slightly negative: sent up to 0.2 ms early, within the timer's tolerance). */
+  p50Ms: number;
+  p99Ms: number;
+  maxMs: number;
+}
+
 /** TTFT of successful measured requests by their turn in a session (turn 0 = the session's first). */
 export interface TurnSummary {
   byTurn: Array<{ turn: number; ttftMs: PercentileSummary | null }>;
@@ -92,6 +113,7 @@ export interface WorkloadReport {
   /** reusablePromptTokens / promptTokens; null when nothing was sent. */
   expectedReuseShare: number | null;
   dataset?: DatasetSource;
+  trace?: TraceSource;
 }
 
 /**

@@ -58,6 +58,8 @@ export interface ProfileSeed {
   timeoutMs?: number;
   /** A workload in place of the synthetic one (inputTokens and outputTokens then unused). */
   workload?: Record<string, unknown>;
+  /** A load in place of the closed loop of `concurrency`. */
+  load?: Record<string, unknown>;
 }
 
 /** A synthetic closed-loop profile (unscheduled unless `intervalS` or `cron` is given). */
@@ -75,7 +77,10 @@ export async function seedProfile(
         inputTokens: seed.inputTokens ?? 32,
         outputTokens: seed.outputTokens ?? 20,
       },
-      load: { kind: 'closed', concurrency: seed.concurrency ?? 2 },
+      load: (seed.load as Prisma.InputJsonObject | undefined) ?? {
+        kind: 'closed',
+        concurrency: seed.concurrency ?? 2,
+      },
       requestCount: seed.requests ?? 10,
       seed: 7,
       timeoutMs: seed.timeoutMs ?? 20_000,

@@ -18,6 +18,7 @@ import {
   ASSET_BODY_TYPES,
   ASSET_LIMIT_BYTES,
   AssetDto,
+  EXAMPLE_TRACE,
   UploadAssetQueryDto,
   UploadedAssetDto,
 } from './dto/asset.dto';
@@ -37,7 +38,10 @@ export class AssetsController {
       `${mib(ASSET_LIMIT_BYTES.dataset)} MiB) must parse in its \`format\`; a tokenizer (\`kind=tokenizer\`, a Hugging ` +
       `Face tokenizer.json sent as application/octet-stream, at most ${mib(ASSET_LIMIT_BYTES.tokenizer)} MiB) must load ` +
       'and give prompt words, as every run will load it. The same bytes again answer 200 with the stored asset. ' +
-      'A profile names a dataset by `sha256` (workload kind `dataset-asset`) and a tokenizer as `tokenizer: {"sha256": ...}`.',
+      `A trace (\`kind=trace\`, JSON lines of timestamps and lengths, at most ${mib(ASSET_LIMIT_BYTES.trace)} MiB) must ` +
+      'read line by line; a line that does not fit is a 400 naming it, and nothing is stored. ' +
+      'A profile names a dataset by `sha256` (workload kind `dataset-asset`), a trace likewise (`trace-asset`) ' +
+      'and a tokenizer as `tokenizer: {"sha256": ...}`.',
   })
   @ApiConsumes(...ASSET_BODY_TYPES)
   @ApiBody({
@@ -57,6 +61,10 @@ export class AssetsController {
           '"add_prefix_space":false,"trim_offsets":true,"use_regex":true},"post_processor":null,' +
           '"decoder":{"type":"ByteLevel"},' +
           '"model":{"type":"BPE","vocab":{"t":0,"e":1,"a":2,"Ġ":3,"Ġt":4,"ea":5,"Ġtea":6},"merges":["Ġ t","e a","Ġt ea"]}}',
+      },
+      trace: {
+        summary: "A trace (?kind=trace) in teapot's own shape: ms from the first line, token lengths",
+        value: EXAMPLE_TRACE,
       },
     },
   })

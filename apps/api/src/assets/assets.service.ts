@@ -1,6 +1,12 @@
 import { Injectable, NotFoundException } from '@nestjs/common';
 import { AssetStore, type AssetMeta } from '@teapot/db';
-import { DatasetError, parseConversations, type DatasetFormat } from '@teapot/measure';
+import {
+  DatasetError,
+  parseConversations,
+  parseTrace,
+  TraceError,
+  type DatasetFormat,
+} from '@teapot/measure';
 import { ModelTokenizer, PromptWords, TokenizerFileError } from '@teapot/tokenizer';
 import { entityTooLarge } from '../errors/api-error.filter';
 import { RequestValidationException } from '../errors/request-validation.exception';
@@ -30,10 +36,20 @@ function datasetText(bytes: Buffer): string {
 
 /** A dataset's conversations, or a 400 naming the line (or item) and field that does not fit. */
 export function readDataset(bytes: Buffer, format: DatasetFormat, field: string) {
+  return asBadRequest(field, () => parseConversations(datasetText(bytes), format));
+}
+
+/** A trace's requests, or a 400 naming the line and field that does not fit. */
+export function readTrace(bytes: Buffer, field: string) {
+  return asBadRequest(field, () => parseTrace(datasetText(bytes)));
+}
+
+/** `read()`, with a file that does not read (DatasetError, TraceError) as a 400 naming `field`. */
+export function asBadRequest<T>(field: string, read: () => T): T {
   try {
-    return parseConversations(datasetText(bytes), format);
+    return read();
   } catch (error) {
-    if (error instanceof DatasetError)
+    if (error instanceof DatasetError || error instanceof TraceError)
       throw new RequestValidationException([{ field, problem: error.message }]);
     throw error;
   }
@@ -59,7 +75,12 @@ export class AssetsService {
       ]);
     // the parser reads up to the largest kind's limit; a body sent without Content-Length is held to its own here
     if (body.length > ASSET_LIMIT_BYTES[query.kind]) throw entityTooLarge(ASSET_LIMIT_BYTES[query.kind]);
-    const facts = query.kind === 'tokenizer' ? readTokenizer(body, query) : datasetFacts(body, query);
+    const facts =
+      query.kind === 'tokenizer'
+        ? readTokenizer(body, query)
+        : query.kind === 'trace'
+          ? traceFacts(body, query)
+          : datasetFacts(body, query);
     const { asset, created } = await this.store.put(query.kind, mediaType, body);
     return { asset: { ...assetDto(asset), ...facts }, created };
   }
@@ -70,10 +91,10 @@ export class AssetsService {
     return assetDto(meta);
   }
 
-  /** A stored dataset's bytes, for a profile that names it; null when there is none. */
-  async datasetBytes(sha256: string): Promise<Buffer | null> {
+  /** A stored file's bytes of the kind a profile names it as; null when there is none. */
+  async bytesOf(sha256: string, kind: AssetKindName): Promise<Buffer | null> {
     const meta = await this.store.meta(sha256);
-    if (meta === null || meta.kind !== 'dataset') return null;
+    if (meta === null || meta.kind !== kind) return null;
     return this.store.bytes(sha256);
   }
 
@@ -92,6 +113,18 @@ function datasetFacts(
     conversations: conversations.length,
     turns: conversations.reduce((n, c) => n + c.turns.length, 0),
   };
+}
+
+function traceFacts(
+  body: Buffer,
+  query: UploadAssetQueryDto,
+): Pick<UploadedAssetDto, 'traceFormat' | 'lines' | 'spanS'> {
+  if (query.format !== undefined)
+    throw new RequestValidationException([
+      { field: 'format', problem: 'is for datasets: leave it out when uploading a trace' },
+    ]);
+  const { format, requests } = readTrace(body, 'body');
+  return { traceFormat: format, lines: requests.length, spanS: requests[requests.length - 1].atMs / 1000 };
 }
 
 /**

@@ -6,14 +6,13 @@ import { checkThresholds } from '@teapot/analysis';
 import type { SweepSpec } from '@teapot/contracts';
 import { Prisma, type Profile } from '@teapot/db';
 import {
-  DatasetError,
   measuredWorkload,
   type Load,
   type ProfileTokenizer,
   type ProfileWorkload,
   type Slo,
 } from '@teapot/measure';
-import { AssetsService, readDataset } from '../assets/assets.service';
+import { asBadRequest, AssetsService, readDataset } from '../assets/assets.service';
 import { keysetPage, type Page } from '../common/pagination';
 import type { ProblemDetail } from '../errors/error-body';
 import {
@@ -37,27 +36,22 @@ export class ProfilesService {
   ) {}
 
   /**
-   * A workload naming an uploaded dataset: the dataset must be stored, read in the format named, and
-   * leave at least one conversation through the filters (a 400 naming the field otherwise).
+   * A workload naming an uploaded file: the file must be stored as that kind and read (a dataset in the
+   * format named, leaving at least one conversation through the filters); a 400 naming the field otherwise.
    */
-  private async assertDatasetUsable(workload: ProfileWorkload, seed: number | null): Promise<void> {
-    if (workload.kind !== 'dataset-asset') return;
-    const bytes = await this.assets.datasetBytes(workload.sha256);
+  private async assertAssetUsable(workload: ProfileWorkload, seed: number | null): Promise<void> {
+    if (workload.kind !== 'dataset-asset' && workload.kind !== 'trace-asset') return;
+    const kind = workload.kind === 'dataset-asset' ? 'dataset' : 'trace';
+    const bytes = await this.assets.bytesOf(workload.sha256, kind);
     if (bytes === null)
       throw new MissingReferenceException([
         {
           field: 'workload.sha256',
-          problem: 'names no uploaded dataset (upload it with POST /assets first)',
+          problem: `names no uploaded ${kind} (upload it with POST /assets?kind=${kind} first)`,
         },
       ]);
-    readDataset(bytes, workload.format, 'workload.format');
-    try {
-      measuredWorkload(workload, seed ?? 0, bytes.toString('utf8'));
-    } catch (error) {
-      if (error instanceof DatasetError)
-        throw new RequestValidationException([{ field: 'workload', problem: error.message }]);
-      throw error;
-    }
+    if (workload.kind === 'dataset-asset') readDataset(bytes, workload.format, 'workload.format');
+    asBadRequest('workload', () => measuredWorkload(workload, seed ?? 0, bytes.toString('utf8')));
   }
 
   async create(input: CreateProfileDto): Promise<ProfileDto> {
@@ -73,7 +67,8 @@ export class ProfilesService {
     const endpoint = await this.prisma.endpoint.count({ where: { id: input.endpointId } });
     if (!endpoint)
       throw new MissingReferenceException([{ field: 'endpointId', problem: 'names no endpoint' }]);
-    await this.assertDatasetUsable(input.workload, input.seed ?? null);
+    assertTraceLoad(input.workload, input.load, input.sweep ?? null);
+    await this.assertAssetUsable(input.workload, input.seed ?? null);
     const { workload, load, slo, comparisonThresholds, sweep, tokenizer, ...fields } = input;
     // A sweep is checked against the row as stored (database defaults in), and rolled back if it does not fit.
     const profile = await this.prisma.$transaction(async (tx) =>
@@ -116,7 +111,12 @@ export class ProfilesService {
       scheduleIntervalS:
         input.scheduleIntervalS === undefined ? current.scheduleIntervalS : input.scheduleIntervalS,
     });
-    if (input.workload) await this.assertDatasetUsable(input.workload, input.seed ?? current.seed);
+    assertTraceLoad(
+      input.workload ?? (current.workload as unknown as ProfileWorkload),
+      input.load ?? (current.load as unknown as Load),
+      input.sweep === undefined ? current.sweep : input.sweep,
+    );
+    if (input.workload) await this.assertAssetUsable(input.workload, input.seed ?? current.seed);
     const { workload, load, slo, comparisonThresholds, sweep, tokenizer, ...fields } = input;
     const profile = await this.prisma.$transaction(async (tx) =>
       assertSweepFits(
@@ -186,6 +186,24 @@ function assertCoherent(profile: ScheduleAndBounds): void {
       problem: 'and scheduleIntervalS are exclusive: set one schedule',
     });
   }
+  if (problems.length) throw new RequestValidationException(problems);
+}
+
+/** A trace sends on its own timestamps: it needs an open load (whose maxConcurrency still applies) and no sweep. */
+function assertTraceLoad(workload: ProfileWorkload, load: Load, sweep: unknown): void {
+  if (workload.kind !== 'trace-asset') return;
+  const problems: ProblemDetail[] = [];
+  if (load.kind !== 'open')
+    problems.push({
+      field: 'load.kind',
+      problem:
+        "must be open for a trace-asset workload: the trace's timestamps are the arrivals (maxConcurrency caps requests in flight)",
+    });
+  if (sweep !== null)
+    problems.push({
+      field: 'sweep',
+      problem: 'cannot vary the load of a trace-asset workload: it sets its own arrivals',
+    });
   if (problems.length) throw new RequestValidationException(problems);
 }
 

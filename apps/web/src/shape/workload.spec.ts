@@ -75,4 +75,29 @@ describe('workload shaping', () => {
     });
     expect(workloadView({}, null)).toEqual({ facts: [], turns: [] });
   });
+
+  it('says what a trace replay sent, how late its sends were and its latency from the schedule', () => {
+    const view = workloadView(
+      { workload: { kind: 'trace-asset', sha256: 'cd'.repeat(32), speed: 2 } },
+      {
+        workload: {
+          kind: 'trace',
+          promptTokens: 5000,
+          reusablePromptTokens: 0,
+          expectedReuseShare: 0,
+          trace: { sha256: 'cd'.repeat(32), format: 'mooncake', lines: 40, spanS: 12.34, speed: 2 },
+        },
+        sendLateness: { sent: 40, late: 3, thresholdMs: 1, p50Ms: 0.2, p99Ms: 1.7, maxMs: 2.5 },
+        ttftFromScheduleMs: ttft(40, 31),
+        e2eFromScheduleMs: ttft(40, 400),
+      },
+    );
+    expect(view.facts[0]).toBe(
+      `trace ${'cd'.repeat(32)} replayed at 2x: each line sent at its time with its input and output lengths`,
+    );
+    expect(view.facts[1]).toMatch(/^trace of 40 lines over 12\.3 s \(mooncake format\) replayed at 2x · /);
+    expect(view.facts[2]).toMatch(/^3 of 40 requests sent over 1 ms behind schedule \(lateness P50 /);
+    expect(view.facts[3]).toMatch(/^from the scheduled send time .*TTFT P50 31/);
+    expect(view.turns).toEqual([]);
+  });
 });

@@ -1,7 +1,10 @@
 import type { PercentileSummary, ProfileWorkload, RunSummary } from '@teapot/measure';
 import { formatMs } from './format';
 
-/** What a run sent, in words, and its TTFT by turn (session workloads): the run page's "Workload". */
+/**
+ * What a run sent, in words (a trace's lines and speed, an open loop's sends against their schedule),
+ * and its TTFT by turn (session workloads): the run page's "Workload".
+ */
 export interface WorkloadView {
   facts: string[];
   /** First turns, later turns, then each turn: TTFT count, P50 and P99. */
@@ -46,6 +49,10 @@ function askedFacts(workload: ProfileWorkload): string[] {
         thinkText(workload),
       ];
     }
+    case 'trace-asset':
+      return [
+        `trace ${workload.sha256} replayed at ${workload.speed ?? 1}x: each line sent at its time with its input and output lengths`,
+      ];
     default:
       return [`workload ${(workload as { kind: string }).kind}`];
   }
@@ -54,6 +61,10 @@ function askedFacts(workload: ProfileWorkload): string[] {
 /** What the run reports it sent (summary.workload). */
 function sentFacts(sent: NonNullable<RunSummary['workload']>): string[] {
   const parts: string[] = [];
+  if (sent.trace) {
+    const { lines, spanS, format, speed } = sent.trace;
+    parts.push(`trace of ${lines} lines over ${spanS.toFixed(1)} s (${format} format) replayed at ${speed}x`);
+  }
   if (sent.sessions !== undefined) parts.push(`${sent.sessions} sessions started`);
   if (sent.dataset)
     parts.push(
@@ -67,6 +78,24 @@ function sentFacts(sent: NonNullable<RunSummary['workload']>): string[] {
   return [parts.join(' · ')];
 }
 
+/** An open loop's sends against their schedule, and TTFT/E2E from the scheduled send time. */
+function scheduleFacts(run: RunSummary): string[] {
+  const late = run.sendLateness;
+  if (late === undefined) return [];
+  const facts = [
+    `${late.late} of ${late.sent} requests sent over ${late.thresholdMs} ms behind schedule (lateness P50 ` +
+      `${formatMs(late.p50Ms)}, P99 ${formatMs(late.p99Ms)}, max ${formatMs(late.maxMs)})`,
+  ];
+  const ttft = run.ttftFromScheduleMs;
+  const e2e = run.e2eFromScheduleMs;
+  if (ttft && e2e)
+    facts.push(
+      `from the scheduled send time (waits for a free slot included): TTFT P50 ${formatMs(ttft.p50)}, P99 ` +
+        `${formatMs(ttft.p99)} · E2E P50 ${formatMs(e2e.p50)}, P99 ${formatMs(e2e.p99)}`,
+    );
+  return facts;
+}
+
 function row(label: string, summary: PercentileSummary | null) {
   return { label, count: summary?.count ?? 0, p50: formatMs(summary?.p50), p99: formatMs(summary?.p99) };
 }
@@ -77,6 +106,7 @@ export function workloadView(snapshot: unknown, summary: unknown): WorkloadView 
   const facts = [
     ...(workload ? askedFacts(workload) : []),
     ...(run?.workload ? sentFacts(run.workload) : []),
+    ...(run ? scheduleFacts(run) : []),
   ];
   const turns = run?.turns
     ? [

@@ -1,11 +1,11 @@
 import { parseProfileSnapshot, type ProfileSnapshot } from '@teapot/contracts';
-import { measuredWorkload, type RunOptions, type Target } from '@teapot/measure';
+import { assetOf, measuredWorkload, type RunOptions, type Target } from '@teapot/measure';
 import { readTokenizerIn, TokenizerFileError, type TokenizerSource } from '@teapot/tokenizer';
 
 /** Where a run's files come from: uploads by SHA-256, and the worker's TEAPOT_TOKENIZER_DIR. */
 export interface RunFiles {
-  /** An uploaded dataset's bytes; null when none is stored. */
-  dataset(sha256: string): Promise<Buffer | null>;
+  /** An uploaded dataset's or trace's bytes; null when none is stored. */
+  upload(sha256: string): Promise<Buffer | null>;
   /** An uploaded tokenizer.json; throws TokenizerFileError when none is stored. */
   tokenizer(sha256: string): Promise<TokenizerSource>;
   tokenizerDir?: string;
@@ -13,8 +13,8 @@ export interface RunFiles {
 
 /**
  * Measurement options from a run's stored snapshot; throws InvalidSnapshotError naming a bad field,
- * a DatasetError when the dataset the profile names cannot be read, TokenizerFileError when its
- * tokenizer cannot be read (under TEAPOT_TOKENIZER_DIR, or as an upload).
+ * a DatasetError or TraceError when the dataset or trace the profile names cannot be read, TokenizerFileError
+ * when its tokenizer cannot be read (under TEAPOT_TOKENIZER_DIR, or as an upload).
  */
 export async function runOptionsFromSnapshot(
   value: unknown,
@@ -23,7 +23,8 @@ export async function runOptionsFromSnapshot(
 ): Promise<RunOptions> {
   const snapshot = parseProfileSnapshot(value);
   const { workload, tokenizer } = snapshot;
-  const file = workload.kind === 'dataset-asset' ? await files.dataset(workload.sha256) : null;
+  const sha256 = assetOf(workload);
+  const file = sha256 === null ? null : await files.upload(sha256);
   const options = runOptionsOf(snapshot, target, file?.toString('utf8') ?? null);
   if (tokenizer !== null) {
     options.tokenizer =
@@ -44,7 +45,7 @@ function tokenizerIn(name: string, dir: string | undefined): TokenizerSource {
   return readTokenizerIn(dir, name);
 }
 
-/** `datasetText`: the file a `dataset-asset` workload names (null for other workloads). */
+/** `datasetText`: the file a `dataset-asset` or `trace-asset` workload names (null for other workloads). */
 export function runOptionsOf(
   snapshot: ProfileSnapshot,
   target: Target,

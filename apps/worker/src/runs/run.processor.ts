@@ -230,7 +230,7 @@ export class RunProcessor implements QueueProcessorHooks {
     let options: RunOptions;
     try {
       options = await runOptionsFromSnapshot(run.profileSnapshot, this.target(run), {
-        dataset: (sha256) => this.runs.assetBytes(sha256),
+        upload: (sha256) => this.runs.assetBytes(sha256),
         tokenizer: (sha256) => this.runs.tokenizers.source(sha256),
         tokenizerDir: this.env.TEAPOT_TOKENIZER_DIR,
       });

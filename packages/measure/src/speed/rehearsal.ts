@@ -34,6 +34,9 @@ export function rehearsedChunks(result: RunResult): number {
 function rehearsalWorkload(workload: Workload, chunks: number): Workload {
   if (workload.kind === 'synthetic')
     return { kind: 'synthetic', inputTokens: workload.inputTokens, outputTokens: chunks };
+  // a rehearsal is a closed loop: the trace's prompts without its schedule
+  if (workload.kind === 'trace')
+    return { kind: 'synthetic', inputTokens: workload.requests[0].inputTokens, outputTokens: chunks };
   // sessions and prefixes of the run's kind, answers collected when the run collects them, no pauses
   if (workload.kind === 'multi-turn' || workload.kind === 'shared-prefix')
     return {

@@ -1,20 +1,34 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, ValidateIf } from 'class-validator';
-import { DATASET_FORMATS, type DatasetFormat } from '@teapot/measure';
+import {
+  DATASET_FORMATS,
+  TRACE_FORMATS,
+  TRACE_LIMITS,
+  type DatasetFormat,
+  type TraceFormat,
+} from '@teapot/measure';
 import { MAX_TOKENIZER_BYTES } from '@teapot/tokenizer';
 
 /** Asset kinds an upload may be (the `AssetKind` enum). */
-export const ASSET_KINDS = ['dataset', 'tokenizer'] as const;
+export const ASSET_KINDS = ['dataset', 'tokenizer', 'trace'] as const;
 export type AssetKindName = (typeof ASSET_KINDS)[number];
 
 /**
  * Uploads are at most this large by kind (a 413 past it): a dataset is a sample of traffic, not a
- * corpus; a tokenizer.json may be as large as the path form accepts (Gemma 3's is 33 MB).
+ * corpus; a tokenizer.json may be as large as the path form accepts (Gemma 3's is 33 MB); a trace
+ * as large as its reader reads.
  */
 export const ASSET_LIMIT_BYTES: Readonly<Record<AssetKindName, number>> = {
   dataset: 32 * 1024 * 1024,
   tokenizer: MAX_TOKENIZER_BYTES,
+  trace: TRACE_LIMITS.bytes,
 };
+
+/** The trace the OpenAPI document shows for POST /assets?kind=trace; the trace-asset profile example names its hash. */
+export const EXAMPLE_TRACE =
+  '{"timestamp_ms":0,"input_tokens":812,"output_tokens":96}\n' +
+  '{"timestamp_ms":140.5,"input_tokens":2048,"output_tokens":32}\n' +
+  '{"timestamp_ms":141,"input_tokens":77,"output_tokens":410}\n';
 
 /** What the body parser reads at most; each kind's own limit is checked before (Content-Length) and after. */
 export const MAX_ASSET_BYTES = Math.max(...Object.values(ASSET_LIMIT_BYTES));
@@ -30,7 +44,14 @@ export function assetLimitOf(kind: unknown): number {
 export const ASSET_BODY_TYPES = ['application/octet-stream', 'application/x-ndjson', 'application/jsonl'];
 
 export class UploadAssetQueryDto {
-  @ApiProperty({ enum: ASSET_KINDS, example: 'dataset' })
+  @ApiProperty({
+    enum: ASSET_KINDS,
+    example: 'dataset',
+    description:
+      'dataset: conversations (needs `format`). tokenizer: a tokenizer.json. trace: JSON lines of a timestamp and ' +
+      'input/output lengths, in teapot\'s shape {"timestamp_ms","input_tokens","output_tokens"} or Mooncake\'s, ' +
+      "BurstGPT's or Azure's (the format is read from the first line; see the `trace-asset` workload).",
+  })
   @IsIn(ASSET_KINDS)
   kind!: AssetKindName;
 
@@ -73,4 +94,13 @@ export class UploadedAssetDto extends AssetDto {
 
   @ApiPropertyOptional({ example: 128256, description: 'Tokenizers: tokens in the vocabulary.' })
   vocabularySize?: number;
+
+  @ApiPropertyOptional({ enum: TRACE_FORMATS, description: 'Traces: the shape read from the first line.' })
+  traceFormat?: TraceFormat;
+
+  @ApiPropertyOptional({ example: 23608, description: 'Traces: requests (lines).' })
+  lines?: number;
+
+  @ApiPropertyOptional({ example: 3600, description: 'Traces: seconds from the first request to the last.' })
+  spanS?: number;
 }

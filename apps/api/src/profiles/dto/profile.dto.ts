@@ -32,6 +32,7 @@ import {
   OpenLoadDto,
   SloDto,
   SyntheticWorkloadDto,
+  TraceAssetWorkloadDto,
   WorkloadObject,
   workloadSchema,
 } from './workload.dto';
@@ -56,6 +57,7 @@ const DAY_S = 86_400;
   MultiTurnWorkloadDto,
   SharedPrefixWorkloadDto,
   DatasetAssetWorkloadDto,
+  TraceAssetWorkloadDto,
   ClosedLoadDto,
   OpenLoadDto,
   PointsSweepSpecDto,
@@ -77,7 +79,8 @@ export class CreateProfileDto {
     | DatasetWorkloadDto
     | MultiTurnWorkloadDto
     | SharedPrefixWorkloadDto
-    | DatasetAssetWorkloadDto;
+    | DatasetAssetWorkloadDto
+    | TraceAssetWorkloadDto;
 
   @ApiProperty(loadSchema)
   @LoadObject()

@@ -1,3 +1,5 @@
+import { createHash } from 'node:crypto';
+import { EXAMPLE_TRACE } from '../../assets/dto/asset.dto';
 import { SESSION_WORKLOAD_EXAMPLES } from './session-workload.dto';
 import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional, getSchemaPath } from '@nestjs/swagger';
@@ -123,7 +125,7 @@ const EXAMPLE_PROFILE = {
   load: { kind: 'open', ratePerS: 4, arrival: 'poisson' },
 };
 
-/** POST /profiles examples: a single-load profile and the two kinds of sweep profile. */
+/** POST /profiles examples: single-load profiles of each workload shape and the two kinds of sweep profile. */
 export const PROFILE_BODY_EXAMPLES = {
   single: {
     summary: 'One load: 8 streams, 200 requests, every 6 hours',
@@ -184,6 +186,21 @@ export const PROFILE_BODY_EXAMPLES = {
       workload: { kind: 'synthetic', inputTokens: 512, outputTokens: 256 },
       tokenizer: { sha256: '3f0d24e0d0e5b0a2b1d9c6d1e51e8d5b8c8f3d9b9e3a3b1c5f2f0a9d6e7c8b4a' },
       requestCount: 200,
+    },
+  },
+  trace: {
+    summary:
+      "The trace of POST /assets' example (?kind=trace) replayed at twice its speed, at most 64 requests in flight",
+    value: {
+      ...EXAMPLE_PROFILE,
+      name: 'mooncake-replay',
+      workload: {
+        kind: 'trace-asset',
+        sha256: createHash('sha256').update(EXAMPLE_TRACE).digest('hex'),
+        speed: 2,
+      },
+      load: { kind: 'open', ratePerS: 1, arrival: 'poisson', maxConcurrency: 64 },
+      durationS: 600,
     },
   },
   points: {

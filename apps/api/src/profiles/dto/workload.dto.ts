@@ -11,11 +11,12 @@ import {
   IsObject,
   IsString,
   Length,
+  Matches,
   Max,
   Min,
   ValidateNested,
 } from 'class-validator';
-import type { Load, ProfileWorkload, Slo, Workload } from '@teapot/measure';
+import { TRACE_LIMITS, type Load, type ProfileWorkload, type Slo, type Workload } from '@teapot/measure';
 import {
   DatasetAssetWorkloadDto,
   MultiTurnWorkloadDto,
@@ -40,6 +41,7 @@ export const WORKLOAD_KINDS = [
   'multi-turn',
   'shared-prefix',
   'dataset-asset',
+  'trace-asset',
 ] as const;
 export const LOAD_KINDS = ['closed', 'open'] as const;
 export const ARRIVALS = ['poisson', 'gamma', 'constant'] as const;
@@ -119,6 +121,35 @@ export class DatasetWorkloadDto implements DatasetWorkload {
   outputTokens?: number;
 }
 
+type TraceAssetWorkload = Extract<ProfileWorkload, { kind: 'trace-asset' }>;
+
+export class TraceAssetWorkloadDto implements TraceAssetWorkload {
+  @OneOf(['trace-asset'])
+  kind!: 'trace-asset';
+
+  @ApiProperty({
+    pattern: '^[0-9a-f]{64}$',
+    description:
+      'SHA-256 of a trace uploaded with POST /assets?kind=trace: each line is sent at its timestamp (relative ' +
+      'to the first line) with a prompt of its input length and max_tokens its output length. Needs an open ' +
+      "load, whose ratePerS and arrival are not used (the trace's times are) and whose maxConcurrency applies.",
+  })
+  @Matches(/^[0-9a-f]{64}$/, { message: 'must be the lowercase hex SHA-256 of an uploaded trace' })
+  sha256!: string;
+
+  @ApiPropertyOptional({
+    minimum: TRACE_LIMITS.minSpeed,
+    maximum: TRACE_LIMITS.maxSpeed,
+    example: 2,
+    description: 'Replay speed, default 1: 2 sends the trace twice as fast (every gap halved).',
+  })
+  @IsAbsentOr()
+  @IsNumber(FINITE)
+  @Min(TRACE_LIMITS.minSpeed)
+  @Max(TRACE_LIMITS.maxSpeed)
+  speed?: number;
+}
+
 export class LoadKindDto {
   @OneOf(LOAD_KINDS)
   kind!: Load['kind'];
@@ -188,6 +219,7 @@ export const workloadSchema = {
     MultiTurnWorkloadDto,
     SharedPrefixWorkloadDto,
     DatasetAssetWorkloadDto,
+    TraceAssetWorkloadDto,
   ].map((dto) => ({ $ref: getSchemaPath(dto) })),
   discriminator: { propertyName: 'kind' },
 };
@@ -220,6 +252,7 @@ export const WorkloadObject = () =>
       ['multi-turn', MultiTurnWorkloadDto],
       ['shared-prefix', SharedPrefixWorkloadDto],
       ['dataset-asset', DatasetAssetWorkloadDto],
+      ['trace-asset', TraceAssetWorkloadDto],
     ]),
   );
 
