@@ -282,3 +282,10 @@ export function positiveIntOption(name: string, fallback: number): number {
   if (!Number.isInteger(value) || value < 1) throw new Error(`--${name} needs a positive integer`);
   return value;
 }
+
+/** The median; of an even count, the mean of the two middle values. */
+export function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
+}

@@ -13,18 +13,18 @@ import { loadavg } from 'node:os';
 import { runBenchmarkInThread, type RunResult } from '@teapot/measure';
 import { measuredWindowOf, ServerMetricsSampler } from '@teapot/server-metrics';
 import { endpointUrlPolicy } from '@teapot/webhooks';
-import { machineLine, positiveIntOption as option, startSimulatorProcess, textTable } from './harness';
+import {
+  machineLine,
+  median,
+  positiveIntOption as option,
+  startSimulatorProcess,
+  textTable,
+} from './harness';
 
 const PAIRS = option('pairs', 4);
 const REQUESTS = option('requests', 200);
 const CONCURRENCY = option('concurrency', 16);
 const INTERVAL_MS = option('interval-ms', 1_000);
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
-}
 
 async function main(): Promise<void> {
   const startedAt = Date.now();

@@ -21,7 +21,13 @@ import {
   type SendLateness,
   type Workload,
 } from '@teapot/measure';
-import { machineLine, positiveIntOption as option, startSimulatorProcess, textTable } from './harness';
+import {
+  machineLine,
+  median,
+  positiveIntOption as option,
+  startSimulatorProcess,
+  textTable,
+} from './harness';
 
 const PAIRS = option('pairs', 2);
 const REQUESTS = option('requests', 400);
@@ -46,12 +52,6 @@ function traceText(): string {
     text += `${JSON.stringify({ timestamp: Math.round(atUs / 1000), input_length: input, output_length: output })}\n`;
   }
   return text;
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
 }
 
 async function main(): Promise<void> {
