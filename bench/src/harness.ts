@@ -4,7 +4,8 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { cpus, loadavg } from 'node:os';
+import { readdirSync } from 'node:fs';
+import { cpus, loadavg, setPriority } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { isFinalRunStatus } from '@teapot/contracts';
@@ -276,11 +277,31 @@ export function textTable(columns: ReadonlyArray<readonly [title: string, width:
 
 /** `--name N` from the command line: a positive integer, or `fallback` when absent. */
 export function positiveIntOption(name: string, fallback: number): number {
+  return intOption(name, fallback, 1);
+}
+
+/** `--name N` from the command line: an integer of at least `min`, or `fallback` when absent. */
+export function intOption(name: string, fallback: number, min: number): number {
   const at = process.argv.indexOf(`--${name}`);
   if (at < 0) return fallback;
   const value = Number(process.argv[at + 1]);
-  if (!Number.isInteger(value) || value < 1) throw new Error(`--${name} needs a positive integer`);
+  if (!Number.isInteger(value) || value < min)
+    throw new Error(`--${name} needs an integer of at least ${min}`);
   return value;
+}
+
+/**
+ * Gives every thread of process `pid` the nice value `level`. On Linux a thread's nice is its own, so
+ * the process id alone would reach only its main thread; elsewhere that is all there is to set.
+ */
+export function reniceProcess(pid: number, level: number): void {
+  let threads = [pid];
+  try {
+    threads = readdirSync(`/proc/${pid}/task`).map(Number);
+  } catch {
+    // not Linux: the process's priority is its threads'
+  }
+  for (const tid of threads) setPriority(tid, level);
 }
 
 /** The median; of an even count, the mean of the two middle values. */

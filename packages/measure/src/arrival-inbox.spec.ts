@@ -64,11 +64,25 @@ describe('ArrivalInbox', () => {
     expect(log).toEqual(['a read 0 @0', 'a read 1 @1', 'a read 2 @2', 'a end']);
   });
 
-  it('drain() processes everything at once, whatever the budget', () => {
+  it('stops parsing where a send is due, one arrival per turn once it is', async () => {
+    const log: string[] = [];
+    const inbox = new ArrivalInbox();
+    const a = sink(log, 'a');
+    for (let i = 0; i < 3; i++) inbox.push(a, ARRIVAL.data, Buffer.from(String(i)), i);
+    inbox.sendDueIn(0);
+    await nextTurn();
+    expect(log).toEqual(['a read 0 @0']);
+    inbox.sendDueIn(null);
+    await nextTurn();
+    expect(log).toHaveLength(3);
+  });
+
+  it('drain() processes everything at once, whatever the budget or a send due', () => {
     const log: string[] = [];
     const inbox = new ArrivalInbox(0);
     const a = sink(log, 'a');
     for (let i = 0; i < 3; i++) inbox.push(a, ARRIVAL.data, Buffer.from(String(i)), i);
+    inbox.sendDueIn(0);
     inbox.drain();
     expect(log).toHaveLength(3);
   });

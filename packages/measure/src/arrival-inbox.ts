@@ -76,7 +76,19 @@ export class ArrivalInbox {
   /** The loop's cumulative busy time at the previous poll phase's first read, ms (negative: none yet). */
   private lastActiveMs = Number.NEGATIVE_INFINITY;
 
+  /**
+   * When an open loop's next send is due, performance.now() ms (Infinity: none soon). Parsing stops
+   * there, after at least one arrival, so that the send's turn is not spent on it: with a turn's full
+   * budget taken just before it, a send came up to a budget late.
+   */
+  private sendDueMs = Number.POSITIVE_INFINITY;
+
   constructor(private readonly turnBudgetNs: number = TURN_BUDGET_NS) {}
+
+  /** The open loop's next send is due in `inUs` (null: none within a turn or two). */
+  sendDueIn(inUs: number | null): void {
+    this.sendDueMs = inUs === null ? Number.POSITIVE_INFINITY : performance.now() + inUs / 1000;
+  }
 
   push(attempt: ArrivalSink, kind: ArrivalKind, payload: unknown, arrivalNs: number): void {
     if (!this.phaseOpen) {
@@ -106,26 +118,27 @@ export class ArrivalInbox {
 
   /** Processes everything that arrived; called before cutting requests off, so none is lost. */
   drain(): void {
-    this.work(Infinity);
+    this.work(Number.POSITIVE_INFINITY);
   }
 
   /** One check phase's share: what fits in the turn budget; the rest in the next turn. */
   private drainTurn(): void {
     this.scheduled = false;
     this.phaseOpen = false;
-    this.work(this.turnBudgetNs / 1e6);
+    this.work(Math.min(performance.now() + this.turnBudgetNs / 1e6, this.sendDueMs));
     if (this.head < this.attempts.length && !this.scheduled) {
       this.scheduled = true;
       setImmediate(this.drainBound);
     }
   }
 
-  /** `budgetMs` is a fraction or Infinity, never a small integer: V8 compiled work() for one kind of number. */
-  private work(budgetMs: number): void {
+  /**
+   * Works until `untilMs` (performance.now()), after at least one arrival: a fraction or Infinity,
+   * never a small integer, as V8 compiled work() for one kind of number.
+   */
+  private work(untilMs: number): void {
     // `times` is read through `this`: a push during this work (an abort's error) may replace it
     const { attempts, kinds, payloads } = this;
-    // performance.now(): the same monotonic clock, without a BigInt per arrival on the token path
-    const until = performance.now() + budgetMs;
     // always at least one, so that a backlog shrinks however slow each item is
     do {
       if (this.head >= attempts.length) break;
@@ -137,7 +150,8 @@ export class ArrivalInbox {
       if (kind === ARRIVAL.data) attempt.handleRead(payload as Buffer, this.times[i]);
       else if (kind === ARRIVAL.end) attempt.handleEnd();
       else attempt.handleTransportError(payload);
-    } while (performance.now() < until);
+      // performance.now(): the same monotonic clock, without a BigInt per arrival on the token path
+    } while (performance.now() < untilMs);
     if (this.head >= attempts.length) {
       attempts.length = 0;
       kinds.length = 0;

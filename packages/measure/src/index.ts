@@ -26,7 +26,7 @@ export {
   selectConversations,
 } from './datasets';
 export { assetOf, measuredWorkload } from './profile-workload';
-export { traceRatePerS } from './open-loop';
+export { runOpenLoop, traceRatePerS, type OpenLoopHost, type OpenSchedule } from './open-loop';
 export { checkTraceSpeed, loadTrace, parseTrace, TRACE_LIMITS, TraceError } from './trace';
 export { turnSummary } from './workload-report';
 export { SATURATION } from './client-health';

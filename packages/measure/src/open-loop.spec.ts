@@ -30,6 +30,7 @@ async function openLoopLatenessUs(): Promise<number[]> {
     nowUs,
     active: () => 0,
     sleep: (ms) => sleep(ms ?? 1),
+    sendDueIn: () => undefined,
     start: (scheduledUs, _prompt, ended) => {
       lateness.push(nowUs() - scheduledUs);
       ended();
@@ -64,6 +65,7 @@ describe('runOpenLoop keeps its schedule', () => {
       nowUs,
       active: () => active,
       sleep: (ms) => sleep(ms ?? 1),
+      sendDueIn: () => undefined,
       start: (scheduledUs, _prompt, ended) => {
         scheduled.push(scheduledUs);
         active++;

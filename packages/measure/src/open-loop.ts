@@ -7,11 +7,13 @@ import { tracePrompts, type PromptSpec } from './workload';
 /** An arrival this close to its send time goes now: a turn of the event loop takes about as long. */
 const EARLY_SEND_TOLERANCE_US = 20;
 /**
- * The last stretch before a send is waited in event-loop turns (setImmediate), not on a timer: a timer's
- * 1 ms resolution alone made sends up to 1 ms late (P50 0.4 ms). It costs at most this much CPU per
- * arrival, and the turns still read every socket (the poll phase runs in each).
+ * The last stretch before a send is waited in event-loop turns (setImmediate), not on a timer: a timer
+ * of N ms fires between N and N + 1 ms later (libuv keeps the loop's time in whole ms), so a timer may
+ * only end a sleep that leaves at least 1 ms to spare. With 1 ms of turns, timers that ran long made
+ * sends late (P99 0.53 ms on an idle machine); with 2 ms, P99 0.04-0.06 ms. It costs at most this much
+ * CPU per arrival, and the turns still read every socket (the poll phase runs in each).
  */
-const TURNS_BEFORE_SEND_US = 1_000;
+const TURNS_BEFORE_SEND_US = 2_000;
 
 function nextTurn(): Promise<void> {
   return new Promise((resolve) => setImmediate(resolve));
@@ -81,6 +83,8 @@ export interface OpenLoopHost {
   active(): number;
   /** Waits `ms`, or (null) until a request finishes; wakes early when the run stops. */
   sleep(ms: number | null): Promise<void>;
+  /** The next send is due in `inUs` (null: not within the last stretch): parsing yields to it. */
+  sendDueIn(inUs: number | null): void;
   /** Sends (or starts the session of) one arrival; `ended` when it ends or was not sent. */
   start(scheduledUs: number, prompt: PromptSpec | null, ended: () => void): void;
 }
@@ -109,9 +113,11 @@ export async function runOpenLoop(
       continue;
     }
     if (waitUs > EARLY_SEND_TOLERANCE_US) {
-      await (waitUs > TURNS_BEFORE_SEND_US ? host.sleep(1) : nextTurn());
+      host.sendDueIn(waitUs);
+      await nextTurn();
       continue;
     }
+    host.sendDueIn(null);
     if (maxConcurrency !== undefined && host.active() >= maxConcurrency) {
       await host.sleep(null);
       continue;

@@ -321,6 +321,7 @@ class BenchmarkRun {
       nowUs: () => this.nowUs(),
       active: () => this.active,
       sleep: (ms) => this.sleep(ms),
+      sendDueIn: (inUs) => this.context.inbox.sendDueIn(inUs),
       start: (scheduledUs, prompt, ended) => {
         if (this.sessions !== null) this.sessions.run(false, scheduledUs, claim, ended);
         else if (claim()) this.issue(false, scheduledUs, ended, prompt);
