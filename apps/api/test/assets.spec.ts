@@ -323,6 +323,19 @@ describe('trace assets', () => {
     expect((await upload(TRACE, 'kind=trace').expect(200)).body).toEqual(first.body);
   });
 
+  it("take BurstGPT's CSV as published, sent as text/csv", async () => {
+    const csv =
+      'Timestamp,Model,Request tokens,Response tokens,Total tokens,Log Type\r\n5,ChatGPT,472,18,490,x\r\n9.5,GPT-4,1087,230,1317,y\r\n';
+    const { body } = await upload(csv, 'kind=trace', 'text/csv').expect(201);
+    expect(body).toMatchObject({
+      kind: 'trace',
+      mediaType: 'text/csv',
+      traceFormat: 'burstgpt',
+      lines: 2,
+      spanS: 4.5,
+    });
+  });
+
   it.each([
     [
       'a line that is not JSON',

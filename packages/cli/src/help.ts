@@ -30,7 +30,7 @@ Load (one of)
     --arrival A             poisson (default), gamma or constant
     --burstiness B          gamma shape; < 1 is burstier, 1 is Poisson (implies --arrival gamma)
     --max-concurrency N     cap on requests in flight; later arrivals wait (TTFT/E2E "from schedule" count the wait)
-  --trace FILE              replay a JSONL trace: each line's timestamp is its send time (open loop), its lengths
+  --trace FILE              replay a trace (JSON lines, or CSV with a header row): each line's timestamp is its send time (open loop), its lengths
                             the prompt and output; teapot {"timestamp_ms","input_tokens","output_tokens"},
                             Mooncake {"timestamp" (ms),"input_length","output_length"}, BurstGPT {"Timestamp" (s),
                             "Request tokens","Response tokens"} or Azure {"TIMESTAMP" (datetime or s),

@@ -62,6 +62,31 @@ describe('parseTrace: accepted formats', () => {
     expect(requests[2].atMs).toBeCloseTo(4319.41, 6);
   });
 
+  it("reads BurstGPT's CSV as published (a header row, then a request per row) as its JSON lines", () => {
+    const csv =
+      'Timestamp,Model,Request tokens,Response tokens,Total tokens,Log Type\r\n' +
+      '5,ChatGPT,472,18,490,Conversation log\r\n' +
+      '45.25,GPT-4,1087,230,1317,Conversation log\r\n';
+    const json = lines(
+      { Timestamp: 5, 'Request tokens': 472, 'Response tokens': 18 },
+      { Timestamp: 45.25, 'Request tokens': 1087, 'Response tokens': 230 },
+    );
+    expect(parseTrace(csv)).toEqual(parseTrace(json));
+    expect(parseTrace(csv).requests[1]).toEqual({ atMs: 40_250, inputTokens: 1087, outputTokens: 230 });
+  });
+
+  it("reads Azure's CSV with datetimes, and quoted fields", () => {
+    const text =
+      'TIMESTAMP,ContextTokens,GeneratedTokens,"Note, quoted"\n' +
+      '2023-11-16 18:15:46.6805900,374,44,"a ""b"", c"\n' +
+      '"2023-11-16 18:15:50.9951690",396,109,\n';
+    const { format, requests } = parseTrace(text);
+    expect(format).toBe('azure');
+    expect(requests).toHaveLength(2);
+    expect(requests[1].atMs).toBeCloseTo(4314.579, 6);
+    expect(requests[1]).toMatchObject({ inputTokens: 396, outputTokens: 109 });
+  });
+
   it('skips blank lines and a byte-order mark, counting lines as the file does', () => {
     const text = '\uFEFF' + lines({ timestamp_ms: 0, input_tokens: 1, output_tokens: 1 }) + '\n\n{"x":1}\n';
     expect(errorOf(text).where).toBe('line 4');
@@ -74,6 +99,26 @@ describe('parseTrace: bad input names the line and field', () => {
     ['not JSON', lines(good) + '{"timestamp_ms": 1,\n', 'line 2', /not valid JSON/],
     ['not an object', lines(good, [1, 2]), 'line 2', /expected an object/],
     ['unknown fields', lines({ time: 0, prompt_len: 3 }), 'line 1', /not a known trace line.*Mooncake/],
+    ['neither JSON nor a known CSV header', 'time,prompt_len\n0,3\n', 'line 1', /nor a CSV header.*Azure/],
+    [
+      'a CSV row of the wrong width',
+      'timestamp_ms,input_tokens,output_tokens\n0,1,1\n5,1\n',
+      'line 3',
+      /2 fields, but the header names 3/,
+    ],
+    ['an unclosed CSV quote', 'timestamp_ms,input_tokens,output_tokens\n"0,1,1\n', 'line 2', /not closed/],
+    [
+      'a CSV length that is text',
+      'timestamp_ms,input_tokens,output_tokens\n0,ten,1\n',
+      'line 2',
+      /"input_tokens" must be a positive integer, got "ten"/,
+    ],
+    [
+      'a CSV timestamp out of order',
+      'Timestamp,Request tokens,Response tokens\n5,1,1\n4.5,1,1\n',
+      'line 3',
+      /earlier than the line before it/,
+    ],
     [
       'a missing length',
       lines(good, { timestamp_ms: 1, input_tokens: 3 }),

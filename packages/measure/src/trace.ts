@@ -101,14 +101,17 @@ function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-function formatOf(row: Record<string, unknown>, where: string): TraceFormat {
+function formatOf(row: Record<string, unknown>, where: string, csv = false): TraceFormat {
   const format = FORMAT_NAMES.find((name) => FORMATS[name].input in row);
   if (format !== undefined) return format;
   const shapes = FORMAT_NAMES.map((name) => {
     const f = FORMATS[name];
     return `${f.label} {${[f.time, f.input, f.output].map((k) => JSON.stringify(k)).join(',')}}`;
   });
-  throw new TraceError(where, `not a known trace line: expected the fields of ${shapes.join(', ')}`);
+  const what = csv
+    ? 'neither a JSON object nor a CSV header naming the columns'
+    : 'not a known trace line: expected the fields';
+  throw new TraceError(where, `${what} of ${shapes.join(', ')}`);
 }
 
 function lengthOf(row: Record<string, unknown>, field: string, where: string): number {
@@ -152,16 +155,81 @@ function timeOf(
   return { ms, datetime: true, wholeMs: parsed.wholeMs };
 }
 
+/** A CSV number as a number (a length or a timestamp in seconds); anything else stays text. */
+const CSV_NUMBER = /^-?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$/;
+
+/** One CSV record's fields (RFC 4180: quoted fields, "" inside them); a line holds one record. */
+function csvFields(line: string, where: string): string[] {
+  const fields: string[] = [];
+  let i = 0;
+  for (;;) {
+    let field = '';
+    if (line[i] === '"') {
+      for (i++; ; i++) {
+        if (i >= line.length) throw new TraceError(where, 'a quoted field is not closed');
+        if (line[i] !== '"') field += line[i];
+        else if (line[i + 1] === '"') field += line[i++];
+        else break;
+      }
+      i++;
+      if (i < line.length && line[i] !== ',') throw new TraceError(where, 'text after a quoted field');
+    } else {
+      const end = line.indexOf(',', i);
+      field = line.slice(i, end < 0 ? line.length : end);
+      i = end < 0 ? line.length : end;
+    }
+    fields.push(field.trim());
+    if (i >= line.length) return fields;
+    i++;
+  }
+}
+
 /**
- * The requests of a JSONL trace, arrival times relative to its first line. The first line's fields
- * decide the format (FORMATS); every line must then have that format's fields, in time order. Throws
- * a TraceError naming the line and field of the first thing that does not fit.
+ * A trace line as an object: JSON, or a CSV record keyed by the header's column names (BurstGPT's and
+ * Azure's published files are CSV). Null for the CSV header itself.
+ */
+type LineReader = (line: string, where: string) => Record<string, unknown> | null;
+
+function jsonLine(line: string, where: string): Record<string, unknown> {
+  let row: unknown;
+  try {
+    row = JSON.parse(line);
+  } catch (err) {
+    throw new TraceError(where, `not valid JSON (${(err as Error).message})`);
+  }
+  if (!isObject(row)) throw new TraceError(where, 'expected an object');
+  return row;
+}
+
+function csvReader(): LineReader {
+  let header: string[] | null = null;
+  return (line, where) => {
+    const fields = csvFields(line, where);
+    if (header === null) {
+      formatOf(Object.fromEntries(fields.map((name) => [name, true])), where, true);
+      header = fields;
+      return null;
+    }
+    if (fields.length !== header.length)
+      throw new TraceError(where, `${fields.length} fields, but the header names ${header.length}`);
+    const row: Record<string, unknown> = {};
+    header.forEach((name, k) => (row[name] = CSV_NUMBER.test(fields[k]) ? Number(fields[k]) : fields[k]));
+    return row;
+  };
+}
+
+/**
+ * The requests of a trace, arrival times relative to its first request: JSON lines, or CSV with a
+ * header row (a first line that is not a JSON object). The first request's fields decide the format
+ * (FORMATS); every line must then have that format's fields, in time order. Throws a TraceError naming
+ * the line and field of the first thing that does not fit.
  */
 export function parseTrace(text: string): { format: TraceFormat; requests: TraceRequest[] } {
   if (text.length > TRACE_LIMITS.bytes)
     throw new TraceError('file', `${text.length} characters, over the limit of ${TRACE_LIMITS.bytes} bytes`);
   const lines = text.replace(/^\uFEFF/, '').split('\n');
   const requests: TraceRequest[] = [];
+  let read: LineReader | null = null;
   let format: TraceFormat | null = null;
   let datetimes: boolean | null = null;
   let firstMs = 0;
@@ -173,13 +241,9 @@ export function parseTrace(text: string): { format: TraceFormat; requests: Trace
     const where = `line ${i + 1}`;
     if (requests.length >= TRACE_LIMITS.lines)
       throw new TraceError(where, `more than ${TRACE_LIMITS.lines} requests, the limit of one trace`);
-    let row: unknown;
-    try {
-      row = JSON.parse(line);
-    } catch (err) {
-      throw new TraceError(where, `not valid JSON (${(err as Error).message})`);
-    }
-    if (!isObject(row)) throw new TraceError(where, 'expected an object');
+    read ??= line.startsWith('{') ? jsonLine : csvReader();
+    const row = read(line, where);
+    if (row === null) continue;
     format ??= formatOf(row, where);
     const fields = FORMATS[format];
     const time = timeOf(row, fields, where, datetimes, originMs);

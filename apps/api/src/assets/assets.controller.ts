@@ -38,7 +38,7 @@ export class AssetsController {
       `${mib(ASSET_LIMIT_BYTES.dataset)} MiB) must parse in its \`format\`; a tokenizer (\`kind=tokenizer\`, a Hugging ` +
       `Face tokenizer.json sent as application/octet-stream, at most ${mib(ASSET_LIMIT_BYTES.tokenizer)} MiB) must load ` +
       'and give prompt words, as every run will load it. The same bytes again answer 200 with the stored asset. ' +
-      `A trace (\`kind=trace\`, JSON lines of timestamps and lengths, at most ${mib(ASSET_LIMIT_BYTES.trace)} MiB) must ` +
+      `A trace (\`kind=trace\`, JSON lines or a CSV with a header row, of timestamps and lengths, at most ${mib(ASSET_LIMIT_BYTES.trace)} MiB) must ` +
       'read line by line; a line that does not fit is a 400 naming it, and nothing is stored. ' +
       'A profile names a dataset by `sha256` (workload kind `dataset-asset`), a trace likewise (`trace-asset`) ' +
       'and a tokenizer as `tokenizer: {"sha256": ...}`.',

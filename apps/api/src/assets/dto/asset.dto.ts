@@ -41,14 +41,19 @@ export function assetLimitOf(kind: unknown): number {
 }
 
 /** How an asset's bytes may be sent: a JSON file is sent as octet-stream (JSON bodies are parsed). */
-export const ASSET_BODY_TYPES = ['application/octet-stream', 'application/x-ndjson', 'application/jsonl'];
+export const ASSET_BODY_TYPES = [
+  'application/octet-stream',
+  'application/x-ndjson',
+  'application/jsonl',
+  'text/csv',
+];
 
 export class UploadAssetQueryDto {
   @ApiProperty({
     enum: ASSET_KINDS,
     example: 'dataset',
     description:
-      'dataset: conversations (needs `format`). tokenizer: a tokenizer.json. trace: JSON lines of a timestamp and ' +
+      'dataset: conversations (needs `format`). tokenizer: a tokenizer.json. trace: JSON lines (or CSV with a header row) of a timestamp and ' +
       'input/output lengths, in teapot\'s shape {"timestamp_ms","input_tokens","output_tokens"} or Mooncake\'s, ' +
       "BurstGPT's or Azure's (the format is read from the first line; see the `trace-asset` workload).",
   })
