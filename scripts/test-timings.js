@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Where the test suite's time goes: runs `turbo run test` as `npm test` does (one package at a time),
+// Where the test suite's time goes: runs `turbo run test` as `npm test` does (two packages at a time),
 // with each jest writing its results to .jest-results.json, then prints every package's test task
 // time (turbo's own) and the slowest spec files. `--report` prints from the last run's files only.
 //
@@ -34,7 +34,7 @@ function packageDirs() {
 function run(turboArgs) {
   for (const dir of packageDirs()) fs.rmSync(path.join(dir, RESULTS), { force: true });
   const args = ['scripts/pnpm.js', 'exec', 'turbo', 'run', 'test', '--continue'];
-  if (!turboArgs.some((arg) => arg.startsWith('--concurrency'))) args.push('--concurrency=1');
+  if (!turboArgs.some((arg) => arg.startsWith('--concurrency'))) args.push('--concurrency=2');
   args.push(
     '--summarize',
     '--output-logs=errors-only',

@@ -75,10 +75,11 @@ describe('POST /v1/_teapot/capacity', () => {
 
 describe('the live server beyond its capacity', () => {
   it('queues: the waiting count rises and TTFT grows through the run', async () => {
-    // 5 ms steps at any batch, 8 streams of 8 tokens: about 8 x 1000 / (9 x 5) = 180 requests/s at most
+    // 10 ms steps at any batch, 8 streams of 8 tokens: about 8 x 1000 / (9 x 10) = 90 requests/s at
+    // most, so even a sender slowed to half its pace by a busy machine overloads it twice over
     const sim = await startSimulator({
       gpu: FIXED_STEP_GPU,
-      latency: { stepOverheadS: 0.005 },
+      latency: { stepOverheadS: 0.01 },
       jitter: 0,
       maxBatch: 8,
     });
