@@ -1,14 +1,14 @@
 /**
  * Whether a trace replay keeps its schedule: a bursty Mooncake-shaped trace (gamma gaps, shape 0.5,
- * varied lengths) replayed at its own rate against the simulator, and as the baseline a plain Poisson
- * schedule at the same mean rate, count and mean lengths, alternated A B A B in one invocation so drift
- * of the machine hits both alike. Each run is measured on its own thread, as the worker measures. Prints
- * each run's send lateness (write time minus scheduled time: P50, P99, max, sends over 1 ms late) beside
- * the measuring thread's event-loop delay P99 (a send cannot be more punctual than the loop that makes
- * it: on a loaded machine both show the machine), the median P99 of each side and their ratio, against
- * the target P99 < 1 ms. Beside each run, this process's main thread waits out the same schedule with
- * the open loop's own code and sends nothing (the floor): how punctual this machine lets a thread be
- * under the run's load; the client's P99 over the floor's is what the client adds.
+ * varied lengths) replayed at its own rate against the simulator, busy-polling (A); as the baseline a
+ * plain Poisson schedule at the same mean rate, count and mean lengths, busy-polling (B); and the trace
+ * again with the default open loop, which sleeps between sends (C). A B C rounds in one invocation, so
+ * drift of the machine hits all alike; each run is measured on its own thread, as the worker measures.
+ * Prints each run's send lateness (write time minus scheduled time: P50, P99, max, sends over 1 ms late)
+ * beside the measuring thread's event-loop delay P99, the median P99 of each side, A against the target
+ * P99 < 1 ms and against B, and C against A. Beside each sleeping run, this process's main thread waits
+ * out the same schedule with the open loop's own code and sends nothing (the floor): how punctual this
+ * machine lets a sleeping thread be under the run's load.
  *
  * The simulator stands in for a server on another machine, so it runs at the lowest CPU priority
  * (nice 19): on one machine, each request written to it over loopback wakes it on the writer's core,
@@ -28,6 +28,7 @@ import {
   runBenchmarkInThread,
   runOpenLoop,
   type RunOptions,
+  type RunResult,
   type SendLateness,
   type Workload,
 } from '@teapot/measure';
@@ -80,7 +81,7 @@ const nowUs = () => Number(process.hrtime.bigint()) / 1000;
  */
 async function floorLateness(timesUs: Float64Array, finished: () => boolean): Promise<Lateness> {
   const lateness: number[] = [];
-  await runOpenLoop({ timesUs, promptAt: null }, nowUs(), undefined, {
+  await runOpenLoop({ timesUs, promptAt: null }, nowUs(), {}, {
     done: finished,
     nowUs,
     active: () => 0,
@@ -98,20 +99,35 @@ async function floorLateness(timesUs: Float64Array, finished: () => boolean): Pr
   };
 }
 
-/** A run in its measuring thread, and the floor beside it on this thread. */
+/** A run in its measuring thread, and the floor of `timesUs` beside it on this thread (null: none). */
 async function runWithFloor(
   options: RunOptions,
-  timesUs: Float64Array,
-): Promise<{ result: Awaited<ReturnType<typeof runBenchmarkInThread>>; floor: Lateness }> {
+  timesUs: Float64Array | null,
+): Promise<{ result: RunResult; floor: Lateness | null }> {
   let finished = false;
   let floor: Promise<Lateness> | null = null;
   const result = await runBenchmarkInThread({
     ...options,
     onProgress: () => {
-      floor ??= floorLateness(timesUs, () => finished);
+      if (timesUs !== null) floor ??= floorLateness(timesUs, () => finished);
     },
   }).finally(() => (finished = true));
-  return { result, floor: await (floor ?? Promise.resolve({ late: 0, p99Ms: 0 })) };
+  return { result, floor: floor === null ? null : await floor };
+}
+
+/** The runs of each round, in this order. */
+const SIDES = [
+  { name: 'A', schedule: 'trace', busyPoll: true, label: 'trace, busy-polling' },
+  { name: 'B', schedule: 'poisson', busyPoll: true, label: 'poisson, busy-polling' },
+  { name: 'C', schedule: 'trace', busyPoll: false, label: 'trace, sleeping' },
+] as const;
+
+interface Row {
+  side: (typeof SIDES)[number];
+  lateness: SendLateness;
+  ok: number;
+  loopP99Ms: number;
+  floor: Lateness | null;
 }
 
 async function main(): Promise<void> {
@@ -131,20 +147,14 @@ async function main(): Promise<void> {
   const simulator = await startSimulatorProcess(['--gpu', 'h100-sxm', '--model', 'llama-8b', '--seed', '1']);
   reniceProcess(simulator.process.child.pid!, SIMULATOR_NICE);
   const traceTimesUs = Float64Array.from(trace.requests, (r) => (r.atMs * 1000) / SPEED);
-  const rows: Array<{
-    side: 'A' | 'B';
-    lateness: SendLateness;
-    ok: number;
-    loopP99Ms: number;
-    floor: Lateness;
-  }> = [];
+  const rows: Row[] = [];
   try {
     for (let pair = 0; pair < PAIRS; pair++) {
-      for (const side of ['A', 'B'] as const) {
+      for (const side of SIDES) {
         const options: RunOptions = {
           target: { baseUrl: simulator.baseUrl, apiKind: 'chat', model: 'llama-8b' },
-          workload: side === 'A' ? trace : poisson,
-          load: { kind: 'open', ratePerS: RATE_PER_S, arrival: 'poisson' },
+          workload: side.schedule === 'trace' ? trace : poisson,
+          load: { kind: 'open', ratePerS: RATE_PER_S, arrival: 'poisson', busyPoll: side.busyPoll },
           requests: REQUESTS,
           seed: 7 + pair,
           timeoutMs: 120_000,
@@ -152,10 +162,11 @@ async function main(): Promise<void> {
           forceOutputLength: true,
         };
         const timesUs =
-          side === 'A'
+          side.schedule === 'trace'
             ? traceTimesUs
             : arrivalSchedule({ ratePerS: RATE_PER_S, arrival: 'poisson', count: REQUESTS, seed: 7 + pair });
-        const { result, floor } = await runWithFloor(options, timesUs);
+        // a floor beside a busy-polling run would be a second spinning thread on the run's cores
+        const { result, floor } = await runWithFloor(options, side.busyPoll ? null : timesUs);
         const { summary, client } = result;
         if (summary.sendLateness === undefined) throw new Error('an open-loop run without send lateness');
         const loopP99Ms = client.eventLoopDelayMs.p99;
@@ -167,7 +178,7 @@ async function main(): Promise<void> {
   }
   const table = textTable([
     ['run', 4],
-    ['schedule', 22],
+    ['schedule', 24],
     ['ok', 5],
     ['late>1ms', 9],
     ['P50 ms', 8],
@@ -179,7 +190,7 @@ async function main(): Promise<void> {
   ]);
   const span = trace.kind === 'trace' ? trace.source!.spanS : 0;
   console.log(
-    `trace replay: ${PAIRS} pairs of ${REQUESTS} requests at ${RATE_PER_S}/s (trace span ${span.toFixed(1)} s at speed ${SPEED}, ` +
+    `trace replay: ${PAIRS} rounds of ${REQUESTS} requests at ${RATE_PER_S}/s (trace span ${span.toFixed(1)} s at speed ${SPEED}, ` +
       `gamma shape 0.5 gaps; lengths ${Math.round(meanInput)}/${Math.round(meanOutput)} tokens on average; ` +
       `simulator at nice ${SIMULATOR_NICE})`,
   );
@@ -187,29 +198,29 @@ async function main(): Promise<void> {
   rows.forEach((row, i) =>
     console.log(
       table.line([
-        `${(i >> 1) + 1}${row.side}`,
-        row.side === 'A' ? 'trace (bursty)' : 'poisson (baseline)',
+        `${Math.floor(i / SIDES.length) + 1}${row.side.name}`,
+        row.side.label,
         String(row.ok),
         String(row.lateness.late),
         row.lateness.p50Ms.toFixed(3),
         row.lateness.p99Ms.toFixed(3),
         row.lateness.maxMs.toFixed(3),
         row.loopP99Ms.toFixed(3),
-        String(row.floor.late),
-        row.floor.p99Ms.toFixed(3),
+        row.floor === null ? '-' : String(row.floor.late),
+        row.floor === null ? '-' : row.floor.p99Ms.toFixed(3),
       ]),
     ),
   );
-  const a = median(rows.filter((r) => r.side === 'A').map((r) => r.lateness.p99Ms));
-  const b = median(rows.filter((r) => r.side === 'B').map((r) => r.lateness.p99Ms));
-  const floor = median(rows.filter((r) => r.side === 'A').map((r) => r.floor.p99Ms));
+  const p99 = (name: string) => median(rows.filter((r) => r.side.name === name).map((r) => r.lateness.p99Ms));
+  const [a, b, c] = SIDES.map((side) => p99(side.name));
+  const floor = median(rows.flatMap((r) => (r.floor === null ? [] : [r.floor.p99Ms])));
   console.log(
-    `median P99 send lateness: trace ${a.toFixed(3)} ms, poisson ${b.toFixed(3)} ms (ratio ${(a / b).toFixed(2)}); ` +
-      `target < ${TARGET_P99_MS} ms: ${a < TARGET_P99_MS ? 'met' : 'MISSED'}`,
+    `median P99 send lateness, busy-polling: trace ${a.toFixed(3)} ms, poisson ${b.toFixed(3)} ms ` +
+      `(ratio ${(a / b).toFixed(2)}); target < ${TARGET_P99_MS} ms: ${a < TARGET_P99_MS ? 'met' : 'MISSED'}`,
   );
   console.log(
-    `floor beside the trace runs: median P99 ${floor.toFixed(3)} ms; client over floor ${(a / floor).toFixed(2)}` +
-      (floor >= TARGET_P99_MS ? ' (this machine under this load keeps no thread within the target)' : ''),
+    `sleeping between sends (the default): trace ${c.toFixed(3)} ms (${(c / a).toFixed(2)}x busy-polling); ` +
+      `the floor beside it ${floor.toFixed(3)} ms (client over floor ${(c / floor).toFixed(2)})`,
   );
   console.log(machineLine(loadBefore, startedAt));
 }

@@ -377,9 +377,10 @@ describe('profiles replaying a trace', () => {
     const profile = await created<{ id: string; workload: unknown }>(
       api,
       '/profiles',
-      profileBody(endpointId, { workload, load: OPEN }),
+      profileBody(endpointId, { workload, load: { ...OPEN, busyPoll: true } }),
     );
     expect(profile.workload).toEqual(workload);
+    expect(profile).toMatchObject({ load: { busyPoll: true } });
     // a change of load must keep it open
     const closed = await api.authed
       .patch(`/profiles/${profile.id}`)
@@ -398,6 +399,7 @@ describe('profiles replaying a trace', () => {
       'workload.sha256',
       'names no uploaded trace',
     ],
+    ['a busyPoll that is not a boolean', { load: { ...OPEN, busyPoll: 'yes' } }, 'load.busyPoll', 'boolean'],
     [
       'a speed of 0',
       { workload: { ...workload, speed: 0 } },

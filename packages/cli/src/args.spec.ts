@@ -194,6 +194,9 @@ describe('parseBenchArgs', () => {
     const args = parseBenchArgs(['--trace', 't.jsonl', '--trace-speed', '2.5', '--max-concurrency', '8']);
     expect(args.workload).toEqual({ kind: 'trace', path: 't.jsonl', speed: 2.5 });
     expect(args.load).toMatchObject({ kind: 'open', maxConcurrency: 8 });
+    expect(args.load).not.toHaveProperty('busyPoll');
+    expect(parseBenchArgs(['--trace', 't.jsonl', '--busy-poll']).load).toMatchObject({ busyPoll: true });
+    expect(parseBenchArgs(['--rate', '2', '--busy-poll']).load).toMatchObject({ busyPoll: true });
     // replayed whole unless --requests or --duration cut it
     expect(args.requests).toBeUndefined();
     expect(parseBenchArgs(['--trace', 't.jsonl']).workload).toEqual({
@@ -244,6 +247,7 @@ describe('teapot bench with bad flags', () => {
     [['--rate', 'fast'], '--rate: expected a number > 0, got "fast"'],
     [['--arrival', 'gamma'], '--arrival shapes an open-loop load and needs --rate R'],
     [['--max-concurrency', '4'], '--max-concurrency shapes an open-loop load and needs --rate R'],
+    [['--busy-poll'], '--busy-poll shapes an open-loop load and needs --rate R'],
     [
       ['--rate', '2', '--arrival', 'uniform'],
       '--arrival: expected one of poisson, gamma, constant, got "uniform"',

@@ -78,6 +78,7 @@ export const BENCH_FLAGS = {
   arrival: { type: 'string' },
   burstiness: { type: 'string' },
   'max-concurrency': { type: 'string' },
+  'busy-poll': { type: 'boolean' },
   requests: { type: 'string' },
   duration: { type: 'string' },
   warmup: { type: 'string' },
@@ -248,6 +249,12 @@ function parseSimulator(values: Values): SimulatorChoice {
   return choice;
 }
 
+/** An open load's waits: its cap on requests in flight, and whether its thread may sleep. */
+function openWaits(values: Values): { maxConcurrency?: number; busyPoll?: true } {
+  const maxConcurrency = wholeNumber('--max-concurrency', values['max-concurrency'], 1);
+  return { maxConcurrency, ...(values['busy-poll'] === true ? { busyPoll: true as const } : {}) };
+}
+
 function parseLoad(values: Values): Load {
   if (values.trace !== undefined) {
     for (const flag of ['concurrency', 'rate', 'arrival', 'burstiness'] as const)
@@ -255,12 +262,11 @@ function parseLoad(values: Values): Load {
         throw new UsageError(
           `--${flag} cannot be combined with --trace: the trace's timestamps are the arrivals (cap requests in flight with --max-concurrency)`,
         );
-    const maxConcurrency = wholeNumber('--max-concurrency', values['max-concurrency'], 1);
     // the rate is the trace's own, set when the file is read (loadWorkload)
-    return { kind: 'open', ratePerS: 1, arrival: 'constant', maxConcurrency };
+    return { kind: 'open', ratePerS: 1, arrival: 'constant', ...openWaits(values) };
   }
   if (values.rate === undefined) {
-    for (const flag of ['arrival', 'burstiness', 'max-concurrency'] as const)
+    for (const flag of ['arrival', 'burstiness', 'max-concurrency', 'busy-poll'] as const)
       if (values[flag] !== undefined)
         throw new UsageError(`--${flag} shapes an open-loop load and needs --rate R`);
     const concurrency = wholeNumber('--concurrency', values.concurrency, 1);
@@ -279,8 +285,7 @@ function parseLoad(values: Values): Load {
     throw new UsageError(
       `--burstiness is the shape of gamma arrivals; it needs --arrival gamma, not ${arrival}`,
     );
-  const maxConcurrency = wholeNumber('--max-concurrency', values['max-concurrency'], 1);
-  return { kind: 'open', ratePerS, arrival, burstiness, maxConcurrency };
+  return { kind: 'open', ratePerS, arrival, burstiness, ...openWaits(values) };
 }
 
 function parseSlos(raw: string[]): SloGate[] {

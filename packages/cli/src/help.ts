@@ -30,6 +30,8 @@ Load (one of)
     --arrival A             poisson (default), gamma or constant
     --burstiness B          gamma shape; < 1 is burstier, 1 is Poisson (implies --arrival gamma)
     --max-concurrency N     cap on requests in flight; later arrivals wait (TTFT/E2E "from schedule" count the wait)
+    --busy-poll             the measuring thread never sleeps until every arrival is sent: sends keep their schedule
+                            where a sleeping thread wakes late (virtual machines), at the cost of one CPU core
   --trace FILE              replay a trace (JSON lines, or CSV with a header row): each line's timestamp is its send time (open loop), its lengths
                             the prompt and output; teapot {"timestamp_ms","input_tokens","output_tokens"},
                             Mooncake {"timestamp" (ms),"input_length","output_length"}, BurstGPT {"Timestamp" (s),

@@ -128,7 +128,9 @@ export function renderReport(report: BenchReport): string {
 export function describeLoad(load: Load, workload?: WorkloadChoice): string {
   if (load.kind === 'closed') return `closed loop, ${load.concurrency} in flight`;
   const shape = load.arrival === 'gamma' ? `gamma (burstiness ${load.burstiness ?? 1})` : load.arrival;
-  const cap = load.maxConcurrency === undefined ? '' : `, at most ${load.maxConcurrency} in flight`;
+  const cap =
+    (load.maxConcurrency === undefined ? '' : `, at most ${load.maxConcurrency} in flight`) +
+    (load.busyPoll === true ? ', busy-polling' : '');
   if (workload?.kind === 'trace')
     return `open loop on the trace's timestamps at ${workload.speed}x, ${fixed(load.ratePerS, 2)} req/s on average${cap}`;
   return `open loop, ${load.ratePerS} req/s ${shape}${cap}`;

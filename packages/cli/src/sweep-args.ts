@@ -73,7 +73,7 @@ const STAT_PERCENTILE: Readonly<Record<string, SloPercentile>> = {
  */
 export function parseSweepArgs(argv: string[], env: NodeJS.ProcessEnv = {}): SweepArgs {
   const values = readFlags(argv, { ...BENCH_FLAGS, ...SWEEP_FLAGS });
-  for (const flag of ['concurrency', 'rate', 'max-concurrency'] as const) {
+  for (const flag of ['concurrency', 'rate', 'max-concurrency', 'busy-poll'] as const) {
     if (values[flag] !== undefined)
       throw new UsageError(
         `--${flag}: a sweep sets the load of each point; use --points or --lowest/--highest`,

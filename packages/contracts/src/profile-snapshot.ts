@@ -86,6 +86,7 @@ const loadSchema: z.ZodType<Load> = z.discriminatedUnion('kind', [
     arrival: z.enum(['poisson', 'gamma', 'constant']),
     burstiness: positive.optional(),
     maxConcurrency: positiveInt.optional(),
+    busyPoll: z.boolean().optional(),
   }),
 ]);
 

@@ -23,7 +23,7 @@ async function timerOnlyLatenessUs(): Promise<number[]> {
   return lateness;
 }
 
-async function openLoopLatenessUs(): Promise<number[]> {
+async function openLoopLatenessUs(busyPoll = false): Promise<number[]> {
   const lateness: number[] = [];
   const host: OpenLoopHost = {
     done: () => false,
@@ -36,7 +36,7 @@ async function openLoopLatenessUs(): Promise<number[]> {
       ended();
     },
   };
-  await runOpenLoop({ timesUs: TIMES_US, promptAt: null }, nowUs() + 2_000, undefined, host);
+  await runOpenLoop({ timesUs: TIMES_US, promptAt: null }, nowUs() + 2_000, { busyPoll }, host);
   return lateness;
 }
 
@@ -54,6 +54,36 @@ describe('runOpenLoop keeps its schedule', () => {
     expect(median(loop)).toBeLessThan(median(timer) / 2);
     // and never early by more than the tolerance
     expect(Math.min(...loop)).toBeGreaterThanOrEqual(-25);
+  });
+
+  it('busy-polling never sleeps, for a send or for a slot, and keeps the schedule', async () => {
+    const lateness: number[] = [];
+    let active = 0;
+    const sleep = jest.fn(async () => undefined);
+    const host: OpenLoopHost = {
+      done: () => false,
+      nowUs,
+      active: () => active,
+      sleep,
+      sendDueIn: () => undefined,
+      start: (scheduledUs, _prompt, ended) => {
+        lateness.push(nowUs() - scheduledUs);
+        active++;
+        setTimeout(() => {
+          active--;
+          ended();
+        }, 3);
+      },
+    };
+    await runOpenLoop(
+      { timesUs: TIMES_US, promptAt: null },
+      nowUs() + 2_000,
+      { maxConcurrency: 1, busyPoll: true },
+      host,
+    );
+    expect(sleep).not.toHaveBeenCalled();
+    expect(lateness).toHaveLength(ARRIVALS);
+    expect(Math.min(...lateness)).toBeGreaterThanOrEqual(-25);
   });
 
   it('keeps the time of an arrival that waited for a free slot', async () => {
@@ -75,7 +105,12 @@ describe('runOpenLoop keeps its schedule', () => {
         }, 10);
       },
     };
-    await runOpenLoop({ timesUs: Float64Array.from([0, 1_000, 2_000]), promptAt: null }, origin, 1, host);
+    await runOpenLoop(
+      { timesUs: Float64Array.from([0, 1_000, 2_000]), promptAt: null },
+      origin,
+      { maxConcurrency: 1 },
+      host,
+    );
     expect(scheduled.map((us) => us - origin)).toEqual([0, 1_000, 2_000]);
   });
 });

@@ -46,6 +46,9 @@ export function validateRunOptions(options: RunOptions): URL {
   } else {
     requirePositive('load.ratePerS', options.load.ratePerS);
     requirePositiveInteger('load.maxConcurrency', options.load.maxConcurrency);
+    const { busyPoll } = options.load;
+    if (busyPoll !== undefined && typeof busyPoll !== 'boolean')
+      throw new RangeError(`load.busyPoll must be true or false, got ${String(busyPoll)}`);
     if (options.load.arrival === 'gamma') requirePositive('load.burstiness', options.load.burstiness ?? 1);
   }
   validateWorkload(options.workload);

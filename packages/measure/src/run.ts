@@ -316,7 +316,7 @@ class BenchmarkRun {
     const schedule = openSchedule(options, this.tokenizer);
     // single-turn prompts are drawn ahead as a trace's are: the draw then delays no send
     if (schedule.promptAt === null && this.sessions === null) schedule.promptAt = () => this.nextPrompt();
-    return runOpenLoop(schedule, originUs, options.load.maxConcurrency, {
+    return runOpenLoop(schedule, originUs, options.load, {
       done: () => this.stopped || allIssued(),
       nowUs: () => this.nowUs(),
       active: () => this.active,

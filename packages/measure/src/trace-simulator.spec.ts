@@ -18,11 +18,11 @@ const TRACE = Array.from(
   (_, i) => JSON.stringify({ timestamp_ms: 1_000 + 4 * i, input_tokens: 20 + i, output_tokens: 24 }) + '\n',
 ).join('');
 
-function replay(maxConcurrency: number): Promise<RunResult> {
+function replay(maxConcurrency: number, busyPoll?: boolean): Promise<RunResult> {
   const options: RunOptions = {
     target: { baseUrl: sim.baseUrl, apiKind: 'completions', model: sim.deployment.model.name },
     workload: loadTrace(TRACE, { sha256: 'f'.repeat(64) }),
-    load: { kind: 'open', ratePerS: 1, arrival: 'poisson', maxConcurrency },
+    load: { kind: 'open', ratePerS: 1, arrival: 'poisson', maxConcurrency, busyPoll },
     requests: REQUESTS,
     forceOutputLength: true,
     seed: 1,
@@ -53,6 +53,17 @@ describe('trace replay against the simulator', () => {
       speed: 1,
     });
     expect(result.summary.sendLateness?.sent).toBe(REQUESTS);
+  });
+
+  it('busy-polling, sends every line on its schedule and still counts the wait for a slot', async () => {
+    const free = (await replay(REQUESTS, true)).summary;
+    expect(free.requests.succeeded).toBe(REQUESTS);
+    expect(free.sendLateness!.p50Ms).toBeLessThan(p50(free.ttftMs) / 4);
+    // one slot: the loop polls for it rather than sleeping, and each wait still shows as lateness
+    const one = (await replay(1, true)).summary;
+    expect(one.requests.succeeded).toBe(REQUESTS);
+    expect(one.sendLateness!.late).toBeGreaterThanOrEqual(REQUESTS - 2);
+    expect(p50(one.ttftFromScheduleMs)).toBeGreaterThan(4 * p50(one.ttftMs));
   });
 
   it('measures from the schedule: a client bottleneck shows in TTFT from the schedule, not from the send', async () => {

@@ -180,6 +180,11 @@ export type Load =
       burstiness?: number;
       /** Cap on requests in flight; arrivals beyond it wait (and their queueing is visible). */
       maxConcurrency?: number;
+      /**
+       * The measuring thread polls without sleeping until every arrival is sent: sends keep their
+       * schedule where waking a sleeping thread is slow (virtual machines), at the cost of one core.
+       */
+      busyPoll?: boolean;
     };
 
 /** Service-level objectives in milliseconds. A request meets them all, or it is not goodput. */
