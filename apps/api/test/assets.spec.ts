@@ -277,7 +277,6 @@ describe('profiles naming an uploaded tokenizer', () => {
   });
 
   it.each([
-    ['an unknown hash', { sha256: 'a'.repeat(64) }, 'tokenizer.sha256', /names no uploaded tokenizer/],
     ['a dataset', { sha256: SHA }, 'tokenizer.sha256', /names an uploaded dataset, not a tokenizer/],
     ['a hash that is not one', { sha256: 'xyz' }, 'tokenizer.sha256', /lowercase hex SHA-256/],
     ['no hash', {}, 'tokenizer.sha256', /is required/],
@@ -290,6 +289,15 @@ describe('profiles naming an uploaded tokenizer', () => {
     expect(response.status).toBe(400);
     expect(response.body.details).toEqual([{ field, problem: expect.stringMatching(problem) }]);
     expect(await api.prisma.profile.count()).toBe(before);
+  });
+
+  it('answer a hash nothing is stored under with a 404 naming the field, as for any unknown reference', async () => {
+    const tokenizer = { sha256: 'a'.repeat(64) };
+    const response = await api.authed.post('/profiles').send(profileBody(endpointId, { tokenizer }));
+    expect(response.status).toBe(404);
+    expect(response.body.details).toEqual([
+      { field: 'tokenizer.sha256', problem: expect.stringMatching(/names no uploaded tokenizer/) },
+    ]);
   });
 
   it('document both forms in OpenAPI, with an example body', async () => {
@@ -427,8 +435,12 @@ describe('profiles replaying a trace', () => {
     const response = await api.authed
       .post('/profiles')
       .send(profileBody(endpointId, { workload: { kind: 'trace-asset', sha256 }, load: OPEN }));
+    expect(response.status).toBe(400);
     expect(response.body.details).toEqual([
-      { field: 'workload.sha256', problem: expect.stringContaining('names no uploaded trace') },
+      {
+        field: 'workload.sha256',
+        problem: expect.stringContaining('names an uploaded dataset, not a trace'),
+      },
     ]);
   });
 });

@@ -13,6 +13,7 @@ import {
   type Slo,
 } from '@teapot/measure';
 import { asBadRequest, AssetsService, readDataset } from '../assets/assets.service';
+import type { AssetKindName } from '../assets/dto/asset.dto';
 import { keysetPage, type Page } from '../common/pagination';
 import type { ProblemDetail } from '../errors/error-body';
 import {
@@ -37,19 +38,14 @@ export class ProfilesService {
 
   /**
    * A workload naming an uploaded file: the file must be stored as that kind and read (a dataset in the
-   * format named, leaving at least one conversation through the filters); a 400 naming the field otherwise.
+   * format named, leaving at least one conversation through the filters); a 400 naming the field
+   * otherwise, a 404 when nothing is stored under the hash.
    */
   private async assertAssetUsable(workload: ProfileWorkload, seed: number | null): Promise<void> {
     if (workload.kind !== 'dataset-asset' && workload.kind !== 'trace-asset') return;
     const kind = workload.kind === 'dataset-asset' ? 'dataset' : 'trace';
-    const bytes = await this.assets.bytesOf(workload.sha256, kind);
-    if (bytes === null)
-      throw new MissingReferenceException([
-        {
-          field: 'workload.sha256',
-          problem: `names no uploaded ${kind} (upload it with POST /assets?kind=${kind} first)`,
-        },
-      ]);
+    await this.assertAssetKind('workload.sha256', workload.sha256, kind);
+    const bytes = (await this.assets.bytesOf(workload.sha256, kind))!;
     if (workload.kind === 'dataset-asset') readDataset(bytes, workload.format, 'workload.format');
     asBadRequest('workload', () => measuredWorkload(workload, seed ?? 0, bytes.toString('utf8')));
   }
@@ -148,17 +144,27 @@ export class ProfilesService {
    * checked to load when uploaded). A path is checked where this API can see TEAPOT_TOKENIZER_DIR
    * (a 400 naming `tokenizer`); the worker reads it again at every run, from its own directory.
    */
+  /**
+   * `field` names an asset of `kind`: a 404 when nothing is stored under `sha256` (as for an unknown
+   * endpointId), a 400 when what is stored there is another kind.
+   */
+  private async assertAssetKind(field: string, sha256: string, kind: AssetKindName): Promise<void> {
+    const stored = await this.assets.kindOf(sha256);
+    if (stored === kind) return;
+    const upload = `upload it with POST /assets?kind=${kind}`;
+    if (stored === null)
+      throw new MissingReferenceException([
+        { field, problem: `names no uploaded ${kind} (${upload} first)` },
+      ]);
+    throw new RequestValidationException([
+      { field, problem: `names an uploaded ${stored}, not a ${kind} (${upload})` },
+    ]);
+  }
+
   private async checkTokenizer(tokenizer: ProfileTokenizer | null | undefined): Promise<void> {
     if (tokenizer === null || tokenizer === undefined) return;
-    if (typeof tokenizer !== 'string') {
-      const kind = await this.assets.kindOf(tokenizer.sha256);
-      if (kind === 'tokenizer') return;
-      const problem =
-        kind === null
-          ? 'names no uploaded tokenizer (upload it with POST /assets?kind=tokenizer first)'
-          : `names an uploaded ${kind}, not a tokenizer (upload the tokenizer.json with POST /assets?kind=tokenizer)`;
-      throw new RequestValidationException([{ field: 'tokenizer.sha256', problem }]);
-    }
+    if (typeof tokenizer !== 'string')
+      return this.assertAssetKind('tokenizer.sha256', tokenizer.sha256, 'tokenizer');
     const dir = this.env.TEAPOT_TOKENIZER_DIR;
     if (dir === undefined) return;
     try {
