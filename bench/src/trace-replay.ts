@@ -81,17 +81,22 @@ const nowUs = () => Number(process.hrtime.bigint()) / 1000;
  */
 async function floorLateness(timesUs: Float64Array, finished: () => boolean): Promise<Lateness> {
   const lateness: number[] = [];
-  await runOpenLoop({ timesUs, promptAt: null }, nowUs(), {}, {
-    done: finished,
-    nowUs,
-    active: () => 0,
-    sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms ?? 1)),
-    sendDueIn: () => undefined,
-    start: (scheduledUs, _prompt, ended) => {
-      lateness.push((nowUs() - scheduledUs) / 1000);
-      ended();
+  await runOpenLoop(
+    { timesUs, promptAt: null },
+    nowUs(),
+    {},
+    {
+      done: finished,
+      nowUs,
+      active: () => 0,
+      sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms ?? 1)),
+      sendDueIn: () => undefined,
+      start: (scheduledUs, _prompt, ended) => {
+        lateness.push((nowUs() - scheduledUs) / 1000);
+        ended();
+      },
     },
-  });
+  );
   const sorted = lateness.sort((a, b) => a - b);
   return {
     late: sorted.filter((ms) => ms > 1).length,
