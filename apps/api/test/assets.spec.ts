@@ -399,6 +399,26 @@ describe('profiles replaying a trace', () => {
     ]);
   });
 
+  it('end with the trace: no requestCount or durationS needed, unlike other workloads', async () => {
+    await upload(TRACE, 'kind=trace');
+    const unbounded = { requestCount: null, durationS: null };
+    const profile = await created<{ id: string; requestCount: unknown }>(
+      api,
+      '/profiles',
+      profileBody(endpointId, { workload, load: OPEN, ...unbounded }),
+    );
+    expect(profile.requestCount).toBeNull();
+    // leaving the trace for a workload without an end of its own needs a bound again
+    const synthetic = { kind: 'synthetic', inputTokens: 8, outputTokens: 8 };
+    const response = await api.authed
+      .patch(`/profiles/${profile.id}`)
+      .send({ workload: synthetic })
+      .expect(400);
+    expect(response.body.details).toEqual([
+      { field: 'requestCount', problem: expect.stringContaining('a run needs an end') },
+    ]);
+  });
+
   it.each([
     ['a closed load', { load: { kind: 'closed', concurrency: 2 } }, 'load.kind', 'must be open'],
     [

@@ -127,10 +127,17 @@ export const profileSnapshotSchema = z
     // a sweep profile's SweepSpec; snapshots queued before profiles could sweep read as single-load
     sweep: sweepSpecSchema.nullable().default(null),
   })
-  .refine((snapshot) => snapshot.requestCount !== null || snapshot.durationS !== null, {
-    message: 'needs a requestCount or a durationS: a run needs an end',
-    path: ['requestCount'],
-  });
+  .refine(
+    (snapshot) =>
+      snapshot.requestCount !== null ||
+      snapshot.durationS !== null ||
+      snapshot.workload.kind === 'trace-asset',
+    {
+      message:
+        'needs a requestCount or a durationS: a run needs an end (a trace-asset ends with its last line)',
+      path: ['requestCount'],
+    },
+  );
 
 export type ProfileSnapshot = z.output<typeof profileSnapshotSchema>;
 

@@ -33,8 +33,13 @@ export function validateRunOptions(options: RunOptions): URL {
       `transport must be one of ${TRANSPORTS.join(', ')}, got ${String(options.transport)}`,
     );
   }
-  if (options.requests === undefined && options.durationS === undefined) {
-    throw new RangeError('set requests or durationS: a run needs an end');
+  // a trace ends with its last line
+  if (
+    options.requests === undefined &&
+    options.durationS === undefined &&
+    options.workload.kind !== 'trace'
+  ) {
+    throw new RangeError('set requests or durationS: a run needs an end (a trace ends with its last line)');
   }
   requirePositiveInteger('requests', options.requests);
   requirePositive('durationS', options.durationS);

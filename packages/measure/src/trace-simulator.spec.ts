@@ -23,7 +23,7 @@ function replay(maxConcurrency: number, busyPoll?: boolean): Promise<RunResult> 
     target: { baseUrl: sim.baseUrl, apiKind: 'completions', model: sim.deployment.model.name },
     workload: loadTrace(TRACE, { sha256: 'f'.repeat(64) }),
     load: { kind: 'open', ratePerS: 1, arrival: 'poisson', maxConcurrency, busyPoll },
-    requests: REQUESTS,
+    // no requests or durationS: a trace ends with its last line
     forceOutputLength: true,
     seed: 1,
   };

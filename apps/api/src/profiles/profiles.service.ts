@@ -26,7 +26,13 @@ import { orNotFound } from '../common/not-found';
 import { shortestCronGapS } from '../common/validators';
 import { sweepDuration } from './sweep-duration';
 
-type ScheduleAndBounds = Pick<Profile, 'requestCount' | 'durationS' | 'scheduleCron' | 'scheduleIntervalS'>;
+type ScheduleAndBounds = Pick<
+  Profile,
+  'requestCount' | 'durationS' | 'scheduleCron' | 'scheduleIntervalS'
+> & {
+  /** A trace ends with its last line: it needs neither bound. */
+  replaysTrace: boolean;
+};
 
 @Injectable()
 export class ProfilesService {
@@ -53,6 +59,7 @@ export class ProfilesService {
   async create(input: CreateProfileDto): Promise<ProfileDto> {
     await this.checkTokenizer(input.tokenizer);
     assertCoherent({
+      replaysTrace: input.workload.kind === 'trace-asset',
       requestCount: input.requestCount ?? null,
       durationS: input.durationS ?? null,
       scheduleCron: input.scheduleCron ?? null,
@@ -100,7 +107,9 @@ export class ProfilesService {
     await this.checkTokenizer(input.tokenizer);
     // Keys and values against the metric catalogue; the error filter makes it a 400 naming the key.
     if (input.comparisonThresholds) checkThresholds(input.comparisonThresholds, 'comparisonThresholds');
+    const nextWorkload = input.workload ?? (current.workload as unknown as ProfileWorkload);
     assertCoherent({
+      replaysTrace: nextWorkload.kind === 'trace-asset',
       requestCount: input.requestCount === undefined ? current.requestCount : input.requestCount,
       durationS: input.durationS === undefined ? current.durationS : input.durationS,
       scheduleCron: input.scheduleCron === undefined ? current.scheduleCron : input.scheduleCron,
@@ -108,7 +117,7 @@ export class ProfilesService {
         input.scheduleIntervalS === undefined ? current.scheduleIntervalS : input.scheduleIntervalS,
     });
     assertTraceLoad(
-      input.workload ?? (current.workload as unknown as ProfileWorkload),
+      nextWorkload,
       input.load ?? (current.load as unknown as Load),
       input.sweep === undefined ? current.sweep : input.sweep,
     );
@@ -183,8 +192,11 @@ export class ProfilesService {
 
 function assertCoherent(profile: ScheduleAndBounds): void {
   const problems: ProblemDetail[] = [];
-  if (profile.requestCount === null && profile.durationS === null) {
-    problems.push({ field: 'requestCount', problem: 'or durationS must be set: a run needs an end' });
+  if (profile.requestCount === null && profile.durationS === null && !profile.replaysTrace) {
+    problems.push({
+      field: 'requestCount',
+      problem: 'or durationS must be set: a run needs an end (only a trace-asset workload ends by itself)',
+    });
   }
   if (profile.scheduleCron !== null && profile.scheduleIntervalS !== null) {
     problems.push({

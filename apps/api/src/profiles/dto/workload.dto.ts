@@ -133,7 +133,8 @@ export class TraceAssetWorkloadDto implements TraceAssetWorkload {
     description:
       'SHA-256 of a trace uploaded with POST /assets?kind=trace: each line is sent at its timestamp (relative ' +
       'to the first line) with a prompt of its input length and max_tokens its output length. Needs an open ' +
-      "load, whose ratePerS and arrival are not used (the trace's times are) and whose maxConcurrency applies.",
+      "load, whose ratePerS and arrival are not used (the trace's times are) and whose maxConcurrency applies. " +
+      'A run ends with the last line unless requestCount or durationS cut it sooner.',
   })
   @Matches(/^[0-9a-f]{64}$/, { message: 'must be the lowercase hex SHA-256 of an uploaded trace' })
   sha256!: string;
