@@ -331,6 +331,17 @@ describe('trace assets', () => {
     expect((await upload(TRACE, 'kind=trace').expect(200)).body).toEqual(first.body);
   });
 
+  it('answer 409 for bytes already stored as another kind, which stay as they were', async () => {
+    const both = Buffer.from(
+      '{"conversations":[{"from":"human","value":"hi"}],"timestamp_ms":0,"input_tokens":1,"output_tokens":1}\n',
+    );
+    await upload(both, 'kind=dataset&format=sharegpt').expect(201);
+    const conflict = await upload(both, 'kind=trace').expect(409);
+    expect(conflict.body.message).toContain('stored as a dataset');
+    const sha256 = createHash('sha256').update(both).digest('hex');
+    expect((await api.authed.get(`/assets/${sha256}`).expect(200)).body.kind).toBe('dataset');
+  });
+
   it("take BurstGPT's CSV as published, sent as text/csv", async () => {
     const csv =
       'Timestamp,Model,Request tokens,Response tokens,Total tokens,Log Type\r\n5,ChatGPT,472,18,490,x\r\n9.5,GPT-4,1087,230,1317,y\r\n';

@@ -2,6 +2,7 @@ import { Body, Get, Headers, Param, Post, Query, Res } from '@nestjs/common';
 import {
   ApiBody,
   ApiConsumes,
+  ApiConflictResponse,
   ApiCreatedResponse,
   ApiNotFoundResponse,
   ApiOkResponse,
@@ -70,6 +71,10 @@ export class AssetsController {
   })
   @ApiCreatedResponse({ type: UploadedAssetDto, description: 'Stored now.' })
   @ApiOkResponse({ type: UploadedAssetDto, description: 'Already stored (same bytes): nothing changed.' })
+  @ApiConflictResponse({
+    type: ErrorBody,
+    description: 'The same bytes are stored as another kind: an asset has one kind.',
+  })
   @ApiPayloadTooLargeResponse({ type: ErrorBody })
   @ApiUnsupportedMediaTypeResponse({ type: ErrorBody })
   async upload(

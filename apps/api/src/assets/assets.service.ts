@@ -1,4 +1,4 @@
-import { Injectable, NotFoundException } from '@nestjs/common';
+import { ConflictException, Injectable, NotFoundException } from '@nestjs/common';
 import { AssetStore, type AssetMeta } from '@teapot/db';
 import {
   DatasetError,
@@ -82,6 +82,11 @@ export class AssetsService {
           ? traceFacts(body, query)
           : datasetFacts(body, query);
     const { asset, created } = await this.store.put(query.kind, mediaType, body);
+    // an asset has one kind: the same bytes read as another kind are not stored twice
+    if (asset.kind !== query.kind)
+      throw new ConflictException(
+        `These bytes are stored as a ${asset.kind} (SHA-256 ${asset.sha256}); an asset has one kind.`,
+      );
     return { asset: { ...assetDto(asset), ...facts }, created };
   }
 
