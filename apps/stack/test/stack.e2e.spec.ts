@@ -83,6 +83,8 @@ describe('the one-machine launcher (npm start)', () => {
       };
       const [fp16Capacity, fp8Capacity] = ['llama-8b-h100-fp16', 'llama-8b-h100-fp8'].map(capacityRow);
       expect(fp16Capacity.capacity).toBeGreaterThan(4);
+      // npm test runs this spec alone (package.json "check"): beside another package's tests both sweeps
+      // ended at ~135 req/s, the 2-core machine's limit rather than the simulated GPUs'
       expect(fp8Capacity.capacity).toBeGreaterThan(fp16Capacity.capacity * 1.2);
       expect(fp8Capacity.cost).toBeLessThan(fp16Capacity.cost);
 
