@@ -91,6 +91,7 @@ async function floorLateness(timesUs: Float64Array, finished: () => boolean): Pr
       active: () => 0,
       sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms ?? 1)),
       sendDueIn: () => undefined,
+      polled: () => undefined,
       start: (scheduledUs, _prompt, ended) => {
         lateness.push((nowUs() - scheduledUs) / 1000);
         ended();

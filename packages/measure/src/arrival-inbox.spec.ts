@@ -77,6 +77,28 @@ describe('ArrivalInbox', () => {
     expect(log).toHaveLength(3);
   });
 
+  it('bounds the read lag it estimates by the last poll of a loop that spins (never idle, yet polling)', async () => {
+    const a = sink([], 'a');
+    const busyFor = (ms: number) => {
+      const until = performance.now() + ms;
+      while (performance.now() < until);
+    };
+    const lagAfterBusy = async (inbox: ArrivalInbox, spinning: boolean) => {
+      inbox.push(a, ARRIVAL.data, Buffer.from('x'), 1);
+      await nextTurn();
+      busyFor(20);
+      if (spinning) inbox.polled();
+      inbox.lagNs.reset();
+      inbox.push(a, ARRIVAL.data, Buffer.from('y'), 2);
+      await nextTurn();
+      return inbox.lagNs.max / 1e6;
+    };
+    // busy 20 ms without polling: a read may have waited all of it
+    expect(await lagAfterBusy(new ArrivalInbox(), false)).toBeGreaterThanOrEqual(19);
+    // the same 20 ms spent spinning through poll phases: only the time since the last one counts
+    expect(await lagAfterBusy(new ArrivalInbox(), true)).toBeLessThan(5);
+  });
+
   it('drain() processes everything at once, whatever the budget or a send due', () => {
     const log: string[] = [];
     const inbox = new ArrivalInbox(0);

@@ -82,8 +82,19 @@ export class ArrivalInbox {
    * budget taken just before it, a send came up to a budget late.
    */
   private sendDueMs = Number.POSITIVE_INFINITY;
+  /**
+   * When a loop that polls without sleeping (an open loop's last stretch, or busyPoll) last came round
+   * to its check phase, performance.now() ms: bytes that arrived since waited at most that long, however
+   * busy the loop counts as (spinning is never idle). Negative infinity: not polling.
+   */
+  private polledAtMs = Number.NEGATIVE_INFINITY;
 
   constructor(private readonly turnBudgetNs: number = TURN_BUDGET_NS) {}
+
+  /** A spinning loop reached its check phase: it has just polled every socket. */
+  polled(): void {
+    this.polledAtMs = performance.now();
+  }
 
   /** The open loop's next send is due in `inUs` (null: none within a turn or two). */
   sendDueIn(inUs: number | null): void {
@@ -95,7 +106,8 @@ export class ArrivalInbox {
       this.phaseOpen = true;
       const active = loopActiveMs();
       this.turnStartNs = arrivalNs;
-      this.turnBusyNs = this.lastActiveMs < 0 ? 0 : (active - this.lastActiveMs) * 1e6;
+      const busyNs = this.lastActiveMs < 0 ? 0 : (active - this.lastActiveMs) * 1e6;
+      this.turnBusyNs = Math.min(busyNs, (performance.now() - this.polledAtMs) * 1e6);
       this.lastActiveMs = active;
     }
     if (kind === ARRIVAL.data)

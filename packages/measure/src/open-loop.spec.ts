@@ -31,6 +31,7 @@ async function openLoopLatenessUs(busyPoll = false): Promise<number[]> {
     active: () => 0,
     sleep: (ms) => sleep(ms ?? 1),
     sendDueIn: () => undefined,
+    polled: () => undefined,
     start: (scheduledUs, _prompt, ended) => {
       lateness.push(nowUs() - scheduledUs);
       ended();
@@ -66,6 +67,7 @@ describe('runOpenLoop keeps its schedule', () => {
       active: () => active,
       sleep,
       sendDueIn: () => undefined,
+      polled: () => undefined,
       start: (scheduledUs, _prompt, ended) => {
         lateness.push(nowUs() - scheduledUs);
         active++;
@@ -96,6 +98,7 @@ describe('runOpenLoop keeps its schedule', () => {
       active: () => active,
       sleep: (ms) => sleep(ms ?? 1),
       sendDueIn: () => undefined,
+      polled: () => undefined,
       start: (scheduledUs, _prompt, ended) => {
         scheduled.push(scheduledUs);
         active++;

@@ -15,8 +15,14 @@ const EARLY_SEND_TOLERANCE_US = 20;
  */
 const TURNS_BEFORE_SEND_US = 2_000;
 
-function nextTurn(): Promise<void> {
-  return new Promise((resolve) => setImmediate(resolve));
+/** The next check phase; `polled` is told first, right after the poll phase (see ArrivalInbox.polled). */
+function nextTurn(polled: () => void): Promise<void> {
+  return new Promise((resolve) =>
+    setImmediate(() => {
+      polled();
+      resolve();
+    }),
+  );
 }
 
 /** An open loop's arrivals: send times (us from the load phase's start) and, for a trace, each one's prompt. */
@@ -85,6 +91,8 @@ export interface OpenLoopHost {
   sleep(ms: number | null): Promise<void>;
   /** The next send is due in `inUs` (null: not within the last stretch): parsing yields to it. */
   sendDueIn(inUs: number | null): void;
+  /** The loop, spinning, reached a check phase (its poll phase has just read every socket). */
+  polled(): void;
   /** Sends (or starts the session of) one arrival; `ended` when it ends or was not sent. */
   start(scheduledUs: number, prompt: PromptSpec | null, ended: () => void): void;
 }
@@ -125,12 +133,12 @@ export async function runOpenLoop(
     }
     if (waitUs > EARLY_SEND_TOLERANCE_US) {
       host.sendDueIn(waitUs);
-      await nextTurn();
+      await nextTurn(host.polled);
       continue;
     }
     host.sendDueIn(null);
     if (maxConcurrency !== undefined && host.active() >= maxConcurrency) {
-      await (busyPoll ? nextTurn() : host.sleep(null));
+      await (busyPoll ? nextTurn(host.polled) : host.sleep(null));
       continue;
     }
     const given = prompt;

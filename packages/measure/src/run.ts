@@ -322,6 +322,7 @@ class BenchmarkRun {
       active: () => this.active,
       sleep: (ms) => this.sleep(ms),
       sendDueIn: (inUs) => this.context.inbox.sendDueIn(inUs),
+      polled: () => this.context.inbox.polled(),
       start: (scheduledUs, prompt, ended) => {
         if (this.sessions !== null) this.sessions.run(false, scheduledUs, claim, ended);
         else if (claim()) this.issue(false, scheduledUs, ended, prompt);
