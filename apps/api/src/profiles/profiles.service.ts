@@ -50,8 +50,13 @@ export class ProfilesService {
   private async assertAssetUsable(workload: ProfileWorkload, seed: number | null): Promise<void> {
     if (workload.kind !== 'dataset-asset' && workload.kind !== 'trace-asset') return;
     const kind = workload.kind === 'dataset-asset' ? 'dataset' : 'trace';
-    await this.assertAssetKind('workload.sha256', workload.sha256, kind);
-    const bytes = (await this.assets.bytesOf(workload.sha256, kind))!;
+    const bytes = await this.assets.bytesOf(workload.sha256, kind);
+    if (bytes === null) {
+      // none of that kind: say whether the hash names nothing (404) or another kind (400); if it was
+      // uploaded meanwhile, read it as stored now
+      await this.assertAssetKind('workload.sha256', workload.sha256, kind);
+      return this.assertAssetUsable(workload, seed);
+    }
     if (workload.kind === 'dataset-asset') readDataset(bytes, workload.format, 'workload.format');
     asBadRequest('workload', () => measuredWorkload(workload, seed ?? 0, bytes.toString('utf8')));
   }

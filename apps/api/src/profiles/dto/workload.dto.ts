@@ -199,8 +199,8 @@ export class OpenLoadDto implements OpenLoad {
     example: true,
     description:
       'The measuring thread polls without sleeping until every arrival is sent: sends keep their schedule ' +
-      'where waking a sleeping thread is slow (virtual machines: P99 send lateness 0.5-0.6 ms instead of ' +
-      '1.6-1.8 ms in packages/measure), at the cost of one CPU core on the worker for the run.',
+      'where waking a sleeping thread is slow (virtual machines: P99 send lateness 0.5-0.8 ms instead of ' +
+      '1.2-1.8 ms in packages/measure), at the cost of one CPU core on the worker for the run.',
   })
   @IsAbsentOr()
   @IsBoolean()
